@@ -232,7 +232,10 @@ impl Instr {
             }
             match m {
                 "E" if window => {
-                    return Err(err(format!("`.E` (64-bit address) does not apply to {}: it addresses a 16 MB window", base.name())));
+                    return Err(err(format!(
+                        "`.E` (64-bit address) does not apply to {}: it addresses a 16 MB window",
+                        base.name()
+                    )));
                 }
                 "E" => instr.extended = true,
                 // `.U` on LDS is the uniform hint; on LDG it only appears as `.U.128`.

@@ -25,10 +25,7 @@ impl Cc {
     /// Parses `8.0`, `80`, `sm_80` or `compute_80` into a known CC.
     pub fn parse(text: &str) -> Result<Cc, String> {
         let t = text.trim();
-        let t = t
-            .strip_prefix("sm_")
-            .or_else(|| t.strip_prefix("compute_"))
-            .unwrap_or(t);
+        let t = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")).unwrap_or(t);
         let parsed = match t.split_once('.') {
             Some((a, b)) => a.parse::<u8>().ok().zip(b.parse::<u8>().ok()),
             None if t.len() >= 2 && t.chars().all(|c| c.is_ascii_digit()) => {
@@ -37,11 +34,7 @@ impl Cc {
             }
             None => None,
         };
-        let known = ALL_CCS
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let known = ALL_CCS.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
         match parsed {
             Some((major, minor)) if ALL_CCS.contains(&Cc::new(major, minor)) => Ok(Cc::new(major, minor)),
             Some(_) => Err(format!("unknown compute capability `{text}` (known: {known})")),
@@ -67,10 +60,7 @@ impl Cc {
 
     /// The row of the facts table for this CC.
     pub fn facts(self) -> &'static CcFacts {
-        FACTS
-            .iter()
-            .find(|f| f.cc == self)
-            .unwrap_or(&FACTS[FACTS.len() - 1])
+        FACTS.iter().find(|f| f.cc == self).unwrap_or(&FACTS[FACTS.len() - 1])
     }
 
     /// True on CC 2.x and 3.x, where wide accesses are split into half- and quarter-warp requests and the L1
@@ -408,9 +398,7 @@ impl Carveout {
             "maxshared" => Ok(Carveout::Percent(100)),
             t => match t.parse::<u8>() {
                 Ok(p) if p <= 100 => Ok(Carveout::Percent(p)),
-                _ => Err(format!(
-                    "carveout `{text}` is not -1, a percentage 0..100, default, maxl1 or maxshared"
-                )),
+                _ => Err(format!("carveout `{text}` is not -1, a percentage 0..100, default, maxl1 or maxshared")),
             },
         }
     }
@@ -457,10 +445,7 @@ pub fn carveout(cc: Cc, request: Carveout) -> Result<CarveoutResult, String> {
             } else {
                 format!("{p}% of {max_kb} KB is {wanted} KB, rounded up to the next supported capacity, {chosen} KB")
             };
-            Ok(CarveoutResult {
-                shared_kb: Some(chosen),
-                explanation,
-            })
+            Ok(CarveoutResult { shared_kb: Some(chosen), explanation })
         }
     }
 }
@@ -559,7 +544,9 @@ pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice, notes: &mut Vec<Note
     if global && acc.base == Base::Ldg && cc <= Cc::new(3, 0) {
         notes.push(note(
             "ldg-before-kepler",
-            format!("CC {cc} has no LDG instruction (nvcc emits a generic LD for global loads); warpscope counts it as LD"),
+            format!(
+                "CC {cc} has no LDG instruction (nvcc emits a generic LD for global loads); warpscope counts it as LD"
+            ),
             "PG-11 K.3.2; seeds/002 (Kepler instruction table, LDG from 3.5)",
         ));
     }
@@ -752,7 +739,13 @@ pub fn bank_rule(cc: Cc, size_bytes: u32, mode: BankMode, notes: &mut Vec<Note>)
 
 /// The documented cases where real hardware departs from the phase model for a shared access; each becomes
 /// a model note with what NVIDIA staff report.
-pub fn shared_exceptions(cc: Cc, size_bytes: u32, addrs: &[Option<u64>], modelled_wavefronts: u32, notes: &mut Vec<Note>) {
+pub fn shared_exceptions(
+    cc: Cc,
+    size_bytes: u32,
+    addrs: &[Option<u64>],
+    modelled_wavefronts: u32,
+    notes: &mut Vec<Note>,
+) {
     let active: Vec<(usize, u64)> = addrs.iter().enumerate().filter_map(|(l, a)| a.map(|a| (l, a))).collect();
     if active.len() < 2 {
         return;

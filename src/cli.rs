@@ -150,7 +150,11 @@ fn parse_mask(text: &str) -> Result<LaneSet, InputError> {
         return Err(InputError::at(text, span, "empty mask: give 32 bits in hex, e.g. 0xffff"));
     }
     if let Some((i, c)) = digits.char_indices().find(|(_, c)| !c.is_ascii_hexdigit() && *c != '_') {
-        return Err(InputError::at(text, Span { start: start + i, end: start + i + c.len_utf8() }, format!("`{c}` is not a hex digit")));
+        return Err(InputError::at(
+            text,
+            Span { start: start + i, end: start + i + c.len_utf8() },
+            format!("`{c}` is not a hex digit"),
+        ));
     }
     let clean: String = digits.chars().filter(|&c| c != '_').collect();
     match u64::from_str_radix(&clean, 16) {

@@ -138,7 +138,10 @@ pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report 
             warnings.push(Warning {
                 kind: WarningKind::SameAddressStore,
                 lanes: overlapping,
-                text: format!("lanes {} store to the same address: one undefined lane's value is written", overlapping.ranges()),
+                text: format!(
+                    "lanes {} store to the same address: one undefined lane's value is written",
+                    overlapping.ranges()
+                ),
             });
         }
     }
@@ -221,7 +224,8 @@ fn part(cc: Cc, instr: &Instr, space: Space, offsets: &[Option<u64>; WARP_LANES]
                     source: "PG, Local Memory; MODEL.md section C",
                 });
             }
-            let acc = MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: instr.size_bytes };
+            let acc =
+                MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: instr.size_bytes };
             let rule = arch::memory_rule(cc, acc, cfg.l1, &mut notes);
             let m = global::cost(rule, &phys, instr.size_bytes);
             let mut tx_addrs: Vec<u64> = m.steps.iter().flat_map(|r| r.transactions.iter().map(|t| t.addr)).collect();

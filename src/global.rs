@@ -38,7 +38,12 @@ pub fn cost(rule: MemoryRule, addrs: &[Option<u64>; WARP_LANES], size_bytes: u32
                 None => {
                     let mut l = LaneSet::default();
                     l.insert(lane);
-                    txs.push(TransactionStep { addr: start, bytes: rule.transaction_bytes, sector_mask: sector_bit, lanes: l });
+                    txs.push(TransactionStep {
+                        addr: start,
+                        bytes: rule.transaction_bytes,
+                        sector_mask: sector_bit,
+                        lanes: l,
+                    });
                 }
             }
         }

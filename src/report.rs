@@ -300,13 +300,7 @@ impl Report {
                 for (i, r) in m.steps.iter().enumerate() {
                     let _ = writeln!(out, "{indent}  request {} (lanes {}):", i + 1, r.lanes.ranges());
                     for t in &r.transactions {
-                        let _ = writeln!(
-                            out,
-                            "{indent}    {} B at {:#x}: lanes {}",
-                            t.bytes,
-                            t.addr,
-                            t.lanes.ranges()
-                        );
+                        let _ = writeln!(out, "{indent}    {} B at {:#x}: lanes {}", t.bytes, t.addr, t.lanes.ranges());
                     }
                 }
             }

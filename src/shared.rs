@@ -44,7 +44,8 @@ pub fn cost(rule: BankRule, addrs: &[Option<u64>; WARP_LANES], size_bytes: u32) 
         let cost = keys_per_bank.iter().map(|k| k.len() as u32).max().unwrap_or(0);
         let pairs: u32 = keys_per_bank.iter().map(|k| k.len() as u32).sum();
         let phase_ideal = pairs.div_ceil(BANKS).max(1);
-        let mut steps: Vec<WavefrontStep> = (0..cost).map(|_| WavefrontStep { lanes: LaneSet::default(), words: Vec::new() }).collect();
+        let mut steps: Vec<WavefrontStep> =
+            (0..cost).map(|_| WavefrontStep { lanes: LaneSet::default(), words: Vec::new() }).collect();
         for &(bank, key, word, lane) in &touches {
             let k = keys_per_bank[bank as usize].iter().position(|&x| x == key).unwrap_or(0);
             if let Some(step) = steps.get_mut(k) {

@@ -119,7 +119,9 @@ impl Expr {
                     BinOp::Add => x.checked_add(y),
                     BinOp::Sub => x.checked_sub(y),
                     BinOp::Mul => x.checked_mul(y),
-                    BinOp::Div | BinOp::Rem if y == 0 => return fail(*span, format!("division by zero in `{}`", op.symbol())),
+                    BinOp::Div | BinOp::Rem if y == 0 => {
+                        return fail(*span, format!("division by zero in `{}`", op.symbol()))
+                    }
                     BinOp::Div => x.checked_div(y),
                     BinOp::Rem => x.checked_rem(y),
                     BinOp::Shl | BinOp::Shr if !(0..=63).contains(&y) => {
@@ -184,12 +186,17 @@ impl Lexer<'_> {
             return match parsed {
                 Some(n) if n <= LIMIT => Ok((Tok::Num(n), span(end))),
                 Some(_) => Err(InputError::at(self.src, span(end), "number too large: past any 64-bit address")),
-                None => Err(InputError::at(self.src, span(end), format!("`{}` is not a number (decimal, 0x hex or 0b binary)", &self.src[start..end]))),
+                None => Err(InputError::at(
+                    self.src,
+                    span(end),
+                    format!("`{}` is not a number (decimal, 0x hex or 0b binary)", &self.src[start..end]),
+                )),
             };
         }
         if c.is_ascii_alphabetic() || c == b'_' {
             let mut end = start;
-            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_' || bytes[end] == b'.') {
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_' || bytes[end] == b'.')
+            {
                 end += 1;
             }
             self.pos = end;
@@ -218,7 +225,11 @@ impl Lexer<'_> {
             _ => {
                 let ch = self.src[start..].chars().next().unwrap_or('?');
                 self.pos = start + ch.len_utf8();
-                return Err(InputError::at(self.src, Span { start, end: self.pos }, format!("unexpected character `{ch}`")));
+                return Err(InputError::at(
+                    self.src,
+                    Span { start, end: self.pos },
+                    format!("unexpected character `{ch}`"),
+                ));
             }
         };
         Ok((tok, span(start + 1)))
@@ -318,7 +329,11 @@ impl Parser<'_> {
                 self.bump()?;
                 let e = self.expr(0)?;
                 if self.tok != Tok::Close {
-                    return Err(self.err(format!("expected `)` to close the `(` at column {}, found {}", span.start + 1, self.describe())));
+                    return Err(self.err(format!(
+                        "expected `)` to close the `(` at column {}, found {}",
+                        span.start + 1,
+                        self.describe()
+                    )));
                 }
                 self.bump()?;
                 Ok(e)

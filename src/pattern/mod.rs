@@ -72,7 +72,8 @@ pub fn warp_from_expr(source: &str, instr: &Instr, mask: LaneSet) -> Result<Warp
             } else {
                 format!("lane {lane}: the address {value:#x} does not fit in 64 bits")
             };
-            InputError::at(source, e.span(), why)
+            let lead = source.len() - source.trim_start().len();
+            InputError::at(source, Span { start: lead, end: source.trim_end().len().max(lead + 1) }, why)
         })?;
         *slot = Some(addr);
     }

@@ -1,0 +1,144 @@
+//! The CLI as a process: exit codes, the JSON shape, and error messages with their position.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::process::Command;
+
+fn warpscope(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_warpscope")).args(args).output().expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "no panic: {stderr}");
+    (out.status.code().unwrap_or(-1), stdout, stderr)
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let (code, out, err) = warpscope(&all);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("stdout is one JSON object")
+}
+
+#[test]
+fn global_json_has_the_documented_fields() {
+    // BPG 9.2.1.2: misaligned by one word on CC 6.0+: 5 sectors over 2 lines.
+    let v = json(&["analyze", "--cc", "8.0", "--op", "LDG.E.32", "--addr", "4*lane + 4"]);
+    for key in [
+        "cc",
+        "op",
+        "space",
+        "size",
+        "active_lanes",
+        "requests",
+        "lines",
+        "sectors",
+        "transactions",
+        "transaction_bytes",
+        "bytes_requested",
+        "bytes_unique",
+        "bytes_moved",
+        "efficiency",
+        "notes",
+        "warnings",
+    ] {
+        assert!(v.get(key).is_some(), "missing `{key}` in {v}");
+    }
+    assert_eq!(v["cc"], "8.0");
+    assert_eq!(v["space"], "global");
+    assert_eq!((v["lines"].as_u64(), v["sectors"].as_u64()), (Some(2), Some(5)));
+    assert_eq!(v["bytes_moved"].as_u64(), Some(160));
+    assert_eq!(v["efficiency"].as_f64(), Some(0.8));
+}
+
+#[test]
+fn shared_json_has_the_documented_fields() {
+    // BPG 9.2.3.3: a 32x32 float tile read by column is 32-way.
+    let v = json(&["analyze", "--cc", "7.5", "--op", "LDS.32", "--addr", "128*lane"]);
+    assert_eq!(v["space"], "shared");
+    assert_eq!(v["wavefronts"].as_u64(), Some(32));
+    assert_eq!(v["ideal_wavefronts"].as_u64(), Some(1));
+    assert_eq!(v["bank_conflicts"].as_u64(), Some(31));
+    assert_eq!(v["conflict_degree"].as_u64(), Some(32));
+    assert!(v["notes"].is_array() && v["warnings"].is_array());
+}
+
+#[test]
+fn generic_split_reports_parts() {
+    // Lanes 0-15 global, 16-31 in the shared window (MODEL: generic LD/ST).
+    let v =
+        json(&["analyze", "--op", "LD.E.32", "--addr", "0x1000 + 4*lane + (lane >> 4) * (0x7F0000000000 - 0x1000)"]);
+    assert_eq!(v["space"], "generic");
+    let parts = v["parts"].as_array().expect("parts");
+    assert_eq!(parts.len(), 2);
+    assert_eq!((parts[0]["space"].as_str(), parts[0]["sectors"].as_u64()), (Some("global"), Some(2)));
+    assert_eq!((parts[1]["space"].as_str(), parts[1]["wavefronts"].as_u64()), (Some("shared"), Some(1)));
+}
+
+#[test]
+fn options_change_the_result() {
+    // PG-11 K.3.2: Kepler 3.5 with -dlcm=ca moves one 128-byte line for a coalesced warp.
+    let v = json(&["analyze", "--cc", "3.5", "--op", "LD.E.32", "--addr", "4*lane", "--l1", "on"]);
+    assert_eq!((v["transactions"].as_u64(), v["transaction_bytes"].as_u64()), (Some(1), Some(128)));
+    // PG-11 K.3.3: 8-byte bank mode, 64-bit accesses at 8*lane: one pass.
+    let v = json(&["analyze", "--cc", "3.5", "--op", "LDS.64", "--addr", "8*lane", "--bank-mode", "8"]);
+    assert_eq!(v["wavefronts"].as_u64(), Some(1));
+    // Half the lanes: 64 bytes, 2 sectors.
+    let v = json(&["analyze", "--op", "LDG.E.32", "--addr", "4*lane", "--mask", "0xffff"]);
+    assert_eq!((v["active_lanes"].as_u64(), v["sectors"].as_u64()), (Some(16), Some(2)));
+}
+
+#[test]
+fn text_format_is_a_table() {
+    let (code, out, _) = warpscope(&["analyze", "--cc", "8.0", "--op", "LDS.32", "--addr", "8*lane"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("wavefronts           2"), "{out}");
+    assert!(out.contains("conflict degree      2-way"), "{out}");
+}
+
+#[test]
+fn facts_and_carveout() {
+    // seeds/002: CC 7.0, 50% of 96 KB = 48 KB, rounded up to 64 KB; CC 8.0, 50% of 164 KB -> 100 KB.
+    let v = json(&["facts", "--cc", "7.0", "--carveout", "50"]);
+    assert_eq!(v["carveout"]["shared_kb"].as_u64(), Some(64));
+    let v = json(&["facts", "--cc", "8.0", "--carveout", "50"]);
+    assert_eq!(v["carveout"]["shared_kb"].as_u64(), Some(100));
+    let v = json(&["facts"]);
+    assert_eq!(v["facts"].as_array().map(Vec::len), Some(16));
+}
+
+fn fails(args: &[&str], expect: &[&str]) {
+    let (code, out, err) = warpscope(args);
+    assert_eq!(code, 2, "exit code 2 for {args:?}; stderr: {err}");
+    assert!(out.is_empty(), "nothing on stdout for bad input: {out}");
+    for e in expect {
+        assert!(err.contains(e), "stderr for {args:?} should contain `{e}`:\n{err}");
+    }
+}
+
+#[test]
+fn bad_input_exits_2_with_a_positioned_message() {
+    fails(&["analyze", "--cc", "9.9", "--op", "LDS.32", "--addr", "lane"], &["unknown compute capability `9.9`"]);
+    fails(&["analyze", "--op", "LDG.E.XX", "--addr", "lane"], &["--op 1:7", "unknown modifier `.XX`", "      ^^"]);
+    fails(&["analyze", "--op", "LDX.32", "--addr", "lane"], &["--op 1:1", "`LDX` is not a memory instruction"]);
+    fails(&["analyze", "--op", "LDS.32", "--addr", "4*lane + )"], &["--addr 1:10", "found `)`"]);
+    fails(&["analyze", "--op", "LDS.32", "--addr", "4*lane + foo"], &["--addr 1:10", "unknown variable `foo`"]);
+    fails(&["analyze", "--op", "LDS.32", "--addr", "lane / (lane - lane)"], &["--addr 1:6", "division by zero"]);
+    fails(
+        &["analyze", "--op", "LDS.32", "--addr", "lane", "--mask", "0x1ffffffff"],
+        &["--mask 1:3", "mask out of range"],
+    );
+    fails(
+        &["analyze", "--op", "LDS.32", "--addr", "lane", "--mask", "0xfg"],
+        &["--mask 1:4", "`g` is not a hex digit"],
+    );
+    fails(&["analyze", "--op", "LDG.32", "--addr", "0x100000000 + lane"], &["--addr 1:1", "does not fit in 32 bits"]);
+    fails(&["analyze", "--op", "LDG.E.32", "--addr", "0xffffffffffffffff + lane"], &["does not fit in 64 bits"]);
+    fails(
+        &["analyze", "--op", "LDG.E.32", "--addr", "(1 << 63) * (1 << 63) * (1 << 63)"],
+        &["--addr 1:11", "overflow in `*`"],
+    );
+    fails(&["analyze", "--op", "LDG.E.32", "--addr", "lane - 4"], &["lane 0: the address is negative (-4)"]);
+    fails(&["analyze", "--op", "LDS.E.32", "--addr", "lane"], &["`.E` (64-bit address) does not apply to LDS"]);
+    fails(&["facts", "--cc", "3.5", "--carveout", "50"], &["no percentage carveout"]);
+    fails(&["analyze", "--op", "LDS.32"], &["--addr"]);
+}

@@ -1,0 +1,171 @@
+//! Property tests: invariants the engine must keep for every CC, instruction and address pattern.
+#![cfg(not(target_arch = "wasm32"))]
+
+use proptest::prelude::*;
+use warpscope::{analyze, BankMode, Cc, Config, Cost, Instr, L1Choice, Report, WarpAddrs, ALL_CCS, WARP_LANES};
+
+const OPS: [&str; 16] = [
+    "LDG.E.U8",
+    "LDG.E.U16",
+    "LDG.E.32",
+    "LDG.E.64",
+    "LDG.E.128",
+    "LDG.E.CG.32",
+    "STG.E.64",
+    "LD.E.32",
+    "LDS.U8",
+    "LDS.32",
+    "LDS.64",
+    "LDS.128",
+    "STS.128",
+    "LDL.32",
+    "LDL.128",
+    "ST.E.64",
+];
+
+fn cc() -> impl Strategy<Value = Cc> {
+    (0..ALL_CCS.len()).prop_map(|i| ALL_CCS[i])
+}
+
+fn op() -> impl Strategy<Value = Instr> {
+    (0..OPS.len()).prop_map(|i| Instr::parse(OPS[i]).expect("listed ops parse"))
+}
+
+fn cfg() -> impl Strategy<Value = Config> {
+    (0..3u8, any::<bool>()).prop_map(|(l1, b8)| Config {
+        l1: [L1Choice::Default, L1Choice::On, L1Choice::Off][l1 as usize],
+        bank_mode: if b8 { BankMode::EightByte } else { BankMode::FourByte },
+        ..Config::default()
+    })
+}
+
+/// Addresses in a small range (so lines and banks collide often), aligned to `size`, with a random mask.
+fn warp() -> impl Strategy<Value = (Vec<Option<u64>>, u32)> {
+    (prop::collection::vec(0u64..8192, WARP_LANES), any::<u32>()).prop_map(|(a, mask)| {
+        let addrs = a.iter().enumerate().map(|(l, &x)| (mask & (1 << l) != 0).then_some(x)).collect();
+        (addrs, mask)
+    })
+}
+
+fn to_warp(v: &[Option<u64>], size: u32) -> WarpAddrs {
+    let mut a = [None; WARP_LANES];
+    for (slot, x) in a.iter_mut().zip(v) {
+        *slot = x.map(|x| x - x % u64::from(size));
+    }
+    WarpAddrs(a)
+}
+
+fn check_invariants(r: &Report) -> Result<(), TestCaseError> {
+    for p in r.parts() {
+        match &p.cost {
+            Cost::Memory(m) => {
+                prop_assert!(
+                    m.lines <= m.sectors && m.sectors <= 4 * m.lines,
+                    "lines {} sectors {}",
+                    m.lines,
+                    m.sectors
+                );
+                prop_assert!(m.bytes_unique <= m.bytes_requested);
+                prop_assert!(m.bytes_unique <= m.bytes_moved);
+                prop_assert!(m.efficiency <= 1.0);
+                prop_assert!(m.transactions >= m.requests);
+                // Every sector touched is carried by some transaction.
+                prop_assert!(u64::from(m.transactions) * u64::from(m.transaction_bytes) >= 32 * u64::from(m.sectors));
+                let lanes_in_steps: u32 =
+                    m.steps.iter().flat_map(|s| &s.transactions).map(|t| t.lanes.0).fold(0, |a, b| a | b);
+                prop_assert_eq!(lanes_in_steps.count_ones(), p.active_lanes);
+            }
+            Cost::Banks(b) => {
+                prop_assert!(b.wavefronts >= b.ideal_wavefronts);
+                prop_assert_eq!(b.bank_conflicts, b.wavefronts - b.ideal_wavefronts);
+                prop_assert!(b.conflict_degree <= 32);
+                let in_steps: u32 = b.phases.iter().map(|ph| ph.wavefronts.len() as u32).sum();
+                prop_assert_eq!(in_steps, b.wavefronts);
+            }
+            Cost::Split { .. } => prop_assert!(false, "parts are never split again"),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn counts_keep_their_invariants(cc in cc(), op in op(), cfg in cfg(), (addrs, _) in warp()) {
+        let r = analyze(cc, &op, &to_warp(&addrs, op.size_bytes), &cfg);
+        check_invariants(&r)?;
+    }
+
+    /// The warp's footprint (lines, sectors, unique bytes) does not depend on which lane holds which address;
+    /// from CC 5.0 on (one request per warp) neither do transactions, and for shared accesses of at most 4
+    /// bytes (one phase) neither do wavefronts.
+    #[test]
+    fn permuting_lanes_keeps_the_counts(cc in cc(), op in op(), cfg in cfg(), (addrs, _) in warp(), seed in any::<u64>()) {
+        let warp = to_warp(&addrs, op.size_bytes);
+        let mut perm: Vec<usize> = (0..WARP_LANES).collect();
+        let mut s = seed | 1;
+        for i in (1..WARP_LANES).rev() {
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            perm.swap(i, (s % (i as u64 + 1)) as usize);
+        }
+        let mut permuted = [None; WARP_LANES];
+        for (i, &p) in perm.iter().enumerate() { permuted[i] = warp.0[p]; }
+        let a = analyze(cc, &op, &warp, &cfg);
+        let b = analyze(cc, &op, &WarpAddrs(permuted), &cfg);
+        match (&a.cost, &b.cost) {
+            (Cost::Memory(x), Cost::Memory(y)) if op.base != warpscope::Base::Ldl => {
+                prop_assert_eq!((x.lines, x.sectors, x.bytes_unique), (y.lines, y.sectors, y.bytes_unique));
+                if cc.major >= 5 { prop_assert_eq!(x.transactions, y.transactions); }
+            }
+            (Cost::Banks(x), Cost::Banks(y)) if op.size_bytes <= 4 && cc.major != 3 => {
+                prop_assert_eq!(x.wavefronts, y.wavefronts);
+            }
+            _ => {}
+        }
+    }
+
+    /// One active lane costs the minimum: one request, line, sector and transaction, or one wavefront.
+    #[test]
+    fn a_single_lane_costs_the_minimum(cc in cc(), op in op(), cfg in cfg(), lane in 0..WARP_LANES, addr in 0u64..1 << 20) {
+        let mut a = [None; WARP_LANES];
+        a[lane] = Some(addr - addr % u64::from(op.size_bytes));
+        let r = analyze(cc, &op, &WarpAddrs(a), &cfg);
+        match &r.cost {
+            Cost::Memory(m) => prop_assert_eq!((m.requests, m.lines, m.sectors, m.transactions), (1, 1, 1, 1)),
+            Cost::Banks(b) => prop_assert_eq!((b.wavefronts, b.ideal_wavefronts, b.bank_conflicts), (1, 1, 0)),
+            Cost::Split { .. } => prop_assert!(false),
+        }
+    }
+
+    /// Moving the whole warp by a multiple of 4 KB changes no count (lines, sectors and banks repeat).
+    #[test]
+    fn shifting_by_4k_changes_nothing(cc in cc(), op in op(), cfg in cfg(), (addrs, _) in warp(), k in 1u64..64) {
+        let warp = to_warp(&addrs, op.size_bytes);
+        let shifted = WarpAddrs(warp.0.map(|a| a.map(|a| a + 4096 * k)));
+        let (x, y) = (analyze(cc, &op, &warp, &cfg), analyze(cc, &op, &shifted, &cfg));
+        prop_assert_eq!(x.summary(), y.summary());
+    }
+
+    /// No input makes the engine panic: any 64-bit address, mask, CC and op.
+    #[test]
+    fn any_address_is_answered(cc in cc(), op in op(), cfg in cfg(), raw in prop::collection::vec(any::<Option<u64>>(), WARP_LANES)) {
+        let mut a = [None; WARP_LANES];
+        for (slot, x) in a.iter_mut().zip(&raw) { *slot = *x; }
+        let r = analyze(cc, &op, &WarpAddrs(a), &cfg);
+        check_invariants(&r)?;
+    }
+
+    /// Expressions never panic, whatever the text.
+    #[test]
+    fn expressions_never_panic(text in "[ -~]{0,40}") {
+        let instr = Instr::parse("LDG.E.32").expect("valid op");
+        let _ = warpscope::pattern::warp_from_expr(&text, &instr, warpscope::LaneSet::ALL);
+    }
+
+    /// Mnemonics never panic, whatever the text.
+    #[test]
+    fn mnemonics_never_panic(text in "[A-Z0-9.]{0,24}") {
+        let _ = Instr::parse(&text);
+    }
+}
