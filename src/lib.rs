@@ -5,6 +5,17 @@
 //! a parsed instruction and one warp's addresses and returns a [`Report`]. Text enters only through
 //! [`pattern`] (and [`Instr::parse`], [`Cc::parse`]), which return errors with line and column.
 //!
+//! ```
+//! use warpscope::{analyze, pattern::warp_from_expr, Cc, Config, Instr, LaneSet};
+//!
+//! // The Best Practices Guide's misaligned copy: one word off, 5 sectors over 2 lines on CC 6.0+.
+//! let instr = Instr::parse("LDG.E.32").unwrap();
+//! let warp = warp_from_expr("4*lane + 4", &instr, LaneSet::ALL).unwrap();
+//! let report = analyze(Cc::new(8, 0), &instr, &warp, &Config::default());
+//! let m = report.memory().unwrap();
+//! assert_eq!((m.lines, m.sectors, m.transactions), (2, 5, 5));
+//! ```
+//!
 //! Modules: [`arch`] (the only place that branches on the CC), [`access`] (instructions, lanes),
 //! [`global`], [`shared`], [`local`] (the three memories), [`engine`] (dispatch), [`report`] (results).
 

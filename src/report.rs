@@ -241,17 +241,20 @@ impl Report {
     pub fn summary(&self) -> String {
         match &self.cost {
             Cost::Memory(m) => format!(
-                "{} request(s), {} line(s), {} sector(s), {} x {} B transactions, efficiency {:.1}%",
-                m.requests,
-                m.lines,
-                m.sectors,
+                "{}, {}, {}, {} x {} B transactions, efficiency {:.1}%",
+                plural(m.requests, "request"),
+                plural(m.lines, "line"),
+                plural(m.sectors, "sector"),
                 m.transactions,
                 m.transaction_bytes,
                 m.efficiency * 100.0
             ),
             Cost::Banks(b) => format!(
-                "{} wavefront(s), ideal {}, {} bank conflict(s), {}-way",
-                b.wavefronts, b.ideal_wavefronts, b.bank_conflicts, b.conflict_degree
+                "{}, ideal {}, {}, {}-way",
+                plural(b.wavefronts, "wavefront"),
+                b.ideal_wavefronts,
+                plural(b.bank_conflicts, "bank conflict"),
+                b.conflict_degree
             ),
             Cost::Split { parts } => parts
                 .iter()
@@ -267,7 +270,7 @@ impl Report {
         let facts = self.cc.facts();
         let _ = writeln!(
             out,
-            "{} on CC {} ({:?}, {}): {} bytes per lane, {} active lane(s)",
+            "{} on CC {} ({:?}, {}): {} bytes per lane, {} active lanes",
             self.op, self.cc, facts.family, facts.example_gpu, self.size, self.active_lanes
         );
         self.write_body(&mut out, "");
@@ -341,6 +344,15 @@ impl Report {
             SpaceTag::Local => "local",
             SpaceTag::Generic => "generic",
         }
+    }
+}
+
+/// `1 sector`, `5 sectors`.
+fn plural(n: u32, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
     }
 }
 

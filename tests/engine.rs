@@ -503,7 +503,7 @@ fn steps_say_which_lanes_cause_each_sector() {
 fn text_form_snapshot() {
     let r = run(&case("8.0", "LDG.E.32", "4*lane + 4", Expect::Mem(0, 0, 0, 0, 0), "BPG 9.2.1.2"));
     expect_test::expect![[r#"
-        LDG.E.32 on CC 8.0 (Ampere, A100 (GA100)): 4 bytes per lane, 32 active lane(s)
+        LDG.E.32 on CC 8.0 (Ampere, A100 (GA100)): 4 bytes per lane, 32 active lanes
         global memory, L1 path
           requests             1
           lines (128 B)        2

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what warpscope's build and tests need, only where it is missing or at the wrong version.
+# Sourced by .ci/serve.sh and .ci/test.sh; safe to run again (a tool present at the pinned version is reused).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+TRUNK_VERSION=0.21.14
+# wasm-bindgen-cli must equal the wasm-bindgen crate in Cargo.lock.
+WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3; exit}' Cargo.lock)
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+
+say() { printf '[setup] %s\n' "$*"; }
+
+command -v cargo >/dev/null || { echo "[setup] cargo is missing: install Rust (rustup) first" >&2; exit 1; }
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WB_VERSION (about 3 minutes)"
+  # Not --locked: its locked tree asks for a webpki-roots version the registry mirror here lacks.
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
+fi
+
+if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION (about 9 minutes)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked --force
+fi
+
+if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm tools (binaryen's wasm-opt)"
+  npm ci --no-audit --no-fund
+fi
+
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  say "installing chromium and chromium-driver"
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# Trunk runs cargo offline (Trunk.toml), so the registry must be filled first.
+cargo fetch --locked >/dev/null
+say "tools ready: $(trunk --version), wasm-bindgen $WB_VERSION, $(wasm-opt --version | head -1)"

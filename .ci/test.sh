@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# README command 2: set up what is missing, then run every check and test:
+# formatting, clippy (native and wasm32), native tests, browser tests in headless Chromium, and the release site build.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source .ci/setup.sh
+start=$(date +%s)
+step() { printf '\n=== %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --check
+
+step "clippy (native, then wasm32)"
+cargo clippy --locked --all-targets -- -D warnings
+cargo clippy --locked --all-targets --target wasm32-unknown-unknown -- -D warnings
+
+step "release site build (trunk, wasm-opt)"
+trunk build --release
+wasm=$(ls dist/*.wasm)
+printf 'wasm: %s bytes, %s bytes gzipped\n' "$(wc -c <"$wasm")" "$(gzip -9 -c "$wasm" | wc -c)"
+
+step "native tests"
+cargo test --locked
+
+step "browser tests (headless Chromium)"
+CHROMEDRIVER=$(command -v chromedriver) cargo test --locked --target wasm32-unknown-unknown --test web
+
+printf '\nall checks passed in %s s\n' "$(( $(date +%s) - start ))"
