@@ -3,8 +3,11 @@
 
 use crate::access::{Instr, LaneSet};
 use crate::arch::{self, BankMode, Carveout, Cc, L1Choice, ALL_CCS};
-use crate::engine::{analyze, Config, Windows};
-use crate::pattern::{self, InputError, Span};
+use crate::engine::{analyze, Windows};
+use crate::launch::Dim3;
+use crate::pattern::{InputError, Lang, Span};
+use crate::presets;
+use crate::scenario::{Field, Scenario};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 
@@ -19,31 +22,55 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Analyse one warp-level memory instruction.
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     /// Show the per-CC facts table, or one CC's facts and its carveout.
     Facts(FactsArgs),
+    /// List the named examples.
+    Presets(PresetsArgs),
 }
 
 #[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["addr", "cuda", "sass", "addresses", "preset"])))]
 struct AnalyzeArgs {
-    /// Compute capability: 2.0 3.0 3.5 3.7 5.0 5.2 6.0 6.1 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0.
-    #[arg(long, value_parser = Cc::parse, default_value = "8.0")]
-    cc: Cc,
-    /// SASS mnemonic with modifiers: LDG.E.32, LDG.E.CG.64, LDS.128, STS.64, ST.E.32, LDL.32, ...
+    /// Compute capability: 2.0 3.0 3.5 3.7 5.0 5.2 6.0 6.1 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0 (default 8.0).
+    #[arg(long, value_parser = Cc::parse)]
+    cc: Option<Cc>,
+    /// SASS mnemonic for --addr and --addresses: LDG.E.32, LDG.E.CG.64, LDS.128, STS.64, ST.E.32, LDL.32, ...
     #[arg(long)]
-    op: String,
-    /// Byte address as an expression in `lane` (0..31), e.g. `4*lane`, `0x1000 + 8*(lane ^ 1)`.
+    op: Option<String>,
+    /// Byte address as an expression per thread: `4*lane`, `8*tid + 0x100`, `16*lane if lane < 20`.
     #[arg(long)]
-    addr: String,
-    /// Active-lane mask in hex (bit i = lane i); default all 32 lanes.
+    addr: Option<String>,
+    /// A CUDA snippet file (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    cuda: Option<String>,
+    /// A SASS file as cuobjdump -sass prints it (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    sass: Option<String>,
+    /// An address list file: 32 addresses per warp, - for an inactive lane (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    addresses: Option<String>,
+    /// A named example (see `warpscope presets`); other options override its settings.
+    #[arg(long)]
+    preset: Option<String>,
+    /// Block size X[xY[xZ]], at most 1024 threads (default 32).
+    #[arg(long)]
+    block: Option<String>,
+    /// Grid size X[xY[xZ]] (default 1).
+    #[arg(long)]
+    grid: Option<String>,
+    /// NAME=VALUE: a variable, pointer base, register (R4=0x1000) or constant word (c[0x0][0x160]=...).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    sets: Vec<String>,
+    /// Active-lane mask in hex (bit i = lane i), applied to every warp; default all 32 lanes.
     #[arg(long)]
     mask: Option<String>,
     /// L1 caching of global loads (-Xptxas -dlcm=ca|cg); default: the CC's documented default.
-    #[arg(long, value_enum, default_value_t = L1Arg::Default)]
-    l1: L1Arg,
+    #[arg(long, value_enum)]
+    l1: Option<L1Arg>,
     /// Kepler shared-memory bank mode in bytes.
-    #[arg(long, value_parser = ["4", "8"], default_value = "4")]
-    bank_mode: String,
+    #[arg(long, value_parser = ["4", "8"])]
+    bank_mode: Option<String>,
     /// Misaligned lanes of LDL/LDS/ST/STS/STL/LD become error lanes instead of warnings.
     #[arg(long)]
     strict: bool,
@@ -53,6 +80,13 @@ struct AnalyzeArgs {
     /// Local bytes allocated per thread; lanes past it are error lanes.
     #[arg(long)]
     local_bytes: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+struct PresetsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -94,8 +128,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
     };
     let result = match cli.command {
-        Command::Analyze(a) => run_analyze(a),
+        Command::Analyze(a) => run_analyze(*a),
         Command::Facts(f) => run_facts(f),
+        Command::Presets(p) => run_presets(p),
     };
     match result {
         Ok(text) => {
@@ -113,30 +148,116 @@ fn flag_error(flag: &str, err: InputError) -> String {
     format!("{flag} {}", err)
 }
 
+fn read_input(path: &str) -> Result<String, String> {
+    let bytes = if path == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+            .map_err(|e| format!("reading standard input: {e}"))?;
+        buf
+    } else {
+        std::fs::read(path).map_err(|e| format!("{path}: {e}"))?
+    };
+    String::from_utf8(bytes).map_err(|e| format!("{path}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
+
 fn run_analyze(a: AnalyzeArgs) -> Result<String, String> {
-    let instr = Instr::parse(&a.op).map_err(|e| {
-        flag_error("--op", InputError::at(&a.op, Span { start: e.column, end: e.column + e.len }, e.message))
+    let mut sc = match &a.preset {
+        Some(name) => presets::find(name)
+            .map(|p| p.scenario())
+            .ok_or_else(|| format!("unknown preset `{name}` (see `warpscope presets`)"))?,
+        None => Scenario::default(),
+    };
+    // Where the pattern came from, for error messages.
+    let mut origin = format!("--preset {}", a.preset.clone().unwrap_or_default());
+    let inputs = [
+        (&a.addr, Lang::Expr, false),
+        (&a.cuda, Lang::Cuda, true),
+        (&a.sass, Lang::Sass, true),
+        (&a.addresses, Lang::Addresses, true),
+    ];
+    for (value, lang, is_file) in inputs {
+        if let Some(v) = value {
+            sc.lang = lang;
+            sc.text = if is_file { read_input(v)? } else { v.clone() };
+            origin = if is_file { v.clone() } else { "--addr".into() };
+        }
+    }
+    if let Some(cc) = a.cc {
+        sc.cc = cc;
+    }
+    if let Some(op) = &a.op {
+        sc.op = op.clone();
+    } else if a.preset.is_none() && matches!(sc.lang, Lang::Expr) {
+        return Err("--addr needs --op, the instruction (LDG.E.32, LDS.64, ...)".into());
+    } else if a.preset.is_none() && sc.lang == Lang::Addresses {
+        sc.op = String::new();
+    }
+    if let Some(b) = &a.block {
+        sc.block = Dim3::parse(b, "--block")?;
+    }
+    if let Some(g) = &a.grid {
+        sc.grid = Dim3::parse(g, "--grid")?;
+    }
+    sc.sets.extend(a.sets.iter().cloned());
+    if let Some(m) = &a.mask {
+        sc.lane_mask = parse_mask(m).map_err(|e| flag_error("--mask", e))?;
+    }
+    match a.l1 {
+        Some(L1Arg::Default) => sc.config.l1 = L1Choice::Default,
+        Some(L1Arg::On) => sc.config.l1 = L1Choice::On,
+        Some(L1Arg::Off) => sc.config.l1 = L1Choice::Off,
+        None => {}
+    }
+    if let Some(b) = &a.bank_mode {
+        sc.config.bank_mode = if b == "8" { BankMode::EightByte } else { BankMode::FourByte };
+    }
+    sc.config.strict_align |= a.strict;
+    if a.shared_bytes.is_some() || a.local_bytes.is_some() {
+        sc.config.windows =
+            Windows { shared_alloc_bytes: a.shared_bytes, local_alloc_bytes: a.local_bytes, ..sc.config.windows };
+    }
+    // The engine issue's contract: one instruction of one warp from --addr prints one report object.
+    let single = a.addr.is_some() && a.preset.is_none() && sc.block.volume() <= 32;
+    let result = sc.run().map_err(|e| match e.field {
+        Field::Pattern => format!("{origin} {}", e.error),
+        Field::Op => flag_error("--op", e.error),
+        Field::Launch => format!("--block/--grid: {}", e.error.message),
+        Field::Set => format!("--set: {}", e.error.message),
     })?;
-    let mask = match &a.mask {
-        None => LaneSet::ALL,
-        Some(text) => parse_mask(text).map_err(|e| flag_error("--mask", e))?,
-    };
-    let warp = pattern::warp_from_expr(&a.addr, &instr, mask).map_err(|e| flag_error("--addr", e))?;
-    let cfg = Config {
-        l1: match a.l1 {
-            L1Arg::Default => L1Choice::Default,
-            L1Arg::On => L1Choice::On,
-            L1Arg::Off => L1Choice::Off,
-        },
-        bank_mode: if a.bank_mode == "8" { BankMode::EightByte } else { BankMode::FourByte },
-        strict_align: a.strict,
-        windows: Windows { shared_alloc_bytes: a.shared_bytes, local_alloc_bytes: a.local_bytes, ..Windows::default() },
-    };
-    let report = analyze(a.cc, &instr, &warp, &cfg);
+    if single {
+        let report = result.instructions.first().and_then(|i| i.reports.first()).cloned().unwrap_or_else(|| {
+            let instr = sc.instr().ok().unwrap_or_else(|| Instr::parse("LDG.E.32").expect("a valid mnemonic"));
+            analyze(sc.cc, &instr, &crate::access::WarpAddrs([None; 32]), &sc.config)
+        });
+        return Ok(match a.format {
+            Format::Json => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?,
+            Format::Text => report.to_text().trim_end().to_string(),
+        });
+    }
     Ok(match a.format {
-        Format::Json => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?,
-        Format::Text => report.to_text().trim_end().to_string(),
+        Format::Json => serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?,
+        Format::Text => result.to_text().trim_end().to_string(),
     })
+}
+
+fn run_presets(p: PresetsArgs) -> Result<String, String> {
+    if p.format == Format::Json {
+        let list: Vec<serde_json::Value> = presets::PRESETS
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "name": p.name, "title": p.title, "explanation": p.explanation, "cc": p.cc,
+                    "lang": p.lang, "text": p.text, "op": p.op, "block": p.block.to_string(), "sets": p.sets,
+                })
+            })
+            .collect();
+        return serde_json::to_string_pretty(&list).map_err(|e| e.to_string());
+    }
+    let mut out = String::new();
+    for p in presets::PRESETS.iter() {
+        out.push_str(&format!("{:<24} CC {:<5} {:<10} {}\n", p.name, p.cc.to_string(), p.lang.name(), p.title));
+    }
+    Ok(out.trim_end().to_string())
 }
 
 /// Parses a 32-bit lane mask in hex, with or without `0x`.

@@ -67,6 +67,13 @@ fn push_unique(notes: &mut Vec<Note>, new: impl IntoIterator<Item = Note>) {
 
 /// Analyses one warp-level memory instruction.
 pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report {
+    analyze_lanes(cc, instr, warp, None, cfg)
+}
+
+/// Analyses one warp-level memory instruction whose generic address may come with an explicit `Plg`
+/// predicate (seeds/004): `plg` holds the lanes whose Plg is true ("local or global"); the others go to shared
+/// memory. Without it (`None`), the address alone decides the space, as current hardware does.
+pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Report {
     let size = u64::from(instr.size_bytes);
     let win = cfg.windows;
     let mut warnings = Vec::new();
@@ -79,15 +86,29 @@ pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report 
         let Some(addr) = *addr else { continue };
         // Which space, and the address within it.
         let in_window = |base: u64| addr.checked_sub(base).filter(|&off| off < WINDOW_BYTES);
-        let (space, offset) = match instr.base.fixed_space() {
-            Some(space) => (space, addr),
-            None if instr.extended => match (in_window(win.shared_base), in_window(win.local_base)) {
+        let (space, offset) = match (instr.base.fixed_space(), plg) {
+            (Some(space), _) => (space, addr),
+            // Plg false: the lane goes to shared memory whatever its address says; outside the window it
+            // is an error lane.
+            (None, Some(p)) if !p.contains(lane) => {
+                let base = if instr.extended { win.shared_base } else { win.shared_base & 0xFFFF_FFFF };
+                match addr.checked_sub(base) {
+                    Some(off) => (Space::Shared, off),
+                    None => (Space::Shared, u64::MAX - size),
+                }
+            }
+            (None, Some(_)) if instr.extended => match in_window(win.local_base) {
+                Some(off) => (Space::Local, off),
+                None => (Space::Global, addr),
+            },
+            (None, Some(_)) => (Space::Global, addr),
+            (None, None) if instr.extended => match (in_window(win.shared_base), in_window(win.local_base)) {
                 (Some(off), _) => (Space::Shared, off),
                 (_, Some(off)) => (Space::Local, off),
                 _ => (Space::Global, addr),
             },
             // A 32-bit generic address is always global: the windows sit above 4 GB.
-            None => (Space::Global, addr),
+            (None, None) => (Space::Global, addr),
         };
         let limit = match space {
             Space::Global => None,
@@ -186,7 +207,8 @@ pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report 
 /// Lanes whose stores overlap another lane's bytes in the same space.
 fn same_address_lanes(per_space: &[[Option<u64>; WARP_LANES]; 3]) -> LaneSet {
     let mut out = LaneSet::default();
-    for addrs in per_space {
+    // Local offsets are per thread: equal offsets of different lanes are different bytes after interleaving.
+    for addrs in &per_space[..Space::Local as usize] {
         for (i, a) in addrs.iter().enumerate() {
             let Some(a) = a else { continue };
             if addrs.iter().enumerate().any(|(j, b)| j != i && b == &Some(*a)) {

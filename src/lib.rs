@@ -23,10 +23,14 @@ pub mod access;
 pub mod arch;
 pub mod engine;
 pub mod global;
+pub mod launch;
 pub mod local;
 pub mod pattern;
+pub mod presets;
 pub mod report;
+pub mod scenario;
 pub mod shared;
+pub mod trace;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

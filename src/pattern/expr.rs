@@ -1,78 +1,35 @@
-//! Integer expressions in named variables: `4*lane + 0x100`, `(lane ^ 1) << 3`, ...
+//! The expression language: one address per thread, written as a C expression over the thread's built-in
+//! variables, with an optional predicate.
 //!
-//! C precedence: unary `- ~ +`, then `* / %`, `+ -`, `<< >>`, `&`, `^`, `|`. Values are 128-bit integers so
-//! that any 64-bit address and its intermediate sums are exact; overflow, division by zero and
-//! out-of-range shifts are errors at the operator's position.
+//! ```text
+//! 4*lane + 4
+//! (threadIdx.y * blockDim.x + threadIdx.x) * 4
+//! 16*lane if lane < 20          // the predicate becomes the active mask
+//! base + 8*min(tid, n - 1)      // base and n set with --set
+//! ```
+//!
+//! Variables: `lane`, `warp`, `tid` (the linear thread index), `threadIdx.x/y/z`, `blockIdx.*`, `blockDim.*`,
+//! `gridDim.*`, `warpSize`, and any name given a value with `--set`. Operators: C's arithmetic, bitwise,
+//! comparison and logical operators, `?:`, `min(a, b)`, `max(a, b)`, `abs(a)`.
 
+use super::cexpr::{Ex, Parser, UnOp, E};
+use super::lex::{lex, Tok};
 use super::{InputError, Span};
+use crate::launch::BUILTIN_NAMES;
+use std::collections::BTreeMap;
 
-/// A parsed expression.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Expr {
-    /// A literal.
-    Num(i128, Span),
-    /// A variable.
-    Var(String, Span),
-    /// `-x`, `~x` or `+x`.
-    Unary(char, Box<Expr>, Span),
-    /// `a op b`; the span is the operator's.
-    Binary(BinOp, Box<Expr>, Box<Expr>, Span),
+/// A parsed address expression with its optional predicate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    /// The address.
+    pub addr: Ex,
+    /// The predicate: lanes where it is 0 are inactive.
+    pub pred: Option<Ex>,
+    /// The source text.
+    pub source: String,
 }
 
-/// A binary operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
-    /// `*`
-    Mul,
-    /// `/` (truncating, as in C)
-    Div,
-    /// `%`
-    Rem,
-    /// `<<`
-    Shl,
-    /// `>>` (arithmetic)
-    Shr,
-    /// `&`
-    And,
-    /// `|`
-    Or,
-    /// `^`
-    Xor,
-}
-
-impl BinOp {
-    fn precedence(self) -> u8 {
-        match self {
-            BinOp::Or => 1,
-            BinOp::Xor => 2,
-            BinOp::And => 3,
-            BinOp::Shl | BinOp::Shr => 4,
-            BinOp::Add | BinOp::Sub => 5,
-            BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
-        }
-    }
-
-    fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Rem => "%",
-            BinOp::Shl => "<<",
-            BinOp::Shr => ">>",
-            BinOp::And => "&",
-            BinOp::Or => "|",
-            BinOp::Xor => "^",
-        }
-    }
-}
-
-/// An evaluation error: what went wrong and at which operator.
+/// An evaluation error: what went wrong and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalError {
     /// What went wrong.
@@ -81,278 +38,166 @@ pub struct EvalError {
     pub span: Span,
 }
 
-/// The largest magnitude a value may reach: intermediate results beyond 2^96 are reported as overflow
-/// rather than silently wrapped.
-const LIMIT: i128 = 1 << 96;
-
-impl Expr {
-    /// The span of the whole expression.
-    pub fn span(&self) -> Span {
-        match self {
-            Expr::Num(_, s) | Expr::Var(_, s) => *s,
-            Expr::Unary(_, e, s) => Span { start: s.start, end: e.span().end },
-            Expr::Binary(_, a, b, _) => Span { start: a.span().start, end: b.span().end },
+impl Pattern {
+    /// Parses `ADDR` or `ADDR if PRED`. `vars` are the user's extra variable names (from `--set`).
+    pub fn parse(source: &str, vars: &[String]) -> Result<Pattern, InputError> {
+        let toks = lex(source)?;
+        if let Some(t) = toks.iter().find(|t| matches!(t.tok, Tok::Hash(_))) {
+            return Err(InputError::at(source, t.span, "`#` lines belong in CUDA snippets, not in an expression"));
         }
-    }
-
-    /// Evaluates with variables from `var`.
-    pub fn eval(&self, var: &dyn Fn(&str) -> Option<i128>) -> Result<i128, EvalError> {
-        let fail = |span: Span, message: String| Err(EvalError { message, span });
-        match self {
-            Expr::Num(n, _) => Ok(*n),
-            Expr::Var(name, span) => match var(name) {
-                Some(v) => Ok(v),
-                None => fail(*span, format!("unknown variable `{name}`")),
-            },
-            Expr::Unary(op, e, span) => {
-                let v = e.eval(var)?;
-                match op {
-                    '-' => Ok(-v),
-                    '~' => Ok(!v),
-                    '+' => Ok(v),
-                    _ => fail(*span, format!("unknown operator `{op}`")),
-                }
+        let mut p = Parser::new(source, toks);
+        if matches!(p.peek(), Tok::End) {
+            return Err(p.err("empty expression: write an address such as 4*lane"));
+        }
+        let addr = p.ternary()?;
+        let pred = if p.at_word("if") {
+            p.bump();
+            if matches!(p.peek(), Tok::End) {
+                return Err(p.err("expected a condition after `if`"));
             }
-            Expr::Binary(op, a, b, span) => {
-                let (x, y) = (a.eval(var)?, b.eval(var)?);
-                let value = match op {
-                    BinOp::Add => x.checked_add(y),
-                    BinOp::Sub => x.checked_sub(y),
-                    BinOp::Mul => x.checked_mul(y),
-                    BinOp::Div | BinOp::Rem if y == 0 => {
-                        return fail(*span, format!("division by zero in `{}`", op.symbol()))
-                    }
-                    BinOp::Div => x.checked_div(y),
-                    BinOp::Rem => x.checked_rem(y),
-                    BinOp::Shl | BinOp::Shr if !(0..=63).contains(&y) => {
-                        return fail(*span, format!("shift by {y}: the shift amount must be 0..63"))
-                    }
-                    BinOp::Shl => x.checked_mul(1i128 << y),
-                    BinOp::Shr => Some(x >> y),
-                    BinOp::And => Some(x & y),
-                    BinOp::Or => Some(x | y),
-                    BinOp::Xor => Some(x ^ y),
-                };
-                match value {
-                    Some(v) if (-LIMIT..=LIMIT).contains(&v) => Ok(v),
-                    _ => fail(*span, format!("overflow in `{}`: the value is past any 64-bit address", op.symbol())),
-                }
-            }
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Num(i128),
-    Ident(String),
-    Op(&'static str),
-    Open,
-    Close,
-    End,
-}
-
-struct Lexer<'a> {
-    src: &'a str,
-    pos: usize,
-}
-
-impl Lexer<'_> {
-    fn next(&mut self) -> Result<(Tok, Span), InputError> {
-        let bytes = self.src.as_bytes();
-        while self.pos < bytes.len() && bytes[self.pos].is_ascii_whitespace() {
-            self.pos += 1;
-        }
-        let start = self.pos;
-        let Some(&c) = bytes.get(start) else {
-            return Ok((Tok::End, Span { start, end: start + 1 }));
+            Some(p.ternary()?)
+        } else {
+            None
         };
-        let span = |end: usize| Span { start, end };
-        if c.is_ascii_digit() {
-            let mut end = start;
-            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
-                end += 1;
+        if !matches!(p.peek(), Tok::End) {
+            let hint =
+                if p.at_word("where") || p.at_word("when") { " (write the predicate as `ADDR if COND`)" } else { "" };
+            return Err(
+                p.err(format!("expected an operator or the end of the expression, found {}{hint}", p.describe()))
+            );
+        }
+        check(source, &addr, vars)?;
+        if let Some(pr) = &pred {
+            check(source, pr, vars)?;
+        }
+        Ok(Pattern { addr, pred, source: source.to_string() })
+    }
+
+    /// The thread's address, or `None` when the predicate is false.
+    pub fn eval(&self, var: &dyn Fn(&str) -> Option<i128>) -> Result<Option<i128>, EvalError> {
+        if let Some(p) = &self.pred {
+            if eval(p, var)? == 0 {
+                return Ok(None);
             }
-            self.pos = end;
-            let text: String = self.src[start..end].chars().filter(|&c| c != '_').collect();
-            let lower = text.to_ascii_lowercase();
-            let parsed = if let Some(hex) = lower.strip_prefix("0x") {
-                i128::from_str_radix(hex, 16).ok()
-            } else if let Some(bin) = lower.strip_prefix("0b") {
-                i128::from_str_radix(bin, 2).ok()
-            } else {
-                lower.parse::<i128>().ok()
+        }
+        eval(&self.addr, var).map(Some)
+    }
+}
+
+/// Checks that an expression uses only what the language allows and only known variables.
+fn check(src: &str, e: &Ex, vars: &[String]) -> Result<(), InputError> {
+    let bad = |what: &str| Err(InputError::at(src, e.span, format!("{what} is not allowed in an address expression")));
+    match &e.kind {
+        E::Int(_) => Ok(()),
+        E::Float => Err(InputError::at(src, e.span, "a floating-point number cannot be an address")),
+        E::Name(_) | E::Member(_, _, false) => match e.dotted_name() {
+            Some(n) if BUILTIN_NAMES.contains(&n.as_str()) || vars.contains(&n) => Ok(()),
+            Some(n) => {
+                let mut known: Vec<&str> = BUILTIN_NAMES.to_vec();
+                known.extend(vars.iter().map(String::as_str));
+                Err(InputError::at(
+                    src,
+                    e.span,
+                    format!(
+                        "unknown variable `{n}` (known: {}; give others a value with --set NAME=VALUE)",
+                        known.join(", ")
+                    ),
+                ))
+            }
+            None => bad("a field access"),
+        },
+        E::Unary(UnOp::AddrOf | UnOp::Deref, _) => bad("a pointer operation"),
+        E::Unary(_, a) => check(src, a, vars),
+        E::Binary(_, a, b) => {
+            check(src, a, vars)?;
+            check(src, b, vars)
+        }
+        E::Ternary(c, a, b) => {
+            check(src, c, vars)?;
+            check(src, a, vars)?;
+            check(src, b, vars)
+        }
+        E::Call(name, args) => {
+            let arity = match name.as_str() {
+                "min" | "max" => 2,
+                "abs" => 1,
+                _ => {
+                    return Err(InputError::at(
+                        src,
+                        e.op_span,
+                        format!("unknown function `{name}` (known: min, max, abs)"),
+                    ))
+                }
             };
-            return match parsed {
-                Some(n) if n <= LIMIT => Ok((Tok::Num(n), span(end))),
-                Some(_) => Err(InputError::at(self.src, span(end), "number too large: past any 64-bit address")),
-                None => Err(InputError::at(
-                    self.src,
-                    span(end),
-                    format!("`{}` is not a number (decimal, 0x hex or 0b binary)", &self.src[start..end]),
-                )),
-            };
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let mut end = start;
-            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_' || bytes[end] == b'.')
-            {
-                end += 1;
-            }
-            self.pos = end;
-            return Ok((Tok::Ident(self.src[start..end].to_string()), span(end)));
-        }
-        let two = self.src.get(start..start + 2);
-        for op in ["<<", ">>"] {
-            if two == Some(op) {
-                self.pos += 2;
-                return Ok((Tok::Op(op), span(start + 2)));
-            }
-        }
-        self.pos += 1;
-        let tok = match c {
-            b'(' => Tok::Open,
-            b')' => Tok::Close,
-            b'+' => Tok::Op("+"),
-            b'-' => Tok::Op("-"),
-            b'*' => Tok::Op("*"),
-            b'/' => Tok::Op("/"),
-            b'%' => Tok::Op("%"),
-            b'&' => Tok::Op("&"),
-            b'|' => Tok::Op("|"),
-            b'^' => Tok::Op("^"),
-            b'~' => Tok::Op("~"),
-            _ => {
-                let ch = self.src[start..].chars().next().unwrap_or('?');
-                self.pos = start + ch.len_utf8();
+            if args.len() != arity {
                 return Err(InputError::at(
-                    self.src,
-                    Span { start, end: self.pos },
-                    format!("unexpected character `{ch}`"),
+                    src,
+                    e.span,
+                    format!("`{name}` takes {arity} argument(s), found {}", args.len()),
                 ));
             }
-        };
-        Ok((tok, span(start + 1)))
+            args.iter().try_for_each(|a| check(src, a, vars))
+        }
+        E::Index(..) => bad("indexing"),
+        E::Member(..) => bad("`->`"),
+        E::Assign(..) => bad("assignment"),
+        E::IncDec(..) => bad("`++`/`--`"),
+        E::Cast(..) | E::SizeofType(_) => bad("a cast"),
     }
 }
 
-struct Parser<'a> {
-    lex: Lexer<'a>,
-    tok: Tok,
-    span: Span,
-    vars: &'a [&'a str],
-    depth: u32,
-}
-
-/// Nesting deeper than this is refused rather than risking the stack.
-const MAX_DEPTH: u32 = 200;
-
-impl Parser<'_> {
-    fn bump(&mut self) -> Result<(), InputError> {
-        let (t, s) = self.lex.next()?;
-        self.tok = t;
-        self.span = s;
-        Ok(())
-    }
-
-    fn err(&self, message: impl Into<String>) -> InputError {
-        InputError::at(self.lex.src, self.span, message)
-    }
-
-    fn describe(&self) -> String {
-        match &self.tok {
-            Tok::End => "the end of the expression".into(),
-            _ => format!("`{}`", &self.lex.src[self.span.start..self.span.end.min(self.lex.src.len())]),
-        }
-    }
-
-    fn binop(&self) -> Option<BinOp> {
-        match self.tok {
-            Tok::Op("+") => Some(BinOp::Add),
-            Tok::Op("-") => Some(BinOp::Sub),
-            Tok::Op("*") => Some(BinOp::Mul),
-            Tok::Op("/") => Some(BinOp::Div),
-            Tok::Op("%") => Some(BinOp::Rem),
-            Tok::Op("<<") => Some(BinOp::Shl),
-            Tok::Op(">>") => Some(BinOp::Shr),
-            Tok::Op("&") => Some(BinOp::And),
-            Tok::Op("|") => Some(BinOp::Or),
-            Tok::Op("^") => Some(BinOp::Xor),
-            _ => None,
-        }
-    }
-
-    fn expr(&mut self, min_prec: u8) -> Result<Expr, InputError> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(self.err(format!("expression nested more than {MAX_DEPTH} deep")));
-        }
-        let mut lhs = self.unary()?;
-        while let Some(op) = self.binop() {
-            if op.precedence() < min_prec {
-                break;
+/// Evaluates a checked expression.
+pub fn eval(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Result<i128, EvalError> {
+    let fail = |message: String, span: Span| Err(EvalError { message, span });
+    match &e.kind {
+        E::Int(n) => Ok(*n),
+        E::Name(_) | E::Member(..) => {
+            let name = e.dotted_name().unwrap_or_default();
+            match var(&name) {
+                Some(v) => Ok(v),
+                None => fail(format!("unknown variable `{name}`"), e.span),
             }
-            let op_span = self.span;
-            self.bump()?;
-            let rhs = self.expr(op.precedence() + 1)?;
-            lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs), op_span);
         }
-        self.depth -= 1;
-        Ok(lhs)
-    }
-
-    fn unary(&mut self) -> Result<Expr, InputError> {
-        let span = self.span;
-        match self.tok.clone() {
-            Tok::Op(op @ ("-" | "~" | "+")) => {
-                self.depth += 1;
-                if self.depth > MAX_DEPTH {
-                    return Err(self.err(format!("expression nested more than {MAX_DEPTH} deep")));
-                }
-                self.bump()?;
-                let e = self.unary()?;
-                self.depth -= 1;
-                Ok(Expr::Unary(op.chars().next().unwrap_or('+'), Box::new(e), span))
-            }
-            Tok::Num(n) => {
-                self.bump()?;
-                Ok(Expr::Num(n, span))
-            }
-            Tok::Ident(name) => {
-                if !self.vars.contains(&name.as_str()) {
-                    return Err(self.err(format!("unknown variable `{name}` (known: {})", self.vars.join(", "))));
-                }
-                self.bump()?;
-                Ok(Expr::Var(name, span))
-            }
-            Tok::Open => {
-                self.bump()?;
-                let e = self.expr(0)?;
-                if self.tok != Tok::Close {
-                    return Err(self.err(format!(
-                        "expected `)` to close the `(` at column {}, found {}",
-                        span.start + 1,
-                        self.describe()
-                    )));
-                }
-                self.bump()?;
-                Ok(e)
-            }
-            _ => Err(self.err(format!("expected a number, a variable or `(`, found {}", self.describe()))),
+        E::Unary(op, a) => {
+            let v = eval(a, var)?;
+            Ok(match op {
+                UnOp::Neg => -v,
+                UnOp::Plus => v,
+                UnOp::Not => !v,
+                UnOp::LNot => i128::from(v == 0),
+                UnOp::AddrOf | UnOp::Deref => return fail("pointer operations are not allowed here".into(), e.op_span),
+            })
         }
+        E::Binary(op, a, b) => {
+            let x = eval(a, var)?;
+            // Short-circuit like C, so `lane < 20 && 100 / (20 - lane)` is safe.
+            match op {
+                super::cexpr::BinOp::LAnd if x == 0 => return Ok(0),
+                super::cexpr::BinOp::LOr if x != 0 => return Ok(1),
+                _ => {}
+            }
+            let y = eval(b, var)?;
+            op.apply(x, y).or_else(|m| fail(m, e.op_span))
+        }
+        E::Ternary(c, a, b) => {
+            if eval(c, var)? != 0 {
+                eval(a, var)
+            } else {
+                eval(b, var)
+            }
+        }
+        E::Call(name, args) => {
+            let vals: Vec<i128> = args.iter().map(|a| eval(a, var)).collect::<Result<_, _>>()?;
+            match (name.as_str(), vals.as_slice()) {
+                ("min", [a, b]) => Ok(*a.min(b)),
+                ("max", [a, b]) => Ok(*a.max(b)),
+                ("abs", [a]) => Ok(a.abs()),
+                _ => fail(format!("unknown function `{name}`"), e.op_span),
+            }
+        }
+        _ => fail("not allowed in an address expression".into(), e.span),
     }
 }
 
-/// Parses an expression whose variables must be among `vars`.
-pub fn parse(src: &str, vars: &[&str]) -> Result<Expr, InputError> {
-    let mut p = Parser { lex: Lexer { src, pos: 0 }, tok: Tok::End, span: Span { start: 0, end: 1 }, vars, depth: 0 };
-    p.bump()?;
-    if p.tok == Tok::End {
-        return Err(p.err("empty expression"));
-    }
-    let e = p.expr(0)?;
-    if p.tok != Tok::End {
-        return Err(p.err(format!("expected an operator or the end of the expression, found {}", p.describe())));
-    }
-    Ok(e)
-}
+/// User variables from `--set NAME=VALUE`, by name.
+pub type Vars = BTreeMap<String, i128>;

@@ -1,9 +1,18 @@
 //! The input languages: text in, the engine's types out. This is the only fallible entry to the core; every
 //! error carries the line and column where it starts and an excerpt with a caret.
 
+pub mod addresses;
+pub mod cexpr;
+pub mod cuda;
 pub mod expr;
+pub mod lex;
+pub mod sass;
 
 use crate::access::{Instr, LaneSet, WarpAddrs, WARP_LANES};
+use crate::launch::Launch;
+use crate::trace::{Site, Trace, TraceBuilder};
+use expr::Vars;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A byte range in the input text.
@@ -50,32 +59,167 @@ impl fmt::Display for InputError {
     }
 }
 
-/// Evaluates an address expression in `lane` for the lanes of `mask`, checking each address against the
-/// instruction's address width.
-pub fn warp_from_expr(source: &str, instr: &Instr, mask: LaneSet) -> Result<WarpAddrs, InputError> {
-    let e = expr::parse(source, &["lane"])?;
+/// Checks a thread's address against the instruction's address width.
+fn checked_addr(source: &str, value: i128, instr: &Instr, who: &str) -> Result<u64, InputError> {
     let bits = instr.address_bits();
     let max = if bits == 64 { u64::MAX } else { u64::from(u32::MAX) };
+    u64::try_from(value).ok().filter(|&a| a <= max).ok_or_else(|| {
+        let why = if value < 0 {
+            format!("{who}: the address is negative ({value})")
+        } else if bits == 32 {
+            format!(
+                "{who}: the address {value:#x} does not fit in 32 bits; {} takes a 32-bit address (add .E for 64 bits)",
+                instr.text
+            )
+        } else {
+            format!("{who}: the address {value:#x} does not fit in 64 bits")
+        };
+        let lead = source.len() - source.trim_start().len();
+        InputError::at(source, Span { start: lead, end: source.trim_end().len().max(lead + 1) }, why)
+    })
+}
+
+/// Evaluates an address expression for the lanes of `mask` of one warp (warp 0 of a 32-thread block).
+pub fn warp_from_expr(source: &str, instr: &Instr, mask: LaneSet) -> Result<WarpAddrs, InputError> {
+    let pattern = expr::Pattern::parse(source, &[])?;
+    let launch = Launch::default();
     let mut addrs = [None; WARP_LANES];
     for (lane, slot) in addrs.iter_mut().enumerate() {
         if !mask.contains(lane) {
             continue;
         }
-        let value = e
-            .eval(&|name| (name == "lane").then_some(lane as i128))
+        let t = launch.thread(lane as u32);
+        let value = pattern
+            .eval(&|name| launch.builtin(&t, name))
             .map_err(|err| InputError::at(source, err.span, format!("{} (lane {lane})", err.message)))?;
-        let addr = u64::try_from(value).ok().filter(|&a| a <= max).ok_or_else(|| {
-            let why = if value < 0 {
-                format!("lane {lane}: the address is negative ({value})")
-            } else if bits == 32 {
-                format!("lane {lane}: the address {value:#x} does not fit in 32 bits; {} takes a 32-bit address (add .E for 64 bits)", instr.text)
-            } else {
-                format!("lane {lane}: the address {value:#x} does not fit in 64 bits")
-            };
-            let lead = source.len() - source.trim_start().len();
-            InputError::at(source, Span { start: lead, end: source.trim_end().len().max(lead + 1) }, why)
-        })?;
-        *slot = Some(addr);
+        if let Some(v) = value {
+            *slot = Some(checked_addr(source, v, instr, &format!("lane {lane}"))?);
+        }
     }
     Ok(WarpAddrs(addrs))
+}
+
+/// The input languages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lang {
+    /// One address expression per thread.
+    Expr,
+    /// A CUDA snippet.
+    Cuda,
+    /// SASS text.
+    Sass,
+    /// Raw addresses, 32 per warp.
+    Addresses,
+}
+
+impl Lang {
+    /// All languages, in the order the page lists them.
+    pub const ALL: [Lang; 4] = [Lang::Expr, Lang::Cuda, Lang::Sass, Lang::Addresses];
+
+    /// The short name used by the CLI, the page and URLs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Expr => "expr",
+            Lang::Cuda => "cuda",
+            Lang::Sass => "sass",
+            Lang::Addresses => "addresses",
+        }
+    }
+
+    /// Parses a short name.
+    pub fn parse(text: &str) -> Result<Lang, String> {
+        Lang::ALL
+            .iter()
+            .copied()
+            .find(|l| l.name() == text)
+            .ok_or_else(|| format!("unknown language `{text}` (known: expr, cuda, sass, addresses)"))
+    }
+}
+
+/// Everything needed to turn text into a trace.
+#[derive(Clone, Debug)]
+pub struct Source<'a> {
+    /// The language.
+    pub lang: Lang,
+    /// The text.
+    pub text: &'a str,
+    /// The instruction, for `expr` (required) and `addresses` (the default before any op line).
+    pub op: Option<Instr>,
+    /// The launch.
+    pub launch: Launch,
+    /// `--set` values: variables, registers (`R4`, `UR4`) and constant-bank words (`c[0x0][0x160]`).
+    pub vars: &'a Vars,
+}
+
+/// Runs the source for one block and returns its memory trace.
+pub fn trace(src: &Source) -> Result<Trace, InputError> {
+    match src.lang {
+        Lang::Expr => expr_trace(src),
+        Lang::Cuda => cuda::trace(src.text, src.launch, src.vars),
+        Lang::Sass => sass::trace(src.text, src.launch, src.vars),
+        Lang::Addresses => addresses::trace(src.text, src.op.clone(), src.launch),
+    }
+}
+
+fn expr_trace(src: &Source) -> Result<Trace, InputError> {
+    let text = src.text;
+    let Some(instr) = src.op.clone() else {
+        return Err(InputError::at(
+            text,
+            Span { start: 0, end: 1 },
+            "an address expression needs an instruction (--op)",
+        ));
+    };
+    let names: Vec<String> = src.vars.keys().cloned().collect();
+    let pattern = expr::Pattern::parse(text, &names)?;
+    let mut b = TraceBuilder::new(src.launch);
+    let site = || Site {
+        line: 1,
+        text: text.trim().to_string(),
+        access: text.trim().to_string(),
+        instr: instr.clone(),
+        notes: Vec::new(),
+    };
+    for t in 0..src.launch.threads() {
+        let th = src.launch.thread(t);
+        let value = pattern
+            .eval(&|name| src.launch.builtin(&th, name).or_else(|| src.vars.get(name).copied()))
+            .map_err(|err| InputError::at(text, err.span, format!("{} (thread {t}, lane {})", err.message, th.lane)))?;
+        if let Some(v) = value {
+            let who = match src.launch.warps() {
+                1 => format!("lane {}", th.lane),
+                _ => format!("thread {t} (warp {}, lane {})", th.warp, th.lane),
+            };
+            let a = checked_addr(text, v, &instr, &who)?;
+            b.record((0, 0, 0, 0), t, a, None, site).map_err(|m| InputError::at(text, Span { start: 0, end: 1 }, m))?;
+        }
+    }
+    Ok(b.finish())
+}
+
+/// Parses `--set NAME=VALUE`. Names are identifiers (variables, pointers), registers (`R4`, `UR4`) or
+/// constant-bank words (`c[0x0][0x160]`, normalised to that form); values are integer expressions.
+pub fn parse_set(text: &str) -> Result<(String, i128), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("--set `{text}`: expected NAME=VALUE"))?;
+    let name = name.trim();
+    let key = match name.strip_prefix('c').or_else(|| name.strip_prefix('C')) {
+        Some(rest) if rest.trim_start().starts_with('[') => {
+            let (bank, off) =
+                sass::parse_cbank(name).ok_or_else(|| format!("--set `{name}`: expected c[BANK][OFFSET]"))?;
+            sass::cbank_key(bank, off)
+        }
+        _ if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') => {
+            return Err(format!("--set `{name}`: a name is letters, digits, `_` and `.`"))
+        }
+        _ => name.to_string(),
+    };
+    let toks = lex::lex(value).map_err(|e| format!("--set {name}: {e}"))?;
+    let mut p = cexpr::Parser::new(value, toks);
+    let e = p.ternary().map_err(|e| format!("--set {name}: {e}"))?;
+    if !matches!(p.peek(), lex::Tok::End) {
+        return Err(format!("--set {name}: unexpected {} after the value", p.describe()));
+    }
+    let v = expr::eval(&e, &|_| None).map_err(|e| format!("--set {name}: {}", e.message))?;
+    Ok((key, v))
 }

@@ -1,0 +1,165 @@
+//! A C-like lexer shared by the expression and CUDA languages: integers (decimal, hex, binary, with `_`
+//! separators and C suffixes), floats, identifiers, punctuation, comments and preprocessor lines.
+
+use super::{InputError, Span};
+
+/// The largest input any language accepts, in bytes.
+pub const MAX_INPUT_BYTES: usize = 1 << 20;
+
+/// A token.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tok {
+    /// An integer literal.
+    Int(i128),
+    /// A floating-point literal (its value is data, not an address, so it is not kept).
+    Float,
+    /// An identifier or keyword.
+    Ident(String),
+    /// Punctuation or an operator.
+    Punct(&'static str),
+    /// A preprocessor line (`#define N 32`), with the text after `#`.
+    Hash(String),
+    /// The end of the input.
+    End,
+}
+
+/// A token with its place in the source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    /// The token.
+    pub tok: Tok,
+    /// Where it is.
+    pub span: Span,
+}
+
+const PUNCT: [&str; 48] = [
+    "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "&=",
+    "|=", "^=", "::", "+", "-", "*", "/", "%", "<", ">", "=", "!", "~", "&", "|", "^", "?", ":", ";", ",", ".", "(",
+    ")", "[", "]", "{", "}", "@", "#",
+];
+
+/// Values beyond this magnitude are past any 64-bit address; literals and intermediate results are kept
+/// below it so that 128-bit arithmetic never overflows silently.
+pub const VALUE_LIMIT: i128 = 1 << 96;
+
+/// Splits `src` into tokens.
+pub fn lex(src: &str) -> Result<Vec<Token>, InputError> {
+    if src.len() > MAX_INPUT_BYTES {
+        return Err(InputError::at(
+            src,
+            Span { start: 0, end: 1 },
+            format!("the input is {} bytes; warpscope reads at most {} bytes", src.len(), MAX_INPUT_BYTES),
+        ));
+    }
+    let bytes = src.as_bytes();
+    let mut toks = Vec::new();
+    let mut i = 0usize;
+    let mut line_start = true;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if src[i..].starts_with("//") {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if src[i..].starts_with("/*") {
+            match src[i + 2..].find("*/") {
+                Some(end) => i += end + 4,
+                None => return Err(InputError::at(src, Span { start: i, end: i + 2 }, "unterminated `/*` comment")),
+            }
+            continue;
+        }
+        let start = i;
+        if c == b'#' && line_start {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            toks.push(Token { tok: Tok::Hash(src[start + 1..i].trim().to_string()), span: Span { start, end: i } });
+            continue;
+        }
+        line_start = false;
+        if c.is_ascii_digit() || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+            let (tok, end) = number(src, start)?;
+            toks.push(Token { tok, span: Span { start, end } });
+            i = end;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            toks.push(Token { tok: Tok::Ident(src[start..i].to_string()), span: Span { start, end: i } });
+            continue;
+        }
+        match PUNCT.iter().find(|p| src[i..].starts_with(**p)) {
+            Some(p) => {
+                i += p.len();
+                toks.push(Token { tok: Tok::Punct(p), span: Span { start, end: i } });
+            }
+            None => {
+                let ch = src[i..].chars().next().unwrap_or('?');
+                return Err(InputError::at(
+                    src,
+                    Span { start, end: start + ch.len_utf8() },
+                    format!("unexpected character `{}`", ch.escape_debug()),
+                ));
+            }
+        }
+    }
+    toks.push(Token { tok: Tok::End, span: Span { start: src.len(), end: src.len() + 1 } });
+    Ok(toks)
+}
+
+fn number(src: &str, start: usize) -> Result<(Tok, usize), InputError> {
+    let bytes = src.as_bytes();
+    let mut end = start;
+    let mut is_float = false;
+    let hex = src[start..].starts_with("0x") || src[start..].starts_with("0X");
+    while end < bytes.len() {
+        let b = bytes[end];
+        let exp_sign = !hex && (b == b'+' || b == b'-') && end > start && matches!(bytes[end - 1], b'e' | b'E');
+        if b.is_ascii_alphanumeric() || b == b'_' || (b == b'.' && !hex) || exp_sign {
+            if b == b'.' || (!hex && (b == b'e' || b == b'E')) {
+                is_float = true;
+            }
+            end += 1;
+        } else {
+            break;
+        }
+    }
+    let text = &src[start..end];
+    let span = Span { start, end };
+    if is_float {
+        let body = text.trim_end_matches(['f', 'F']);
+        return match body.parse::<f64>() {
+            Ok(_) => Ok((Tok::Float, end)),
+            Err(_) => Err(InputError::at(src, span, format!("`{text}` is not a number"))),
+        };
+    }
+    let clean: String = text.chars().filter(|&c| c != '_').collect::<String>().to_ascii_lowercase();
+    let digits = clean.trim_end_matches(['u', 'l']);
+    let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
+        (16, h)
+    } else if let Some(b) = digits.strip_prefix("0b") {
+        (2, b)
+    } else {
+        (10, digits)
+    };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return Err(InputError::at(src, span, format!("`{text}` is not a number (decimal, 0x hex or 0b binary)")));
+    }
+    match i128::from_str_radix(body, radix) {
+        Ok(n) if n <= VALUE_LIMIT => Ok((Tok::Int(n), end)),
+        _ => Err(InputError::at(src, span, "number too large: past any 64-bit address")),
+    }
+}
