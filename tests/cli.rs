@@ -142,3 +142,92 @@ fn bad_input_exits_2_with_a_positioned_message() {
     fails(&["facts", "--cc", "3.5", "--carveout", "50"], &["no percentage carveout"]);
     fails(&["analyze", "--op", "LDS.32"], &["--addr"]);
 }
+
+fn warpscope_stdin(args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpscope"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write");
+    let out = child.wait_with_output().expect("exit");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "no panic: {stderr}");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+}
+
+#[test]
+fn program_inputs_print_instructions() {
+    let dir = std::env::temp_dir().join(format!("warpscope-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cu = dir.join("t.cu");
+    std::fs::write(&cu, "__shared__ float t[32][33];\nfloat *in;\nt[threadIdx.x][0] = in[threadIdx.x];\n")
+        .expect("write");
+    let v = json(&["analyze", "--cuda", cu.to_str().expect("path"), "--block", "64"]);
+    let list = v["instructions"].as_array().expect("instructions");
+    // In program order: the global load, then the shared store (padded: conflict-free, PG 20.4.3).
+    assert_eq!(list.len(), 2);
+    for key in ["line", "text", "op", "space", "warps", "ncu", "notes", "warnings"] {
+        assert!(list[0].get(key).is_some(), "missing `{key}`");
+    }
+    assert_eq!(
+        (list[0]["op"].as_str(), list[0]["line"].as_u64(), list[0]["warps"].as_u64()),
+        (Some("LDG.E.32"), Some(3), Some(2))
+    );
+    assert_eq!(list[0]["sectors"].as_u64(), Some(8), "2 warps x 4 sectors (BPG 9.2.1.1)");
+    assert_eq!(
+        (list[1]["op"].as_str(), list[1]["space"].as_str(), list[1]["bank_conflicts"].as_u64()),
+        (Some("STS.32"), Some("shared"), Some(0))
+    );
+
+    // SASS from standard input, with a register from --set.
+    let (code, out, err) = warpscope_stdin(
+        &["analyze", "--sass", "-", "--set", "R2=0x7000", "--format", "json"],
+        "S2R R0, SR_TID.X ;\nSHL R1, R0, 0x3 ;\nIADD R4, R1, R2 ;\nLDG.32 R5, [R4] ;\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["instructions"][0]["sectors"].as_u64(), Some(8), "stride 8 bytes: 8 sectors (BPG 9.2.1.3)");
+
+    // An address list with --op.
+    let list_file = dir.join("a.txt");
+    let addrs: Vec<String> = (0..32).map(|l| format!("{:#x}", 0x1000 + 4 * l)).collect();
+    std::fs::write(&list_file, addrs.join(" ")).expect("write");
+    let v = json(&["analyze", "--addresses", list_file.to_str().expect("path"), "--op", "LDG.E.32"]);
+    assert_eq!(v["instructions"][0]["sectors"].as_u64(), Some(4));
+
+    // Errors name the file, line and column.
+    let bad = dir.join("bad.cu");
+    std::fs::write(&bad, "float *in;\nfloat x = in[data[0]];\n").expect("write");
+    let path = bad.to_str().expect("path").to_string();
+    fails(&["analyze", "--cuda", &path], &[&format!("{path} 2:14: unknown name `data`"), "             ^^^^"]);
+    fails(&["analyze", "--cuda", "/nonexistent/x.cu"], &["/nonexistent/x.cu: No such file"]);
+    fails(
+        &["analyze", "--addr", "4*tid", "--op", "LDG.E.32", "--block", "2048"],
+        &["block 2048x1x1 has 2048 threads; a block has at most 1024"],
+    );
+    fails(
+        &["analyze", "--addr", "4*tid", "--op", "LDG.E.32", "--block", "0x4"],
+        &["--block `0x4`: a size must be at least 1"],
+    );
+    fails(&["analyze", "--addr", "x", "--op", "LDG.E.32", "--set", "x"], &["--set `x`: expected NAME=VALUE"]);
+    fails(&["analyze", "--preset", "nope"], &["unknown preset `nope`"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn presets_are_listed_and_runnable() {
+    let (code, out, _) = warpscope(&["presets"]);
+    assert_eq!(code, 0);
+    assert!(out.lines().count() >= 20, "{out}");
+    assert!(out.contains("transpose-padded"));
+    // The padded transpose's column read is conflict-free (BPG 9.2.3.3), on any CC from 5.0 on.
+    let v = json(&["analyze", "--preset", "transpose-padded", "--cc", "6.0"]);
+    let lds = v["instructions"].as_array().expect("list").iter().find(|i| i["op"] == "LDS.32").cloned().expect("LDS");
+    assert_eq!((lds["bank_conflicts"].as_u64(), v["cc"].as_str()), (Some(0), Some("6.0")));
+    let v = json(&["analyze", "--preset", "coalesced", "--block", "64"]);
+    assert_eq!(v["instructions"][0]["warps"].as_u64(), Some(2));
+}

@@ -169,3 +169,34 @@ proptest! {
         let _ = Instr::parse(&text);
     }
 }
+
+fn run_text(lang: warpscope::pattern::Lang, text: &str) {
+    let sc = warpscope::scenario::Scenario { lang, text: text.to_string(), ..warpscope::scenario::Scenario::default() };
+    // Any answer is fine; a panic is not.
+    let _ = sc.run();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Every language answers any text with a result or an error, never a panic.
+    #[test]
+    fn languages_never_panic(text in "(\\PC|\n){0,120}", lang in 0..4usize) {
+        run_text(warpscope::pattern::Lang::ALL[lang], &text);
+    }
+
+    /// Presets with a random slice cut out (the edits a student makes) never panic either.
+    #[test]
+    fn edited_presets_never_panic(which in 0..warpscope::presets::PRESETS.len(), a in 0usize..2000, len in 0usize..40) {
+        let p = &warpscope::presets::PRESETS[which];
+        let text = p.text;
+        let start = a.min(text.len());
+        let end = (start + len).min(text.len());
+        if text.is_char_boundary(start) && text.is_char_boundary(end) {
+            let edited = format!("{}{}", &text[..start], &text[end..]);
+            let mut sc = p.scenario();
+            sc.text = edited;
+            let _ = sc.run();
+        }
+    }
+}

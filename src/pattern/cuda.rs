@@ -625,6 +625,16 @@ impl<'a> CudaParser<'a> {
 
     /// A declaration or an expression, ending with `;`.
     fn simple_statement(&mut self) -> Result<Stmt, InputError> {
+        // `vec4 *in;` or `myint x;`: an unknown word used as a type.
+        if let Tok::Ident(w) = self.p.peek().clone() {
+            let tok = |k: usize| self.p.toks[(self.p.pos + k).min(self.p.toks.len() - 1)].tok.clone();
+            let declarator_end = |t: Tok| matches!(t, Tok::Punct(";" | "," | "=" | "["));
+            let looks_like_decl = matches!(tok(1), Tok::Ident(_)) && declarator_end(tok(2))
+                || matches!(tok(1), Tok::Punct("*")) && matches!(tok(2), Tok::Ident(_)) && declarator_end(tok(3));
+            if looks_like_decl && !self.at_decl() {
+                return Err(self.p.err(format!("unknown type `{w}` (define structs before using them)")));
+            }
+        }
         if self.at_decl() {
             let d = self.declaration()?;
             return Ok(Stmt::Decl(d));

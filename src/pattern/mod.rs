@@ -47,7 +47,11 @@ impl InputError {
         let line = source[..start].matches('\n').count() + 1;
         let column = source[line_start..start].chars().count() + 1;
         let text = &source[line_start..line_end];
-        let width = source[start..span.end.clamp(start, line_end)].chars().count().max(1);
+        let mut end = span.end.clamp(start, line_end);
+        while !source.is_char_boundary(end) {
+            end += 1;
+        }
+        let width = source[start..end].chars().count().max(1);
         let excerpt = format!("{text}\n{}{}", " ".repeat(column - 1), "^".repeat(width));
         InputError { message: message.into(), line, column, excerpt }
     }
