@@ -144,6 +144,11 @@ fn cuda_accesses_become_instructions_of_the_right_width() {
     let r = run(Lang::Cuda, "float *out;\nout[threadIdx.x] += 1.0f;\n").ok();
     assert_eq!(briefs(&r), [b("LDG.E.32", Global, 1, 4), b("STG.E.32", Global, 1, 4)]);
 
+    // The same float2 load on CC 2.0 is two half-warp requests of one 128-byte line each (PG-5.0 F.4.2).
+    let r = run(Lang::Cuda, "float2 *v;\nfloat2 x = v[threadIdx.x];\n").cc("2.0").ok();
+    let m = r.instructions[0].memory.clone().expect("global");
+    assert_eq!((m.requests, m.transactions, m.transaction_bytes), (2, 2, 128));
+
     // __ldg is the read-only path (.CONSTANT = .CI).
     let r = run(Lang::Cuda, "const float *in;\nfloat x = __ldg(&in[threadIdx.x]);\n").ok();
     assert_eq!(briefs(&r), [b("LDG.E.CONSTANT.32", Global, 1, 4)]);
