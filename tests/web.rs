@@ -3,7 +3,7 @@
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+use web_sys::{Element, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -32,10 +32,20 @@ fn by_id<T: JsCast>(root: &Element, id: &str) -> T {
 }
 
 async fn type_into(root: &Element, id: &str, text: &str) {
-    let input: HtmlInputElement = by_id(root, id);
-    input.set_value(text);
+    let el = root.query_selector(&format!("#{id}")).ok().flatten().expect(id);
+    match el.clone().dyn_into::<HtmlTextAreaElement>() {
+        Ok(t) => t.set_value(text),
+        Err(_) => el.clone().dyn_into::<HtmlInputElement>().expect("an input").set_value(text),
+    }
     let ev = web_sys::InputEvent::new("input").expect("event");
-    input.dispatch_event(&ev).expect("dispatch");
+    el.dispatch_event(&ev).expect("dispatch");
+    yew::scheduler::flush().await;
+}
+
+async fn choose(root: &Element, id: &str, value: &str) {
+    let select: HtmlSelectElement = by_id(root, id);
+    select.set_value(value);
+    select.dispatch_event(&web_sys::Event::new("change").expect("event")).expect("dispatch");
     yew::scheduler::flush().await;
 }
 
@@ -73,11 +83,41 @@ async fn bad_input_shows_an_error_and_keeps_the_last_result() {
 #[wasm_bindgen_test]
 async fn changing_the_cc_changes_the_numbers() {
     let root = mount().await;
-    let select: HtmlSelectElement = by_id(&root, "cc");
-    select.set_value("2.0");
-    select.dispatch_event(&web_sys::Event::new("change").expect("event")).expect("dispatch");
-    yew::scheduler::flush().await;
+    choose(&root, "cc", "2.0").await;
     // PG-5.0 F.4.2: on Fermi the misaligned warp costs 2 x 128-byte transactions.
     assert_eq!(metric(&root, "transactions"), "2");
     assert_eq!(metric(&root, "transaction_bytes"), "128");
+}
+
+#[wasm_bindgen_test]
+async fn a_preset_opens_its_program_and_instructions_can_be_selected() {
+    let root = mount().await;
+    choose(&root, "preset", "transpose-naive").await;
+    let buttons = root.query_selector_all(".instructions button").expect("list");
+    assert_eq!(buttons.length(), 4, "LDG, STS, LDS, STG");
+    // Select the shared load: the column read of a 32x32 tile, 32 issues x 32 wavefronts (BPG 9.2.3.3).
+    let lds = buttons.item(2).expect("third").dyn_into::<web_sys::HtmlElement>().expect("button");
+    lds.click();
+    yew::scheduler::flush().await;
+    assert_eq!(metric(&root, "wavefronts"), "1024");
+    assert_eq!(metric(&root, "bank_conflicts"), "992");
+    let block: HtmlInputElement = by_id(&root, "block");
+    assert_eq!(block.value(), "32x8");
+}
+
+#[wasm_bindgen_test]
+async fn languages_switch_and_report_errors_with_positions() {
+    let root = mount().await;
+    choose(&root, "lang", "cuda").await;
+    assert!(root.query_selector("#op").ok().flatten().is_none(), "CUDA needs no instruction field");
+    type_into(&root, "pattern", "float *in;\nfloat x = in[threadIdx.x * 2];\n").await;
+    assert_eq!(metric(&root, "sectors"), "8", "stride 2 floats: 8 sectors (BPG 9.2.1.3)");
+    type_into(&root, "pattern", "float *in;\nfloat x = in[data[0]];\n").await;
+    let text = by_id::<Element>(&root, "error").text_content().unwrap_or_default();
+    assert!(text.contains("2:14") && text.contains("unknown name `data`"), "{text}");
+    assert_eq!(metric(&root, "sectors"), "8", "the last good result stays");
+    type_into(&root, "block", "64x").await;
+    assert!(by_id::<Element>(&root, "error").text_content().unwrap_or_default().contains("block"));
+    let block: HtmlInputElement = by_id(&root, "block");
+    assert_eq!(block.value(), "64x", "a half-typed block size is kept");
 }
