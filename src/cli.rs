@@ -6,8 +6,8 @@ use crate::arch::{self, BankMode, Carveout, Cc, L1Choice, ALL_CCS};
 use crate::engine::{analyze, Windows};
 use crate::launch::Dim3;
 use crate::pattern::{InputError, Lang, Span};
-use crate::presets;
 use crate::scenario::{Field, Scenario};
+use crate::{presets, scene, svg};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 
@@ -27,11 +27,57 @@ enum Command {
     Facts(FactsArgs),
     /// List the named examples.
     Presets(PresetsArgs),
+    /// Draw the figure of one warp's issue of one instruction, as the page shows it.
+    Figure(Box<FigureArgs>),
+}
+
+#[derive(clap::Args, Debug)]
+struct AnalyzeArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+struct FigureArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Which memory instruction, counting from 1 in program order.
+    #[arg(long, default_value_t = 1)]
+    instr: usize,
+    /// Which warp-level issue of it, counting from 0 (warps, then loop iterations).
+    #[arg(long, default_value_t = 0)]
+    issue: usize,
+    /// Animation step: 0 (nothing moved yet) .. the number of steps, or `all` for every step as numbered files.
+    #[arg(long, default_value = "all-done")]
+    step: String,
+    /// Colour theme.
+    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
+    theme: ThemeArg,
+    /// Output format.
+    #[arg(long = "format", value_enum, default_value_t = FigureFormat::Svg)]
+    format: FigureFormat,
+    /// Output file (`-` for standard output); with --step all, FILE gets -01, -02, ... before its extension.
+    #[arg(short = 'o', long = "output", default_value = "-")]
+    output: String,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ThemeArg {
+    Light,
+    Dark,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FigureFormat {
+    Svg,
 }
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["addr", "cuda", "sass", "addresses", "preset"])))]
-struct AnalyzeArgs {
+struct InputArgs {
     /// Compute capability: 2.0 3.0 3.5 3.7 5.0 5.2 6.0 6.1 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0 (default 8.0).
     #[arg(long, value_parser = Cc::parse)]
     cc: Option<Cc>,
@@ -80,9 +126,6 @@ struct AnalyzeArgs {
     /// Local bytes allocated per thread; lanes past it are error lanes.
     #[arg(long)]
     local_bytes: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
 }
 
 #[derive(clap::Args, Debug)]
@@ -131,6 +174,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Analyze(a) => run_analyze(*a),
         Command::Facts(f) => run_facts(f),
         Command::Presets(p) => run_presets(p),
+        Command::Figure(f) => run_figure(*f),
     };
     match result {
         Ok(text) => {
@@ -160,7 +204,8 @@ fn read_input(path: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| format!("{path}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 
-fn run_analyze(a: AnalyzeArgs) -> Result<String, String> {
+/// Builds the scenario the input options describe, and where its pattern came from (for error messages).
+fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     let mut sc = match &a.preset {
         Some(name) => presets::find(name)
             .map(|p| p.scenario())
@@ -216,28 +261,102 @@ fn run_analyze(a: AnalyzeArgs) -> Result<String, String> {
         sc.config.windows =
             Windows { shared_alloc_bytes: a.shared_bytes, local_alloc_bytes: a.local_bytes, ..sc.config.windows };
     }
-    // The engine issue's contract: one instruction of one warp from --addr prints one report object.
-    let single = a.addr.is_some() && a.preset.is_none() && sc.block.volume() <= 32;
-    let result = sc.run().map_err(|e| match e.field {
+    Ok((sc, origin))
+}
+
+fn run_scenario(sc: &Scenario, origin: &str) -> Result<crate::trace::ProgramResult, String> {
+    sc.run().map_err(|e| match e.field {
         Field::Pattern => format!("{origin} {}", e.error),
         Field::Op => flag_error("--op", e.error),
         Field::Launch => format!("--block/--grid: {}", e.error.message),
         Field::Set => format!("--set: {}", e.error.message),
-    })?;
+    })
+}
+
+fn run_analyze(args: AnalyzeArgs) -> Result<String, String> {
+    let a = &args.input;
+    let (sc, origin) = scenario_from(a)?;
+    // The engine issue's contract: one instruction of one warp from --addr prints one report object.
+    let single = a.addr.is_some() && a.preset.is_none() && sc.block.volume() <= 32;
+    let result = run_scenario(&sc, &origin)?;
     if single {
         let report = result.instructions.first().and_then(|i| i.reports.first()).cloned().unwrap_or_else(|| {
             let instr = sc.instr().ok().unwrap_or_else(|| Instr::parse("LDG.E.32").expect("a valid mnemonic"));
             analyze(sc.cc, &instr, &crate::access::WarpAddrs([None; 32]), &sc.config)
         });
-        return Ok(match a.format {
+        return Ok(match args.format {
             Format::Json => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?,
             Format::Text => report.to_text().trim_end().to_string(),
         });
     }
-    Ok(match a.format {
+    Ok(match args.format {
         Format::Json => serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?,
         Format::Text => result.to_text().trim_end().to_string(),
     })
+}
+
+fn run_figure(f: FigureArgs) -> Result<String, String> {
+    let (sc, origin) = scenario_from(&f.input)?;
+    let result = run_scenario(&sc, &origin)?;
+    let count = result.instructions.len();
+    let instr =
+        f.instr.checked_sub(1).and_then(|i| result.instructions.get(i)).ok_or_else(|| {
+            format!("--instr {}: the program has {count} memory instruction(s), counted from 1", f.instr)
+        })?;
+    let report = instr.reports.get(f.issue).ok_or_else(|| {
+        format!(
+            "--issue {}: instruction {} has {} warp-level issue(s), counted from 0",
+            f.issue,
+            f.instr,
+            instr.reports.len()
+        )
+    })?;
+    let theme = match f.theme {
+        ThemeArg::Light => scene::Theme::Light,
+        ThemeArg::Dark => scene::Theme::Dark,
+    };
+    let n = scene::steps(report).len();
+    let title = format!("{} on CC {}: {}", instr.op, result.cc, instr.access);
+    let render = |step: usize| svg::to_svg(&scene::scene(report, &title, step), theme);
+    let write = |path: &str, text: &str| -> Result<(), String> {
+        if path == "-" {
+            print!("{text}");
+            Ok(())
+        } else {
+            std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+        }
+    };
+    let _ = f.format;
+    match f.step.as_str() {
+        "all" => {
+            if f.output == "-" {
+                return Err("--step all writes one file per step: give -o FILE".into());
+            }
+            let (stem, ext) = match f.output.rsplit_once('.') {
+                Some((s, e)) => (s.to_string(), format!(".{e}")),
+                None => (f.output.clone(), String::new()),
+            };
+            let mut names = Vec::new();
+            for k in 0..=n {
+                let name = format!("{stem}-{k:02}{ext}");
+                write(&name, &render(k))?;
+                names.push(name);
+            }
+            Ok(format!("wrote {} frames: {} .. {}", names.len(), names[0], names[names.len() - 1]))
+        }
+        step => {
+            let k = match step {
+                "all-done" => n,
+                s => s
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&k| k <= n)
+                    .ok_or_else(|| format!("--step `{s}`: give 0..{n} or all"))?,
+            };
+            write(&f.output, &render(k))?;
+            Ok(String::new())
+        }
+    }
 }
 
 fn run_presets(p: PresetsArgs) -> Result<String, String> {

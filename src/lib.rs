@@ -29,7 +29,9 @@ pub mod pattern;
 pub mod presets;
 pub mod report;
 pub mod scenario;
+pub mod scene;
 pub mod shared;
+pub mod svg;
 pub mod trace;
 
 #[cfg(not(target_arch = "wasm32"))]
