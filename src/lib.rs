@@ -22,6 +22,7 @@
 pub mod access;
 pub mod arch;
 pub mod engine;
+pub mod explain;
 pub mod global;
 pub mod launch;
 pub mod local;

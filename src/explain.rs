@@ -1,0 +1,265 @@
+//! Explanations and suggested fixes for one warp issue: which lanes cause each excess sector or bank conflict,
+//! and edits that would help. Every suggestion that changes the scenario is checked by running it: it is
+//! offered only if the engine says it costs less.
+
+use crate::arch::L1Choice;
+use crate::pattern::Lang;
+use crate::report::{Cost, Report};
+use crate::scenario::Scenario;
+use crate::scene::{hex, lanes_phrase};
+use serde::Serialize;
+
+/// A change the page can apply with one click.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fix {
+    /// Replace the pattern text.
+    Text(String),
+    /// Change the instruction.
+    Op(String),
+    /// Change the L1 choice.
+    L1(L1Choice),
+}
+
+/// A suggested change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Suggestion {
+    /// What to do, in a few words.
+    pub title: String,
+    /// Why it helps, with the numbers the engine measured for it.
+    pub why: String,
+    /// The change, when it can be applied automatically.
+    pub fix: Option<Fix>,
+}
+
+/// The explanation of one issue.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Explanation {
+    /// Sentences, most important first.
+    pub lines: Vec<String>,
+    /// Suggested changes, best first.
+    pub suggestions: Vec<Suggestion>,
+}
+
+/// The per-lane addresses of a report as (lane, address).
+fn active(report: &Report) -> Vec<(usize, u64)> {
+    report.addresses.iter().enumerate().filter_map(|(l, a)| a.map(|a| (l, a))).collect()
+}
+
+/// If the active lanes' addresses are `base + stride * lane`, returns (base, stride).
+fn affine(points: &[(usize, u64)]) -> Option<(i128, i128)> {
+    let (&(l0, a0), rest) = points.split_first()?;
+    let (l1, a1) = *rest.first()?;
+    let stride = (i128::from(a1) - i128::from(a0)) / (l1 as i128 - l0 as i128);
+    let base = i128::from(a0) - stride * l0 as i128;
+    points.iter().all(|&(l, a)| base + stride * l as i128 == i128::from(a)).then_some((base, stride))
+}
+
+/// The cost the selected instruction has in another scenario (sectors or wavefronts summed over the block).
+fn cost_of(sc: &Scenario, instr: usize) -> Option<u64> {
+    let r = sc.run().ok()?;
+    let i = r.instructions.get(instr)?;
+    i.banks.as_ref().map(|b| b.wavefronts).or_else(|| i.memory.as_ref().map(|m| m.transactions))
+}
+
+/// Explains the `issue` of instruction `instr` of a scenario's result.
+pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
+    let mut ex = Explanation::default();
+    let base_cost = cost_of(sc, instr);
+    let try_text = |ex: &mut Explanation, title: String, text: String, unit: &str| {
+        let mut cand = sc.clone();
+        cand.text = text.clone();
+        if let (Some(new), Some(old)) = (cost_of(&cand, instr), base_cost) {
+            if new < old {
+                ex.suggestions.push(Suggestion {
+                    title,
+                    why: format!("{unit}: {old} → {new} over the block"),
+                    fix: Some(Fix::Text(text)),
+                });
+            }
+        }
+    };
+    let points = active(report);
+    let size = u64::from(report.size);
+    match &report.cost {
+        Cost::Memory(m) => {
+            let requested = m.bytes_requested;
+            let ideal = requested.div_ceil(32).max(u64::from(points.len().min(1) as u32));
+            ex.lines.push(format!(
+                "{} active lanes request {requested} bytes; they touch {} bytes in {} sector(s), {} B moved ({:.0}% efficiency).",
+                report.active_lanes,
+                m.bytes_unique,
+                m.sectors,
+                m.bytes_moved,
+                m.efficiency * 100.0
+            ));
+            if u64::from(m.sectors) > ideal && points.len() > 1 {
+                ex.lines.push(format!("Packed and aligned, {requested} bytes would fit in {ideal} sector(s)."));
+                // Which transactions carry few useful bytes.
+                let mut partial = Vec::new();
+                for r in &m.steps {
+                    for t in &r.transactions {
+                        let useful: u64 = points
+                            .iter()
+                            .filter(|(_, a)| *a >= t.addr && *a < t.addr + u64::from(t.bytes))
+                            .map(|_| size)
+                            .sum::<u64>()
+                            .min(u64::from(t.bytes));
+                        if useful < u64::from(t.bytes) / 2 {
+                            partial.push(format!(
+                                "{} at {} carries {useful} useful byte(s) for {}",
+                                if t.bytes == 128 { "the line" } else { "the sector" },
+                                hex(t.addr),
+                                lanes_phrase(t.lanes)
+                            ));
+                        }
+                    }
+                }
+                for p in partial.iter().take(4) {
+                    ex.lines.push(format!("{}{}.", p[..1].to_uppercase(), &p[1..]));
+                }
+                if partial.len() > 4 {
+                    ex.lines.push(format!("… and {} more sparsely used transactions.", partial.len() - 4));
+                }
+            }
+            match affine(&points) {
+                Some((_, 0)) => {
+                    ex.lines.push("Every lane reads the same address: one transaction serves the warp.".into())
+                }
+                Some((base, stride)) if stride == i128::from(size) && base % 32 != 0 => {
+                    ex.lines.push(format!("The warp is contiguous but starts {} bytes into a sector: it straddles one more sector than it needs.", base % 32));
+                    if sc.lang == Lang::Expr && sc.launch().is_ok_and(|l| l.warps() == 1) {
+                        let aligned = base - base % 128;
+                        try_text(
+                            &mut ex,
+                            "Align the start to 128 bytes".into(),
+                            format!("{size}*lane + {aligned:#x}"),
+                            "transactions",
+                        );
+                    }
+                }
+                Some((base, stride)) if stride.unsigned_abs() > u128::from(size) => {
+                    ex.lines.push(format!(
+                        "Neighbouring lanes are {} bytes apart but each uses {size}: the warp drags in {}x the data it needs.",
+                        stride.abs(),
+                        stride.unsigned_abs() / u128::from(size.max(1))
+                    ));
+                    ex.suggestions.push(Suggestion {
+                        title: "Store the values each warp reads next to each other".into(),
+                        why: "Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.".into(),
+                        fix: None,
+                    });
+                    if sc.lang == Lang::Expr && sc.launch().is_ok_and(|l| l.warps() == 1) {
+                        try_text(
+                            &mut ex,
+                            format!("Read with a stride of {size} bytes"),
+                            format!("{size}*lane + {base:#x}"),
+                            "transactions",
+                        );
+                    }
+                }
+                _ => {}
+            }
+            if m.transaction_bytes == 128 && m.efficiency < 0.5 && sc.config.l1 != L1Choice::Off {
+                let mut cand = sc.clone();
+                cand.config.l1 = L1Choice::Off;
+                if let (Some(new), Some(old)) = (cost_of(&cand, instr).map(|t| t * 32), base_cost.map(|t| t * 128)) {
+                    if new < old {
+                        ex.suggestions.push(Suggestion {
+                            title: "Cache this load in L2 only (-Xptxas -dlcm=cg or .CG)".into(),
+                            why: format!("32-byte transactions instead of 128-byte lines: bytes moved {old} → {new} over the block"),
+                            fix: Some(Fix::L1(L1Choice::Off)),
+                        });
+                    }
+                }
+            }
+        }
+        Cost::Banks(b) => {
+            ex.lines.push(format!(
+                "{} wavefront(s) where {} would do: {} bank conflict(s), worst {}-way.",
+                b.wavefronts, b.ideal_wavefronts, b.bank_conflicts, b.conflict_degree
+            ));
+            // The worst bank of the worst phase, and which lanes compete for it.
+            if let Some(ph) = b.phases.iter().max_by_key(|p| p.wavefronts.len()) {
+                let mut per_bank: Vec<(u32, Vec<u64>, crate::access::LaneSet)> = Vec::new();
+                for w in &ph.wavefronts {
+                    for word in &w.words {
+                        let idx = match per_bank.iter().position(|(bk, _, _)| *bk == word.bank) {
+                            Some(i) => i,
+                            None => {
+                                per_bank.push((word.bank, Vec::new(), crate::access::LaneSet::default()));
+                                per_bank.len() - 1
+                            }
+                        };
+                        let entry = &mut per_bank[idx];
+                        if !entry.1.contains(&word.addr) {
+                            entry.1.push(word.addr);
+                        }
+                        for l in w.lanes.iter() {
+                            let overlaps =
+                                report.addresses[l].is_some_and(|a| a < word.addr + 4 && word.addr < a + size);
+                            if overlaps {
+                                entry.2.insert(l);
+                            }
+                        }
+                    }
+                }
+                let worst = per_bank.iter().max_by_key(|(_, w, _)| w.len()).filter(|(_, w, _)| w.len() > 1);
+                if let Some((bank, words, lanes)) = worst {
+                    ex.lines.push(format!(
+                        "Bank {bank} must serve {} different words for {} in one phase, one word per wavefront.",
+                        words.len(),
+                        lanes_phrase(*lanes)
+                    ));
+                }
+            }
+            if b.bank_conflicts > 0 {
+                if let Some((base, stride)) = affine(&points) {
+                    if sc.lang == Lang::Expr && sc.launch().is_ok_and(|l| l.warps() == 1) && stride > 0 {
+                        try_text(
+                            &mut ex,
+                            format!("Pad the stride to {} bytes (an odd number of words)", stride + 4),
+                            format!("{}*lane + {base:#x}", stride + 4),
+                            "wavefronts",
+                        );
+                    }
+                }
+                if sc.lang == Lang::Cuda {
+                    if let Some(padded) = pad_shared_array(&sc.text) {
+                        try_text(&mut ex, "Pad the shared array by one column".into(), padded, "wavefronts");
+                    }
+                }
+            } else if b.wavefronts > 0 {
+                ex.lines
+                    .push("No bank conflicts: every phase is served in the fewest wavefronts its bytes allow.".into());
+            }
+        }
+        Cost::Split { parts } => {
+            let spaces: Vec<String> =
+                parts.iter().map(|p| format!("{} lane(s) to {:?}", p.active_lanes, p.space).to_lowercase()).collect();
+            ex.lines.push(format!(
+                "This generic access splits: {}. Each part is costed in its own memory.",
+                spaces.join(", ")
+            ));
+        }
+    }
+    ex
+}
+
+/// `__shared__ T name[A][B]` becomes `__shared__ T name[A][B + 1]` (the first two-dimensional shared array).
+fn pad_shared_array(text: &str) -> Option<String> {
+    let decl = text.find("__shared__")?;
+    let open1 = decl + text[decl..].find('[')?;
+    let close1 = open1 + text[open1..].find(']')?;
+    let rest = &text[close1 + 1..];
+    if !rest.trim_start().starts_with('[') {
+        return None;
+    }
+    let open2 = close1 + 1 + rest.find('[')?;
+    let close2 = open2 + text[open2..].find(']')?;
+    let inner = text[open2 + 1..close2].trim();
+    if inner.is_empty() || inner.ends_with("+ 1") || text[decl..open1].contains(';') {
+        return None;
+    }
+    Some(format!("{}[{inner} + 1]{}", &text[..open2], &text[close2 + 1..]))
+}

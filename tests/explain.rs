@@ -1,0 +1,73 @@
+//! Explanations name the lanes behind the excess cost, and every automatic fix is one the engine confirms.
+#![cfg(not(target_arch = "wasm32"))]
+
+use warpscope::explain::{explain, Explanation, Fix};
+use warpscope::{presets, L1Choice};
+
+fn explain_preset(name: &str, instr: usize) -> Explanation {
+    let sc = presets::find(name).expect("preset").scenario();
+    let r = sc.run().expect("runs");
+    explain(&sc, instr, &r.instructions[instr].reports[0])
+}
+
+#[test]
+fn misaligned_warp_blames_lane_31_and_offers_alignment() {
+    // BPG 9.2.1.2: the fifth sector holds lane 31's 4 bytes only; aligned, the warp needs 4.
+    let ex = explain_preset("misaligned", 0);
+    assert!(ex.lines.iter().any(|l| l == "The sector at 0x80 carries 4 useful byte(s) for lane 31."), "{:?}", ex.lines);
+    let s = &ex.suggestions[0];
+    assert_eq!(s.fix, Some(Fix::Text("4*lane + 0x0".into())));
+    assert_eq!(s.why, "transactions: 5 → 4 over the block");
+}
+
+#[test]
+fn strided_and_scattered_reads_suggest_packing() {
+    // BPG 9.2.1.3: stride 2 moves 8 sectors for 4 of data.
+    let ex = explain_preset("strided", 0);
+    assert!(
+        ex.lines.iter().any(|l| l.contains("8 bytes apart but each uses 4: the warp drags in 2x")),
+        "{:?}",
+        ex.lines
+    );
+    let fix = ex.suggestions.iter().find_map(|s| s.fix.clone());
+    assert_eq!(fix, Some(Fix::Text("4*lane + 0x0".into())));
+    // Kepler with L1 on: 32 lines of 128 B for 128 useful bytes; L2-only moves 32 x 32 B (PG-11 K.3.2).
+    let ex = explain_preset("kepler-l1-opt-in", 0);
+    let l2 = ex.suggestions.iter().find(|s| s.fix == Some(Fix::L1(L1Choice::Off))).expect("an L2-only suggestion");
+    assert_eq!(l2.why, "32-byte transactions instead of 128-byte lines: bytes moved 4096 → 1024 over the block");
+}
+
+#[test]
+fn bank_conflicts_name_the_bank_and_padding_is_verified() {
+    // BPG 9.2.3.3: the naive transpose's column read: bank 0 serves 32 words; padding removes the conflicts.
+    let ex = explain_preset("transpose-naive", 2);
+    assert!(
+        ex.lines.iter().any(|l| l.starts_with("Bank 0 must serve 32 different words for lanes 0-31")),
+        "{:?}",
+        ex.lines
+    );
+    let pad = ex.suggestions.iter().find(|s| s.title == "Pad the shared array by one column").expect("padding");
+    match &pad.fix {
+        Some(Fix::Text(t)) => assert!(t.contains("__shared__ float tile[TILE][TILE + 1];"), "{t}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(pad.why, "wavefronts: 1024 → 32 over the block");
+    // An expression with a 128-byte stride: padding to 132 is conflict-free (BPG 9.2.3.3).
+    let sc = warpscope::scenario::Scenario { op: "LDS.32".into(), text: "128*lane".into(), ..Default::default() };
+    let r = sc.run().expect("runs");
+    let ex = explain(&sc, 0, &r.instructions[0].reports[0]);
+    assert_eq!(ex.suggestions[0].fix, Some(Fix::Text("132*lane + 0x0".into())));
+    assert_eq!(ex.suggestions[0].why, "wavefronts: 32 → 1 over the block");
+}
+
+#[test]
+fn good_patterns_get_no_suggestion() {
+    for name in ["coalesced", "transpose-padded", "float4-load"] {
+        let r = presets::find(name).expect("preset").scenario().run().expect("runs");
+        for k in 0..r.instructions.len() {
+            let sc = presets::find(name).expect("preset").scenario();
+            let ex = explain(&sc, k, &r.instructions[k].reports[0]);
+            assert!(ex.suggestions.is_empty(), "{name} #{k}: {:?}", ex.suggestions);
+        }
+    }
+}
