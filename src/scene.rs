@@ -338,7 +338,8 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         None if all.is_empty() => "No lane is active: nothing moves.".to_string(),
         None => format!("The warp issues {}; {} follow.", report.op, count(all.len() as u32, "step")),
     };
-    items.push(text(16.0, y + 6.0, caption.clone(), 15.0, Class::Label, Anchor::Start));
+    // The caption is not a shape: the page shows it as a live figcaption, the SVG writer as text in the
+    // room left for it here.
     let height = y + 24.0;
     if let Some(Item::Rect { h, .. }) = items.first_mut() {
         *h = height;

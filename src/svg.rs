@@ -95,6 +95,13 @@ pub fn to_svg(scene: &Scene, theme: Theme) -> String {
             }
         }
     }
+    let (fill, _, _) = paint(crate::scene::Class::Label, theme);
+    let _ = writeln!(
+        out,
+        "<text x=\"16\" y=\"{}\" font-size=\"15\" fill=\"{fill}\">{}</text>",
+        num(scene.height - 12.0),
+        escape(&scene.caption)
+    );
     out.push_str("</svg>\n");
     out
 }

@@ -121,3 +121,103 @@ async fn languages_switch_and_report_errors_with_positions() {
     let block: HtmlInputElement = by_id(&root, "block");
     assert_eq!(block.value(), "64x", "a half-typed block size is kept");
 }
+
+fn text_of(root: &Element, id: &str) -> String {
+    by_id::<Element>(root, id).text_content().unwrap_or_default()
+}
+
+async fn click(root: &Element, selector: &str) {
+    let el = root.query_selector(selector).ok().flatten().unwrap_or_else(|| panic!("no {selector}"));
+    el.dyn_into::<web_sys::HtmlElement>().expect("an element").click();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn the_player_steps_through_transactions() {
+    let root = mount().await;
+    // The finished picture first: 5 steps for the misaligned warp (BPG 9.2.1.2).
+    assert_eq!(text_of(&root, "step-label"), "step 5 / 5");
+    click(&root, "#first").await;
+    assert_eq!(text_of(&root, "caption"), "The warp issues LDG.E.32; 5 steps follow.");
+    click(&root, "#step").await;
+    assert_eq!(text_of(&root, "caption"), "Step 1 of 5: 32 B sector at 0x0 for lanes 0-6.");
+    click(&root, "#last").await;
+    assert_eq!(text_of(&root, "caption"), "Step 5 of 5: 32 B sector at 0x80 for lane 31.");
+    click(&root, "#back").await;
+    assert_eq!(text_of(&root, "step-label"), "step 4 / 5");
+    // Play from the end starts over at step 0 and shows "pause".
+    click(&root, "#last").await;
+    click(&root, "#play").await;
+    assert_eq!(text_of(&root, "step-label"), "step 0 / 5");
+    assert!(text_of(&root, "play").contains("pause"));
+    click(&root, "#play").await;
+    assert!(text_of(&root, "play").contains("play"));
+    // The figure is one SVG with the lanes and sectors.
+    let rects = root.query_selector_all("svg#figure rect").expect("rects").length();
+    assert!(rects > 40, "32 lanes and the sector cells: {rects}");
+}
+
+#[wasm_bindgen_test]
+async fn arrow_keys_step_and_space_plays() {
+    let root = mount().await;
+    let key = |k: &str| {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key(k);
+        init.set_bubbles(true);
+        let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).expect("event");
+        document().dispatch_event(&ev).expect("dispatch");
+    };
+    key("Home");
+    yew::scheduler::flush().await;
+    key("ArrowRight");
+    key("ArrowRight");
+    yew::scheduler::flush().await;
+    assert_eq!(text_of(&root, "step-label"), "step 2 / 5");
+    key(" ");
+    yew::scheduler::flush().await;
+    assert!(text_of(&root, "play").contains("pause"));
+    key(" ");
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn compare_mode_marks_the_differences() {
+    let root = mount().await;
+    click(&root, "#compare").await;
+    assert!(root.query_selector("#pane-b").ok().flatten().is_some());
+    // The second pane starts on the previous generation: 8.0 -> 7.5; the same 5 sectors, so no delta.
+    let cc_b: HtmlSelectElement = by_id(&root, "cc-b");
+    assert_eq!(cc_b.value(), "7.5");
+    choose(&root, "cc-b", "2.0").await;
+    // Fermi: 2 transactions of 128 B against 5 of 32 B (PG-5.0 F.4.2 vs BPG 9.2.1.2).
+    let b_tx = root.query_selector("#pane-b [data-metric=\"transactions\"]").ok().flatten().expect("metric");
+    assert_eq!(b_tx.text_content().unwrap_or_default(), "2");
+    let deltas = root.query_selector_all("#pane-b .delta.better").expect("deltas").length();
+    assert!(deltas >= 1, "fewer transactions is marked better");
+    click(&root, "#compare").await;
+    assert!(root.query_selector("#pane-b").ok().flatten().is_none());
+}
+
+#[wasm_bindgen_test]
+async fn try_it_applies_a_checked_fix() {
+    let root = mount().await;
+    // The misaligned warp: "Align the start" -> 4 sectors (BPG 9.2.1.1).
+    click(&root, "button.try").await;
+    assert_eq!(metric(&root, "sectors"), "4");
+    let pattern: HtmlTextAreaElement = by_id(&root, "pattern");
+    assert_eq!(pattern.value(), "4*lane + 0x0");
+}
+
+#[wasm_bindgen_test]
+async fn facts_and_carveout_follow_the_cc() {
+    let root = mount().await;
+    // seeds/002: CC 8.0, 50% of 164 KB is 82 KB, rounded up to 100 KB.
+    assert!(text_of(&root, "carveout-result").contains("100 KB"));
+    choose(&root, "cc", "7.0").await;
+    assert!(text_of(&root, "carveout-result").contains("64 KB"), "7.0: 48 KB rounds up to 64 KB");
+    choose(&root, "cc", "3.5").await;
+    assert!(text_of(&root, "carveout-result").contains("no percentage carveout"));
+    assert!(root.query_selector("#bank-mode").ok().flatten().is_some(), "Kepler shows its bank modes");
+    click(&root, "#theme").await;
+    assert!(root.query_selector(".app.theme-dark").ok().flatten().is_some());
+}

@@ -1,135 +1,346 @@
-//! The page: inputs (CC, language, instruction, block, preset, pattern), the block's memory instructions,
-//! and the metrics and notes of the selected one. It runs [`Scenario`]s and computes nothing itself.
+//! The lab page: header, the animation player, one pane (or two when comparing), and the CC facts with the
+//! carveout calculator. It draws the state; the reducer in `state.rs` changes it.
 
-use crate::arch::{Cc, ALL_CCS};
-use crate::launch::Dim3;
+use super::figure::Figure;
+use super::state::{l1_value, Action, Edit, Pane, State, L1_CHOICES};
+use crate::arch::{carveout, BankMode, Carveout, Cc, Family, ALL_CCS};
+use crate::explain::{explain, Fix};
 use crate::pattern::Lang;
 use crate::presets::PRESETS;
-use crate::scenario::{Field, Scenario, ScenarioError};
-use crate::trace::{InstrResult, ProgramResult};
-use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use crate::scene::{scene, Theme};
+use crate::trace::InstrResult;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, KeyboardEvent};
 use yew::prelude::*;
 
-/// What the page holds: the inputs as typed (the block text too, so a half-typed size is not lost), the
-/// last good result, the current error and the selected instruction.
-#[derive(Clone, PartialEq)]
-struct State {
-    scenario: Scenario,
-    block_text: String,
-    preset: String,
-    result: Option<ProgramResult>,
-    error: Option<String>,
-    selected: usize,
-}
+type Dispatch = UseReducerDispatcher<State>;
 
-impl State {
-    fn new() -> State {
-        let scenario = Scenario::default();
-        let result = scenario.run().ok();
-        State { block_text: "32".into(), preset: String::new(), scenario, result, error: None, selected: 0 }
-    }
-
-    /// Re-runs after an edit: a good result replaces the old one; an error is shown beside the last good one.
-    fn rerun(mut self) -> State {
-        match Dim3::parse(&self.block_text, "block") {
-            Ok(b) => self.scenario.block = b,
-            Err(e) => {
-                self.error = Some(e);
-                return self;
-            }
-        }
-        match self.scenario.run() {
-            Ok(r) => {
-                if self.selected >= r.instructions.len() {
-                    self.selected = 0;
-                }
-                self.result = Some(r);
-                self.error = None;
-            }
-            Err(e) => self.error = Some(describe(&e)),
-        }
-        self
+fn id(base: &str, pane: usize) -> String {
+    if pane == 0 {
+        base.to_string()
+    } else {
+        format!("{base}-b")
     }
 }
 
-fn describe(e: &ScenarioError) -> String {
-    let what = match e.field {
-        Field::Pattern => "pattern",
-        Field::Op => "instruction",
-        Field::Launch => "block",
-        Field::Set => "setting",
-    };
-    format!("{what} {}", e.error)
+fn on_select(d: &Dispatch, f: impl Fn(String) -> Action + 'static) -> Callback<Event> {
+    let d = d.clone();
+    Callback::from(move |e: Event| {
+        let el: HtmlSelectElement = e.target_unchecked_into();
+        d.dispatch(f(el.value()));
+    })
 }
 
-enum Action {
-    Cc(String),
-    Lang(String),
-    Op(String),
-    Block(String),
-    Text(String),
-    Preset(String),
-    Select(usize),
+fn on_input(d: &Dispatch, f: impl Fn(String) -> Action + 'static) -> Callback<InputEvent> {
+    let d = d.clone();
+    Callback::from(move |e: InputEvent| {
+        let el: HtmlInputElement = e.target_unchecked_into();
+        d.dispatch(f(el.value()));
+    })
 }
 
-fn reduce(state: &State, action: Action) -> State {
-    let mut s = state.clone();
-    match action {
-        Action::Cc(v) => match Cc::parse(&v) {
-            Ok(cc) => s.scenario.cc = cc,
-            Err(e) => s.error = Some(e),
-        },
-        Action::Lang(v) => {
-            if let Ok(l) = Lang::parse(&v) {
-                s.scenario.lang = l;
-            }
-        }
-        Action::Op(v) => s.scenario.op = v,
-        Action::Block(v) => s.block_text = v,
-        Action::Text(v) => s.scenario.text = v,
-        Action::Preset(name) => {
-            if let Some(p) = crate::presets::find(&name) {
-                s.scenario = p.scenario();
-                s.block_text = p.block.to_string().trim_end_matches("x1").trim_end_matches("x1").to_string();
-                s.selected = 0;
-            }
-            s.preset = name;
-        }
-        Action::Select(i) => {
-            s.selected = i;
-            return s;
+fn family_name(f: Family) -> &'static str {
+    match f {
+        Family::Fermi => "Fermi",
+        Family::Kepler => "Kepler",
+        Family::Maxwell => "Maxwell",
+        Family::Pascal => "Pascal",
+        Family::Volta => "Volta",
+        Family::Turing => "Turing",
+        Family::Ampere => "Ampere",
+        Family::Ada => "Ada",
+        Family::Hopper => "Hopper",
+        Family::Blackwell => "Blackwell",
+    }
+}
+
+/// The CC menu, grouped by architecture.
+fn cc_select(d: &Dispatch, pane: usize, cc: Cc) -> Html {
+    let mut groups: Vec<(Family, Vec<Cc>)> = Vec::new();
+    for c in ALL_CCS {
+        match groups.last_mut() {
+            Some((f, v)) if *f == c.family() => v.push(c),
+            _ => groups.push((c.family(), vec![c])),
         }
     }
-    s.rerun()
+    html! {
+        <select id={id("cc", pane)} aria-label="compute capability" onchange={on_select(d, move |v| Action::Edit(pane, Edit::Cc(v)))}>
+            { for groups.into_iter().map(|(f, ccs)| html! {
+                <optgroup label={family_name(f)}>
+                    { for ccs.into_iter().map(|c| html! {
+                        <option value={c.to_string()} selected={c == cc}>{ format!("{c} · {}", c.facts().example_gpu) }</option>
+                    }) }
+                </optgroup>
+            }) }
+        </select>
+    }
 }
 
-fn metric(name: &'static str, label: &'static str, value: String) -> Html {
+fn metric(
+    name: &'static str,
+    label: &'static str,
+    value: f64,
+    shown: String,
+    base: Option<f64>,
+    lower_is_better: bool,
+) -> Html {
+    let delta = base.filter(|b| (b - value).abs() > 1e-9).map(|b| {
+        let better = if lower_is_better { value < b } else { value > b };
+        let sign = if value > b { "▲" } else { "▼" };
+        let diff = value - b;
+        let text =
+            if name == "efficiency" { format!("{sign} {:+.1} pts", diff * 100.0) } else { format!("{sign} {diff:+}") };
+        html! { <span class={classes!("delta", if better { "better" } else { "worse" })}>{ text }</span> }
+    });
     html! {
         <div class="metric">
             <span class="metric-label">{ label }</span>
-            <span class="metric-value" data-metric={name}>{ value }</span>
+            <span class="metric-value" data-metric={name}>{ shown }</span>
+            { for delta }
         </div>
     }
 }
 
-fn metrics(i: &InstrResult) -> Html {
+fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {
+    let bm = base.and_then(|b| b.memory.as_ref());
+    let bb = base.and_then(|b| b.banks.as_ref());
     html! {
         <div class="metrics">
-            { metric("warps", "warp issues", i.warps.to_string()) }
+            { metric("warps", "warp issues", f64::from(i.warps), i.warps.to_string(), base.map(|b| f64::from(b.warps)), true) }
             if let Some(m) = &i.memory {
-                { metric("requests", "requests", m.requests.to_string()) }
-                { metric("lines", "lines", m.lines.to_string()) }
-                { metric("sectors", "sectors", m.sectors.to_string()) }
-                { metric("transactions", "transactions", m.transactions.to_string()) }
-                { metric("transaction_bytes", "bytes each", m.transaction_bytes.to_string()) }
-                { metric("efficiency", "efficiency", format!("{:.1}%", m.efficiency * 100.0)) }
+                { metric("requests", "requests", m.requests as f64, m.requests.to_string(), bm.map(|b| b.requests as f64), true) }
+                { metric("lines", "lines", m.lines as f64, m.lines.to_string(), bm.map(|b| b.lines as f64), true) }
+                { metric("sectors", "sectors", m.sectors as f64, m.sectors.to_string(), bm.map(|b| b.sectors as f64), true) }
+                { metric("sectors_per_request", "sectors / request", m.sectors_per_request, format!("{:.2}", m.sectors_per_request), bm.map(|b| b.sectors_per_request), true) }
+                { metric("transactions", "transactions", m.transactions as f64, m.transactions.to_string(), bm.map(|b| b.transactions as f64), true) }
+                { metric("transaction_bytes", "bytes each", f64::from(m.transaction_bytes), m.transaction_bytes.to_string(), bm.map(|b| f64::from(b.transaction_bytes)), true) }
+                { metric("efficiency", "efficiency", m.efficiency, format!("{:.1}%", m.efficiency * 100.0), bm.map(|b| b.efficiency), false) }
             }
             if let Some(b) = &i.banks {
-                { metric("wavefronts", "wavefronts", b.wavefronts.to_string()) }
-                { metric("ideal_wavefronts", "ideal", b.ideal_wavefronts.to_string()) }
-                { metric("bank_conflicts", "bank conflicts", b.bank_conflicts.to_string()) }
-                { metric("conflict_degree", "worst n-way", b.conflict_degree.to_string()) }
+                { metric("wavefronts", "wavefronts", b.wavefronts as f64, b.wavefronts.to_string(), bb.map(|x| x.wavefronts as f64), true) }
+                { metric("ideal_wavefronts", "ideal", b.ideal_wavefronts as f64, b.ideal_wavefronts.to_string(), bb.map(|x| x.ideal_wavefronts as f64), true) }
+                { metric("bank_conflicts", "bank conflicts", b.bank_conflicts as f64, b.bank_conflicts.to_string(), bb.map(|x| x.bank_conflicts as f64), true) }
+                { metric("conflict_degree", "worst n-way", f64::from(b.conflict_degree), b.conflict_degree.to_string(), bb.map(|x| f64::from(x.conflict_degree)), true) }
             }
+        </div>
+    }
+}
+
+fn lang_label(l: Lang) -> &'static str {
+    match l {
+        Lang::Expr => "expression",
+        Lang::Cuda => "CUDA snippet",
+        Lang::Sass => "SASS",
+        Lang::Addresses => "address list",
+    }
+}
+
+/// One pane: inputs, instructions, the figure, metrics, explanation and notes.
+fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
+    let pane: &Pane = &state.panes[k];
+    let sc = &pane.scenario;
+    let needs_op = matches!(sc.lang, Lang::Expr | Lang::Addresses);
+    let result = pane.result.clone();
+    let selected = result.as_ref().and_then(|r| r.instructions.get(pane.instr));
+    let base = (k == 1)
+        .then(|| state.panes[0].result.as_ref().and_then(|r| r.instructions.get(state.panes[0].instr)))
+        .flatten();
+    let on_text = {
+        let d = d.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: HtmlTextAreaElement = e.target_unchecked_into();
+            d.dispatch(Action::Edit(k, Edit::Text(el.value())));
+        })
+    };
+    let kepler = sc.cc.family() == Family::Kepler;
+    let show_l1 = sc.cc.major <= 5;
+    html! {
+        <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={id("pane", k)}>
+            <div class="inputs">
+                <label>{ "compute capability" }{ cc_select(d, k, sc.cc) }</label>
+                <label>{ "example" }
+                    <select id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
+                        <option value="" selected={pane.preset.is_empty()}>{ "choose an example…" }</option>
+                        { for PRESETS.iter().map(|p| html! { <option value={p.name} selected={pane.preset == p.name}>{ p.title }</option> }) }
+                    </select>
+                </label>
+                <label>{ "language" }
+                    <select id={id("lang", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Lang(v)))}>
+                        { for Lang::ALL.iter().map(|l| html! { <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option> }) }
+                    </select>
+                </label>
+                if needs_op {
+                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false"
+                        oninput={on_input(d, move |v| Action::Edit(k, Edit::Op(v)))} /></label>
+                }
+                <label>{ "block" }<input id={id("block", k)} class="short mono" value={pane.block_text.clone()} spellcheck="false"
+                    oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
+                if show_l1 {
+                    <label>{ "global loads" }
+                        <select id={id("l1", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::L1(v)))}>
+                            { for L1_CHOICES.iter().map(|(v, label)| html! { <option value={*v} selected={l1_value(sc.config.l1) == *v}>{ *label }</option> }) }
+                        </select>
+                    </label>
+                }
+                if kepler {
+                    <label>{ "bank mode" }
+                        <select id={id("bank-mode", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::BankMode(v)))}>
+                            <option value="4" selected={sc.config.bank_mode == BankMode::FourByte}>{ "4-byte" }</option>
+                            <option value="8" selected={sc.config.bank_mode == BankMode::EightByte}>{ "8-byte" }</option>
+                        </select>
+                    </label>
+                }
+            </div>
+            if let Some(p) = crate::presets::find(&pane.preset) {
+                <p class="explanation-preset">{ p.explanation }</p>
+            }
+            <textarea id={id("pattern", k)} class="pattern" rows={if sc.lang == Lang::Expr { "2" } else { "9" }} spellcheck="false"
+                aria-label="access pattern" value={sc.text.clone()} oninput={on_text} />
+            if let Some(e) = &pane.error {
+                <pre id={id("error", k)} class="error" role="alert">{ e.clone() }</pre>
+            }
+            if let Some(r) = &result {
+                <div class="instructions-row">
+                    <ol class="instructions" aria-label="memory instructions">
+                        { for r.instructions.iter().enumerate().map(|(i, ins)| {
+                            let d = d.clone();
+                            let onclick = Callback::from(move |_| d.dispatch(Action::Instr(k, i)));
+                            html! {
+                                <li class={classes!((i == pane.instr).then_some("selected"))}>
+                                    <button {onclick} aria-pressed={(i == pane.instr).to_string()}>
+                                        <span class="op">{ ins.op.clone() }</span>
+                                        <span class="access">{ format!("line {}: {}", ins.line, ins.access) }</span>
+                                    </button>
+                                </li>
+                            }
+                        }) }
+                    </ol>
+                    if let Some(ins) = selected.filter(|i| i.reports.len() > 1) {
+                        <label class="warp-select">{ "warp" }
+                            <select id={id("warp", k)} onchange={on_select(d, move |v| Action::Issue(k, v.parse().unwrap_or(0)))}>
+                                { for ins.issues.iter().enumerate().map(|(j, is)| html! {
+                                    <option value={j.to_string()} selected={j == pane.issue}>
+                                        { if ins.issues.iter().any(|x| x.iteration > 0) { format!("warp {}, pass {}", is.warp, is.iteration + 1) } else { format!("warp {}", is.warp) } }
+                                    </option>
+                                }) }
+                            </select>
+                        </label>
+                    }
+                </div>
+                if r.instructions.is_empty() {
+                    <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
+                }
+                if let (Some(ins), Some(rep)) = (selected, pane.report()) {
+                    { metrics(ins, base) }
+                    { figure_view(state, k, ins, rep, r.cc) }
+                    { explanation_view(d, k, pane, rep) }
+                    <ul class="notes">
+                        { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ n.text.clone() }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
+                        { for ins.warnings.iter().take(6).map(|w| html! { <li class="warning">{ w.clone() }</li> }) }
+                    </ul>
+                }
+            }
+        </section>
+    }
+}
+
+fn figure_view(state: &State, k: usize, ins: &InstrResult, rep: &crate::report::Report, cc: Cc) -> Html {
+    let title = format!("{} on CC {}: {}", ins.op, cc, ins.access);
+    let sc = Rc::new(scene(rep, &title, state.step_shown()));
+    let caption = sc.caption.clone();
+    html! {
+        <figure class="figure-wrap">
+            <Figure scene={sc} theme={state.theme} id={id("figure", k)} />
+            <figcaption id={id("caption", k)} aria-live="polite">{ caption }</figcaption>
+        </figure>
+    }
+}
+
+fn explanation_view(d: &Dispatch, k: usize, pane: &Pane, rep: &crate::report::Report) -> Html {
+    let ex = explain(&pane.scenario, pane.instr, rep);
+    html! {
+        <div class="explain" id={id("explain", k)}>
+            <h3>{ "Why" }</h3>
+            <ul>{ for ex.lines.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
+            if !ex.suggestions.is_empty() {
+                <h3>{ "Try" }</h3>
+                <ul class="suggestions">
+                    { for ex.suggestions.iter().map(|s| {
+                        let fix = s.fix.clone();
+                        let d = d.clone();
+                        html! {
+                            <li>
+                                <strong>{ s.title.clone() }</strong>{ format!(" — {}", s.why) }
+                                if let Some(f) = fix {
+                                    <button class="try" onclick={Callback::from(move |_| d.dispatch(Action::Edit(k, Edit::Fix(f.clone()))))}>
+                                        { match &s.fix { Some(Fix::Text(t)) if t.len() < 40 => format!("try {t}"), _ => "try it".to_string() } }
+                                    </button>
+                                }
+                            </li>
+                        }
+                    }) }
+                </ul>
+            }
+        </div>
+    }
+}
+
+fn facts_view(d: &Dispatch, state: &State) -> Html {
+    let cc = state.panes[0].scenario.cc;
+    let f = cc.facts();
+    let carve = Carveout::parse(&state.carveout).and_then(|c| carveout(cc, c));
+    let l1 = match f.l1_default {
+        crate::arch::L1Default::On => "cached in L1 and L2",
+        crate::arch::L1Default::OffOptIn => "L2 only (L1 opt-in with -dlcm=ca)",
+        crate::arch::L1Default::OffFixed => "L2 only",
+    };
+    html! {
+        <section class="facts" id="facts" aria-label="facts for this compute capability">
+            <h2>{ format!("CC {cc}: {} · {}", family_name(f.family), f.example_gpu) }</h2>
+            <dl>
+                <dt>{ "L1 / shared" }</dt><dd>{ f.l1_shared }</dd>
+                <dt>{ "shared capacities" }</dt><dd>{ format!("{} KB", f.shared_capacities_kb.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")) }</dd>
+                <dt>{ "max shared per block" }</dt><dd>{ format!("{} KB", f.max_shared_per_block_kb) }</dd>
+                <dt>{ "L2" }</dt><dd>{ f.l2 }</dd>
+                <dt>{ "bank width" }</dt><dd>{ if f.bank_width_bytes == 8 { "64 bits (4- or 8-byte mode)" } else { "32 bits, 32 banks" } }</dd>
+                <dt>{ "global loads" }</dt><dd>{ l1 }</dd>
+                if !f.unchecked.is_empty() {
+                    <dt>{ "not confirmed" }</dt><dd>{ f.unchecked }</dd>
+                }
+            </dl>
+            <label class="carveout">{ "carveout %" }
+                <input id="carveout" class="short mono" value={state.carveout.clone()} oninput={on_input(d, Action::Carveout)} />
+            </label>
+            <p id="carveout-result">{ match carve { Ok(c) => c.explanation, Err(e) => e } }</p>
+        </section>
+    }
+}
+
+fn player(d: &Dispatch, state: &State) -> Html {
+    let max = state.max_steps();
+    let shown = state.step_shown();
+    let click = |a: Action| {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(a.clone()))
+    };
+    let on_scrub = on_input(d, |v| Action::SetStep(v.parse().unwrap_or(0)));
+    html! {
+        <div class="player" role="group" aria-label="animation">
+            <button id="first" title="first step (Home)" onclick={click(Action::SetStep(0))}>{ "|◀◀" }</button>
+            <button id="back" title="step back (←)" onclick={click(Action::Step(-1))}>{ "◀" }</button>
+            <button id="play" class="primary" title="play / pause (space)" onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚ pause" } else { "▶ play" } }</button>
+            <button id="step" title="step forward (→)" onclick={click(Action::Step(1))}>{ "▶" }</button>
+            <button id="last" title="last step (End)" onclick={click(Action::SetStep(usize::MAX))}>{ "▶▶|" }</button>
+            <input id="scrub" type="range" min="0" max={max.to_string()} value={shown.to_string()} aria-label="step" oninput={on_scrub} />
+            <span id="step-label" class="mono">{ format!("step {shown} / {max}") }</span>
+            <label>{ "speed" }
+                <select id="speed" onchange={on_select(d, |v| Action::Speed(v.parse().unwrap_or(700)))}>
+                    { for [(1500, "slow"), (700, "normal"), (250, "fast")].iter().map(|(ms, l)| html! {
+                        <option value={ms.to_string()} selected={state.speed_ms == *ms}>{ *l }</option>
+                    }) }
+                </select>
+            </label>
         </div>
     }
 }
@@ -137,119 +348,76 @@ fn metrics(i: &InstrResult) -> Html {
 /// The page.
 #[component(App)]
 pub fn app() -> Html {
-    let state = use_state(State::new);
-    let dispatch = {
-        let state = state.clone();
-        Callback::from(move |a: Action| state.set(reduce(&state, a)))
-    };
-    let on_select = |make: fn(String) -> Action| {
-        let dispatch = dispatch.clone();
-        Callback::from(move |e: Event| {
-            let el: HtmlSelectElement = e.target_unchecked_into();
-            dispatch.emit(make(el.value()));
-        })
-    };
-    let on_input = |make: fn(String) -> Action| {
-        let dispatch = dispatch.clone();
-        Callback::from(move |e: InputEvent| {
-            let el: HtmlInputElement = e.target_unchecked_into();
-            dispatch.emit(make(el.value()));
-        })
-    };
-    let on_text = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |e: InputEvent| {
-            let el: HtmlTextAreaElement = e.target_unchecked_into();
-            dispatch.emit(Action::Text(el.value()));
-        })
-    };
-    let s = &*state;
-    let sc = &s.scenario;
-    let needs_op = matches!(sc.lang, Lang::Expr | Lang::Addresses);
-    let selected = s.result.as_ref().and_then(|r| r.instructions.get(s.selected));
-    let lang_label = |l: Lang| match l {
-        Lang::Expr => "expression",
-        Lang::Cuda => "CUDA snippet",
-        Lang::Sass => "SASS",
-        Lang::Addresses => "address list",
-    };
+    let state = use_reducer(State::default);
+    let d = state.dispatcher();
 
+    // The animation timer runs only while playing.
+    {
+        let d = d.clone();
+        use_effect_with((state.playing, state.speed_ms), move |&(playing, ms)| {
+            let timer = playing.then(|| gloo_timers::callback::Interval::new(ms, move || d.dispatch(Action::Tick)));
+            move || drop(timer)
+        });
+    }
+    // Keyboard: space plays, arrows step, Home/End jump; typing in a field is left alone.
+    {
+        let d = d.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
+                gloo_events::EventListener::new(&doc, "keydown", move |e| {
+                    let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
+                    let typing = e
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "BUTTON"))
+                        .unwrap_or(false);
+                    if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                        return;
+                    }
+                    let action = match e.key().as_str() {
+                        " " => Some(Action::TogglePlay),
+                        "ArrowRight" | "PageDown" => Some(Action::Step(1)),
+                        "ArrowLeft" | "PageUp" => Some(Action::Step(-1)),
+                        "Home" => Some(Action::SetStep(0)),
+                        "End" => Some(Action::SetStep(usize::MAX)),
+                        _ => None,
+                    };
+                    if let Some(a) = action {
+                        e.prevent_default();
+                        d.dispatch(a);
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
+    let comparing = state.panes.len() > 1;
+    let dark = state.theme == Theme::Dark;
+    let toggle_compare = {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(Action::Compare(!comparing)))
+    };
+    let toggle_theme = {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(Action::Theme(if dark { Theme::Light } else { Theme::Dark })))
+    };
     html! {
-        <main>
-            <header>
+        <div class={classes!("app", if dark { "theme-dark" } else { "theme-light" }, comparing.then_some("comparing"))}>
+            <header class="top">
                 <h1>{ "warpscope" }</h1>
                 <p class="tagline">{ "memory coalescing and bank conflicts, one warp at a time" }</p>
+                <div class="top-actions">
+                    <button id="compare" aria-pressed={comparing.to_string()} onclick={toggle_compare}>{ if comparing { "single view" } else { "compare" } }</button>
+                    <button id="theme" onclick={toggle_theme}>{ if dark { "light theme" } else { "dark theme" } }</button>
+                </div>
             </header>
-            <section class="inputs">
-                <label>{ "example" }
-                    <select id="preset" onchange={on_select(Action::Preset)}>
-                        <option value="" selected={s.preset.is_empty()}>{ "choose an example…" }</option>
-                        { for PRESETS.iter().map(|p| html! {
-                            <option value={p.name} selected={s.preset == p.name}>{ p.title }</option>
-                        }) }
-                    </select>
-                </label>
-                <label>{ "compute capability" }
-                    <select id="cc" onchange={on_select(Action::Cc)}>
-                        { for ALL_CCS.iter().map(|c| html! {
-                            <option value={c.to_string()} selected={*c == sc.cc}>
-                                { format!("{} — {}", c, c.facts().example_gpu) }
-                            </option>
-                        }) }
-                    </select>
-                </label>
-                <label>{ "language" }
-                    <select id="lang" onchange={on_select(Action::Lang)}>
-                        { for Lang::ALL.iter().map(|l| html! {
-                            <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option>
-                        }) }
-                    </select>
-                </label>
-                if needs_op {
-                    <label>{ "instruction" }<input id="op" value={sc.op.clone()} oninput={on_input(Action::Op)} spellcheck="false" /></label>
-                }
-                <label>{ "block" }<input id="block" class="short" value={s.block_text.clone()} oninput={on_input(Action::Block)} spellcheck="false" /></label>
-            </section>
-            <textarea id="pattern" rows={if sc.lang == Lang::Expr { "2" } else { "10" }} spellcheck="false" value={sc.text.clone()} oninput={on_text}
-                aria-label="access pattern" />
-            if let Some(e) = &s.error {
-                <pre id="error" role="alert">{ e.clone() }</pre>
-            }
-            if let Some(r) = &s.result {
-                <section class="result">
-                    <ol class="instructions">
-                        { for r.instructions.iter().enumerate().map(|(k, i)| {
-                            let dispatch = dispatch.clone();
-                            let onclick = Callback::from(move |_| dispatch.emit(Action::Select(k)));
-                            html! {
-                                <li class={classes!((k == s.selected).then_some("selected"))}>
-                                    <button {onclick}>
-                                        <span class="op">{ i.op.clone() }</span>
-                                        <span class="access">{ format!("line {}: {}", i.line, i.access) }</span>
-                                    </button>
-                                </li>
-                            }
-                        }) }
-                    </ol>
-                    if let Some(i) = selected {
-                        <p id="summary">{ format!(
-                            "{} on CC {}: issued by {} in a {} block",
-                            i.op,
-                            r.cc,
-                            if i.warps == 1 { "1 warp".to_string() } else { format!("{} warps (counting loop iterations)", i.warps) },
-                            r.launch.block
-                        ) }</p>
-                        { metrics(i) }
-                        <ul class="notes">
-                            { for i.notes.iter().map(|n| html! { <li><strong>{ "model note: " }</strong>{ n.text.clone() }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
-                            { for i.warnings.iter().take(6).map(|w| html! { <li class="warning">{ w.clone() }</li> }) }
-                        </ul>
-                    }
-                    if r.instructions.is_empty() {
-                        <p id="summary">{ "No memory instruction ran: every lane was inactive or the program has no loads or stores." }</p>
-                    }
-                </section>
-            }
-        </main>
+            { player(&d, &state) }
+            <div class="panes">
+                { for (0..state.panes.len()).map(|k| pane_view(&d, &state, k)) }
+            </div>
+            { facts_view(&d, &state) }
+            <footer class="keys">{ "Keys: space play/pause · ← → step · Home/End first/last. Counts follow the documented model per CC; model notes show where sources or hardware differ." }</footer>
+        </div>
     }
 }

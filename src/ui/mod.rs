@@ -1,7 +1,9 @@
-//! The web page (wasm32 only). It computes nothing itself: it parses the user's input with the core's
-//! parsers, calls [`crate::analyze`] and shows the report. Errors are values all the way to the screen.
+//! The web page (wasm32 only). It computes nothing itself: it runs [`crate::scenario::Scenario`]s and draws
+//! the results. Errors are values all the way to the screen.
 
 mod app;
+mod figure;
+pub mod state;
 
 pub use app::App;
 

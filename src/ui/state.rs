@@ -1,0 +1,335 @@
+//! The page's state, its actions and the reducer. Everything the page shows is derived from this; nothing
+//! here touches the DOM.
+
+use crate::arch::{Cc, L1Choice};
+use crate::explain::Fix;
+use crate::launch::Dim3;
+use crate::pattern::Lang;
+use crate::report::Report;
+use crate::scenario::{Field, Scenario, ScenarioError};
+use crate::scene::{steps, Theme};
+use crate::trace::ProgramResult;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// One side of the page: a scenario, what the user typed, and the last good result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pane {
+    /// The scenario being shown.
+    pub scenario: Scenario,
+    /// The block size as typed (kept while it does not parse).
+    pub block_text: String,
+    /// The preset last chosen, if the pattern still comes from it.
+    pub preset: String,
+    /// The last good result.
+    pub result: Option<Rc<ProgramResult>>,
+    /// The current error, shown beside the last good result.
+    pub error: Option<String>,
+    /// The selected instruction.
+    pub instr: usize,
+    /// The selected warp-level issue of it.
+    pub issue: usize,
+}
+
+impl Pane {
+    fn new(scenario: Scenario) -> Pane {
+        let block_text = block_text(scenario.block);
+        let mut p = Pane { scenario, block_text, preset: String::new(), result: None, error: None, instr: 0, issue: 0 };
+        p.rerun();
+        p
+    }
+
+    /// Runs the scenario: a good result replaces the old one; an error is kept beside the last good result.
+    fn rerun(&mut self) {
+        match Dim3::parse(&self.block_text, "block") {
+            Ok(b) => self.scenario.block = b,
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        }
+        match self.scenario.run() {
+            Ok(r) => {
+                if self.instr >= r.instructions.len() {
+                    self.instr = 0;
+                }
+                let issues = r.instructions.get(self.instr).map_or(0, |i| i.reports.len());
+                if self.issue >= issues {
+                    self.issue = 0;
+                }
+                self.result = Some(Rc::new(r));
+                self.error = None;
+            }
+            Err(e) => self.error = Some(describe(&e)),
+        }
+    }
+
+    /// The report of the selected issue of the selected instruction.
+    pub fn report(&self) -> Option<&Report> {
+        self.result.as_ref()?.instructions.get(self.instr)?.reports.get(self.issue)
+    }
+
+    /// Steps in the selected issue's animation.
+    pub fn steps(&self) -> usize {
+        self.report().map_or(0, |r| steps(r).len())
+    }
+}
+
+/// `32`, `32x8` or `8x8x4`: the shortest form of a block size.
+pub fn block_text(b: Dim3) -> String {
+    match (b.y, b.z) {
+        (1, 1) => b.x.to_string(),
+        (_, 1) => format!("{}x{}", b.x, b.y),
+        _ => b.to_string(),
+    }
+}
+
+fn describe(e: &ScenarioError) -> String {
+    let what = match e.field {
+        Field::Pattern => "pattern",
+        Field::Op => "instruction",
+        Field::Launch => "block",
+        Field::Set => "setting",
+    };
+    format!("{what} {}", e.error)
+}
+
+/// The whole page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// One pane, or two in compare mode.
+    pub panes: Vec<Pane>,
+    /// Animation step shown: 0 = nothing moved yet; `None` = the finished picture.
+    pub step: Option<usize>,
+    /// Whether the animation runs.
+    pub playing: bool,
+    /// Milliseconds per step.
+    pub speed_ms: u32,
+    /// Colour theme.
+    pub theme: Theme,
+    /// The carveout calculator's input.
+    pub carveout: String,
+}
+
+impl Default for State {
+    fn default() -> State {
+        State {
+            panes: vec![Pane::new(Scenario::default())],
+            step: None,
+            playing: false,
+            speed_ms: 700,
+            theme: Theme::Light,
+            carveout: "50".into(),
+        }
+    }
+}
+
+impl State {
+    /// Steps of the longest animation on screen.
+    pub fn max_steps(&self) -> usize {
+        self.panes.iter().map(Pane::steps).max().unwrap_or(0)
+    }
+
+    /// The step shown, as a number.
+    pub fn step_shown(&self) -> usize {
+        self.step.unwrap_or(self.max_steps()).min(self.max_steps())
+    }
+}
+
+/// A change to one pane's inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// Compute capability, as `8.0`.
+    Cc(String),
+    /// Language short name.
+    Lang(String),
+    /// Instruction mnemonic.
+    Op(String),
+    /// Block size text.
+    Block(String),
+    /// Pattern text.
+    Text(String),
+    /// Preset name.
+    Preset(String),
+    /// L1 choice: `default`, `on` or `off`.
+    L1(String),
+    /// Kepler bank mode: `4` or `8`.
+    BankMode(String),
+    /// A suggested fix.
+    Fix(Fix),
+}
+
+/// Everything the user can do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Edit pane `usize`.
+    Edit(usize, Edit),
+    /// Select an instruction of a pane.
+    Instr(usize, usize),
+    /// Select a warp-level issue of a pane's instruction.
+    Issue(usize, usize),
+    /// Step forward (+1) or back (-1).
+    Step(i32),
+    /// Jump to a step (`usize::MAX` = the end).
+    SetStep(usize),
+    /// Play or pause.
+    TogglePlay,
+    /// The animation timer fired.
+    Tick,
+    /// Milliseconds per step.
+    Speed(u32),
+    /// Show or hide the second pane.
+    Compare(bool),
+    /// Light or dark.
+    Theme(Theme),
+    /// The carveout calculator's input.
+    Carveout(String),
+}
+
+impl Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match action {
+            Action::Edit(p, edit) => {
+                let Some(pane) = s.panes.get_mut(p) else { return self };
+                apply(pane, edit);
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Instr(p, i) => {
+                if let Some(pane) = s.panes.get_mut(p) {
+                    pane.instr = i;
+                    pane.issue = 0;
+                }
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Issue(p, i) => {
+                if let Some(pane) = s.panes.get_mut(p) {
+                    pane.issue = i;
+                }
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Step(d) => {
+                let cur = s.step_shown() as i64;
+                let next = (cur + i64::from(d)).clamp(0, s.max_steps() as i64) as usize;
+                s.step = Some(next);
+                s.playing = false;
+            }
+            Action::SetStep(k) => {
+                s.step = if k >= s.max_steps() { None } else { Some(k) };
+                s.playing = false;
+            }
+            Action::TogglePlay => {
+                if s.playing {
+                    s.playing = false;
+                } else {
+                    // Playing from the finished picture starts over.
+                    if s.step.is_none() || s.step_shown() >= s.max_steps() {
+                        s.step = Some(0);
+                    }
+                    s.playing = s.max_steps() > 0;
+                }
+            }
+            Action::Tick => {
+                if !s.playing {
+                    return self;
+                }
+                let next = s.step_shown() + 1;
+                if next >= s.max_steps() {
+                    s.step = None;
+                    s.playing = false;
+                } else {
+                    s.step = Some(next);
+                }
+            }
+            Action::Speed(ms) => s.speed_ms = ms.clamp(100, 3000),
+            Action::Compare(on) => {
+                if on && s.panes.len() == 1 {
+                    let mut b = s.panes[0].clone();
+                    // Start the comparison on the neighbouring generation: the question students ask first.
+                    let cc = b.scenario.cc;
+                    let other = crate::arch::ALL_CCS
+                        .iter()
+                        .rev()
+                        .find(|c| c.major < cc.major)
+                        .copied()
+                        .unwrap_or(Cc::new(9, 0));
+                    b.scenario.cc = other;
+                    b.rerun();
+                    s.panes.push(b);
+                } else if !on {
+                    s.panes.truncate(1);
+                }
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Theme(t) => s.theme = t,
+            Action::Carveout(c) => s.carveout = c,
+        }
+        Rc::new(s)
+    }
+}
+
+fn apply(pane: &mut Pane, edit: Edit) {
+    match edit {
+        Edit::Cc(v) => match Cc::parse(&v) {
+            Ok(cc) => pane.scenario.cc = cc,
+            Err(e) => {
+                pane.error = Some(e);
+                return;
+            }
+        },
+        Edit::Lang(v) => {
+            if let Ok(l) = Lang::parse(&v) {
+                pane.scenario.lang = l;
+            }
+        }
+        Edit::Op(v) => pane.scenario.op = v,
+        Edit::Block(v) => pane.block_text = v,
+        Edit::Text(v) => {
+            pane.scenario.text = v;
+            pane.preset.clear();
+        }
+        Edit::Preset(name) => {
+            if let Some(p) = crate::presets::find(&name) {
+                pane.scenario = p.scenario();
+                pane.block_text = block_text(p.block);
+                pane.instr = 0;
+                pane.issue = 0;
+            }
+            pane.preset = name;
+        }
+        Edit::L1(v) => {
+            pane.scenario.config.l1 = match v.as_str() {
+                "on" => L1Choice::On,
+                "off" => L1Choice::Off,
+                _ => L1Choice::Default,
+            }
+        }
+        Edit::BankMode(v) => {
+            pane.scenario.config.bank_mode =
+                if v == "8" { crate::arch::BankMode::EightByte } else { crate::arch::BankMode::FourByte }
+        }
+        Edit::Fix(Fix::Text(t)) => pane.scenario.text = t,
+        Edit::Fix(Fix::Op(o)) => pane.scenario.op = o,
+        Edit::Fix(Fix::L1(l)) => pane.scenario.config.l1 = l,
+    }
+    pane.rerun();
+}
+
+/// The L1 choices in menu order: (value, label).
+pub const L1_CHOICES: [(&str, &str); 3] =
+    [("default", "CC default"), ("on", "L1 on (-dlcm=ca)"), ("off", "L2 only (-dlcm=cg)")];
+
+/// The value of an L1 choice in [`L1_CHOICES`].
+pub fn l1_value(l: L1Choice) -> &'static str {
+    match l {
+        L1Choice::Default => "default",
+        L1Choice::On => "on",
+        L1Choice::Off => "off",
+    }
+}
