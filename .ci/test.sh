@@ -25,4 +25,7 @@ cargo test --locked
 step "browser tests (headless Chromium)"
 CHROMEDRIVER=$(command -v chromedriver) cargo test --locked --target wasm32-unknown-unknown --test web
 
+step "end-to-end tests (playwright-core, Debian's Chromium; screenshots in test-results/)"
+node --test tests/e2e/
+
 printf '\nall checks passed in %s s\n' "$(( $(date +%s) - start ))"

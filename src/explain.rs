@@ -41,6 +41,14 @@ pub struct Explanation {
     pub suggestions: Vec<Suggestion>,
 }
 
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// The per-lane addresses of a report as (lane, address).
 fn active(report: &Report) -> Vec<(usize, u64)> {
     report.addresses.iter().enumerate().filter_map(|(l, a)| a.map(|a| (l, a))).collect()
@@ -86,15 +94,16 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
             let requested = m.bytes_requested;
             let ideal = requested.div_ceil(32).max(u64::from(points.len().min(1) as u32));
             ex.lines.push(format!(
-                "{} active lanes request {requested} bytes; they touch {} bytes in {} sector(s), {} B moved ({:.0}% efficiency).",
-                report.active_lanes,
+                "{} request {requested} bytes; they touch {} bytes in {}, {} B moved ({:.0}% efficiency).",
+                plural(u64::from(report.active_lanes), "active lane"),
                 m.bytes_unique,
-                m.sectors,
+                plural(u64::from(m.sectors), "sector"),
                 m.bytes_moved,
                 m.efficiency * 100.0
             ));
             if u64::from(m.sectors) > ideal && points.len() > 1 {
-                ex.lines.push(format!("Packed and aligned, {requested} bytes would fit in {ideal} sector(s)."));
+                ex.lines
+                    .push(format!("Packed and aligned, {requested} bytes would fit in {}.", plural(ideal, "sector")));
                 // Which transactions carry few useful bytes.
                 let mut partial = Vec::new();
                 for r in &m.steps {
@@ -107,9 +116,10 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
                             .min(u64::from(t.bytes));
                         if useful < u64::from(t.bytes) / 2 {
                             partial.push(format!(
-                                "{} at {} carries {useful} useful byte(s) for {}",
+                                "{} at {} carries {} for {}",
                                 if t.bytes == 128 { "the line" } else { "the sector" },
                                 hex(t.addr),
+                                plural(useful, "useful byte"),
                                 lanes_phrase(t.lanes)
                             ));
                         }
@@ -175,41 +185,52 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
             }
         }
         Cost::Banks(b) => {
-            ex.lines.push(format!(
-                "{} wavefront(s) where {} would do: {} bank conflict(s), worst {}-way.",
-                b.wavefronts, b.ideal_wavefronts, b.bank_conflicts, b.conflict_degree
-            ));
-            // The worst bank of the worst phase, and which lanes compete for it.
-            if let Some(ph) = b.phases.iter().max_by_key(|p| p.wavefronts.len()) {
-                let mut per_bank: Vec<(u32, Vec<u64>, crate::access::LaneSet)> = Vec::new();
+            if b.bank_conflicts == 0 {
+                ex.lines.push(format!(
+                    "{} for {} active lanes: no bank conflicts, every phase takes the fewest wavefronts its bytes allow.",
+                    plural(u64::from(b.wavefronts), "wavefront"),
+                    report.active_lanes
+                ));
+            } else {
+                ex.lines.push(format!(
+                    "{} where {} would do: {}, worst {}-way.",
+                    plural(u64::from(b.wavefronts), "wavefront"),
+                    b.ideal_wavefronts,
+                    plural(u64::from(b.bank_conflicts), "bank conflict"),
+                    b.conflict_degree
+                ));
+            }
+            // In the worst phase, how many wavefronts each bank is needed in (the CC's bank rule decided which
+            // words share a pass), and which lanes make the busiest bank busy.
+            if let Some(ph) = b.phases.iter().max_by_key(|p| p.wavefronts.len()).filter(|p| p.wavefronts.len() > 1) {
+                let mut load = [0u32; 64];
                 for w in &ph.wavefronts {
-                    for word in &w.words {
-                        let idx = match per_bank.iter().position(|(bk, _, _)| *bk == word.bank) {
-                            Some(i) => i,
-                            None => {
-                                per_bank.push((word.bank, Vec::new(), crate::access::LaneSet::default()));
-                                per_bank.len() - 1
-                            }
-                        };
-                        let entry = &mut per_bank[idx];
-                        if !entry.1.contains(&word.addr) {
-                            entry.1.push(word.addr);
-                        }
-                        for l in w.lanes.iter() {
-                            let overlaps =
-                                report.addresses[l].is_some_and(|a| a < word.addr + 4 && word.addr < a + size);
-                            if overlaps {
-                                entry.2.insert(l);
+                    let mut banks: Vec<u32> = w.words.iter().map(|x| x.bank).collect();
+                    banks.sort_unstable();
+                    banks.dedup();
+                    for bk in banks {
+                        load[bk as usize % 64] += 1;
+                    }
+                }
+                let worst = load.iter().copied().max().unwrap_or(0);
+                if worst > 1 {
+                    let busy: Vec<usize> = (0..64).filter(|&k| load[k] == worst).collect();
+                    let bank = busy[0] as u32;
+                    let mut lanes = crate::access::LaneSet::default();
+                    for w in &ph.wavefronts {
+                        for word in w.words.iter().filter(|x| x.bank == bank) {
+                            for l in w.lanes.iter() {
+                                if report.addresses[l].is_some_and(|a| a < word.addr + 4 && word.addr < a + size) {
+                                    lanes.insert(l);
+                                }
                             }
                         }
                     }
-                }
-                let worst = per_bank.iter().max_by_key(|(_, w, _)| w.len()).filter(|(_, w, _)| w.len() > 1);
-                if let Some((bank, words, lanes)) = worst {
+                    let others =
+                        if busy.len() > 1 { format!(" ({} banks are this busy)", busy.len()) } else { String::new() };
                     ex.lines.push(format!(
-                        "Bank {bank} must serve {} different words for {} in one phase, one word per wavefront.",
-                        words.len(),
-                        lanes_phrase(*lanes)
+                        "Bank {bank} holds different words for {}, so it is needed in {worst} wavefronts of one phase{others}.",
+                        lanes_phrase(lanes)
                     ));
                 }
             }
@@ -229,9 +250,6 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
                         try_text(&mut ex, "Pad the shared array by one column".into(), padded, "wavefronts");
                     }
                 }
-            } else if b.wavefronts > 0 {
-                ex.lines
-                    .push("No bank conflicts: every phase is served in the fewest wavefronts its bytes allow.".into());
             }
         }
         Cost::Split { parts } => {

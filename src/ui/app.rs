@@ -156,7 +156,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     let kepler = sc.cc.family() == Family::Kepler;
     let show_l1 = sc.cc.major <= 5;
     html! {
-        <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={id("pane", k)}>
+        <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}>
             <div class="inputs">
                 <label>{ "compute capability" }{ cc_select(d, k, sc.cc) }</label>
                 <label>{ "example" }

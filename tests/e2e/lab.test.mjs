@@ -1,0 +1,130 @@
+// End-to-end tests of the built lab page (dist/) in headless Chromium, through playwright-core.
+// Run with `node --test tests/e2e/` after `trunk build --release`. Screenshots go to test-results/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { join, extname } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const DIST = new URL('../../dist/', import.meta.url).pathname;
+const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
+
+let server, browser, base;
+
+before(async () => {
+  await mkdir(SHOTS, { recursive: true });
+  server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = join(DIST, path === '/' ? 'index.html' : path);
+    if (!file.startsWith(DIST)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function open(viewport = { width: 1280, height: 720 }) {
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(base);
+  await page.waitForSelector('svg#figure');
+  return { page, errors };
+}
+
+const metric = (page, name) => page.locator(`#pane-a [data-metric="${name}"]`).textContent();
+
+test('choose a CC, type a pattern, read the metrics', async () => {
+  const { page, errors } = await open();
+  // BPG 9.2.1.2: misaligned by one word, 5 sectors on CC 8.0.
+  assert.equal(await metric(page, 'sectors'), '5');
+  await page.fill('#pattern', '8*lane');
+  assert.equal(await metric(page, 'sectors'), '8', 'stride 2: 8 sectors (BPG 9.2.1.3)');
+  await page.selectOption('select#cc', '2.0');
+  // PG-5.0 F.4.2: one request, two 128-byte lines on Fermi.
+  assert.equal(await metric(page, 'transactions'), '2');
+  assert.equal(await metric(page, 'transaction_bytes'), '128');
+  await page.screenshot({ path: join(SHOTS, 'lab-fermi-stride2.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an error shows its position and the last result stays; fixing it recovers', async () => {
+  const { page, errors } = await open();
+  await page.fill('#pattern', '4*lane + )');
+  const err = await page.locator('#error').textContent();
+  assert.match(err, /1:10/);
+  assert.equal(await metric(page, 'sectors'), '5', 'the last good result stays on screen');
+  await page.screenshot({ path: join(SHOTS, 'lab-error.png') });
+  await page.fill('#pattern', '4*lane');
+  assert.equal(await page.locator('#error').count(), 0);
+  assert.equal(await metric(page, 'sectors'), '4');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('step the animation with the buttons and the keyboard', async () => {
+  const { page } = await open();
+  await page.selectOption('#preset', 'transpose-naive');
+  await page.locator('.instructions button').nth(2).click();
+  // BPG 9.2.3.3: the naive transpose's column read, 32 wavefronts per warp issue.
+  assert.equal(await metric(page, 'conflict_degree'), '32');
+  await page.click('#first');
+  await page.click('#step');
+  await page.click('#step');
+  assert.equal(await page.locator('#caption').textContent(), 'Step 2 of 32: wavefront 2 of 32 serves lane 1 (a replay caused by a bank conflict).');
+  await page.locator('h1').click();
+  await page.keyboard.press('ArrowRight');
+  assert.match(await page.locator('#step-label').textContent(), /^step 3 \/ 32$/);
+  await page.screenshot({ path: join(SHOTS, 'lab-transpose-step3.png') });
+  await page.click('#play');
+  await page.waitForFunction(() => /^step ([5-9]|[1-3][0-9]) /.test(document.querySelector('#step-label').textContent));
+  await page.click('#play');
+  await page.close();
+});
+
+test('compare two CCs side by side', async () => {
+  const { page } = await open();
+  await page.selectOption('#preset', 'kepler-4byte-stride2');
+  await page.click('#compare');
+  await page.selectOption('select#cc-b', '8.0');
+  // MODEL B: stride 2 is conflict-free in Kepler's 4-byte mode, 2-way on 5.x and later.
+  assert.equal(await page.locator('#pane-a [data-metric="bank_conflicts"]').textContent(), '0');
+  assert.equal(await page.locator('#pane-b [data-metric="bank_conflicts"]').textContent(), '1');
+  assert.equal(await page.locator('#pane-b .delta.worse').count() > 0, true);
+  await page.screenshot({ path: join(SHOTS, 'lab-compare.png'), fullPage: true });
+  await page.close();
+});
+
+test('the lab page in both themes, for the README and for projection', async () => {
+  const { page } = await open();
+  await page.selectOption('#preset', 'misaligned');
+  await page.click('#first');
+  await page.click('#step');
+  await page.click('#last');
+  await page.screenshot({ path: join(SHOTS, 'lab-light.png') });
+  await page.click('#theme');
+  await page.selectOption('#preset', 'transpose-padded');
+  await page.locator('.instructions button').nth(2).click();
+  await page.screenshot({ path: join(SHOTS, 'lab-dark.png') });
+  await page.close();
+  const laptop = await open({ width: 1440, height: 900 });
+  await laptop.page.screenshot({ path: join(SHOTS, 'lab-laptop.png') });
+  await laptop.page.close();
+});
