@@ -19,6 +19,8 @@ pub enum Fix {
     Op(String),
     /// Change the L1 choice.
     L1(L1Choice),
+    /// Change the instruction and the pattern together (a wider access).
+    OpText(String, String),
 }
 
 /// A suggested change.
@@ -170,6 +172,36 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
                 }
                 _ => {}
             }
+            // A coalesced narrow load: a vector type moves the same bytes with fewer instructions.
+            if let (Some((base, stride)), Lang::Expr) = (affine(&points), sc.lang) {
+                if stride == i128::from(size) && size < 16 && base % 16 == 0 && !sc.op.contains(".128") {
+                    let wide_op =
+                        sc.op.replace(&format!(".{}", size * 8), ".128").replace(".U8", ".128").replace(".U16", ".128");
+                    if wide_op != sc.op && crate::access::Instr::parse(&wide_op).is_ok() {
+                        ex.suggestions.push(Suggestion {
+                            title: "Use a 16-byte vector type (float4 / int4)".into(),
+                            why: format!("each lane moves 16 bytes instead of {size}: the same data in {}x fewer load instructions, still fully coalesced", 16 / size.max(1)),
+                            fix: Some(Fix::OpText(wide_op, format!("16*lane + {base:#x}"))),
+                        });
+                    }
+                }
+            }
+            // A CUDA access whose fastest-moving index is not threadIdx.x: swap the index terms.
+            if sc.lang == Lang::Cuda {
+                if let Some(access) = sc.run().ok().and_then(|r| r.instructions.get(instr).map(|i| i.access.clone())) {
+                    if let Some(swapped) = swap_index(&access) {
+                        if let Some(pos) = sc.text.find(&access) {
+                            let text = format!("{}{swapped}{}", &sc.text[..pos], &sc.text[pos + access.len()..]);
+                            try_text(
+                                &mut ex,
+                                format!("Swap the index so threadIdx.x moves fastest: {swapped}"),
+                                text,
+                                "transactions",
+                            );
+                        }
+                    }
+                }
+            }
             if m.transaction_bytes == 128 && m.efficiency < 0.5 && sc.config.l1 != L1Choice::Off {
                 let mut cand = sc.clone();
                 cand.config.l1 = L1Choice::Off;
@@ -243,6 +275,14 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
                             format!("{}*lane + {base:#x}", stride + 4),
                             "wavefronts",
                         );
+                        if stride % 128 == 0 {
+                            try_text(
+                                &mut ex,
+                                "XOR-swizzle the word within the row (no padding)".into(),
+                                format!("({base:#x} + {stride}*lane) ^ (4*(lane & 31))"),
+                                "wavefronts",
+                            );
+                        }
                     }
                 }
                 if sc.lang == Lang::Cuda {
@@ -262,6 +302,22 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
         }
     }
     ex
+}
+
+/// `m[threadIdx.x * N + c]` becomes `m[c * N + threadIdx.x]`: the term with threadIdx.x moves to the unit
+/// stride. Only that simple shape is rewritten.
+fn swap_index(access: &str) -> Option<String> {
+    let open = access.find('[')?;
+    let close = access.rfind(']')?;
+    let index = &access[open + 1..close];
+    let (a, b) = index.split_once('+')?;
+    let (a, b) = (a.trim(), b.trim());
+    let (p, q) = a.split_once('*')?;
+    let (p, q) = (p.trim(), q.trim());
+    if !p.contains("threadIdx.x") || b.contains("threadIdx.x") || q.contains("threadIdx") || b.contains('+') {
+        return None;
+    }
+    Some(format!("{}[{b} * {q} + {p}]{}", &access[..open], &access[close + 1..]))
 }
 
 /// `__shared__ T name[A][B]` becomes `__shared__ T name[A][B + 1]` (the first two-dimensional shared array).

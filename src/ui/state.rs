@@ -317,6 +317,10 @@ fn apply(pane: &mut Pane, edit: Edit) {
         Edit::Fix(Fix::Text(t)) => pane.scenario.text = t,
         Edit::Fix(Fix::Op(o)) => pane.scenario.op = o,
         Edit::Fix(Fix::L1(l)) => pane.scenario.config.l1 = l,
+        Edit::Fix(Fix::OpText(o, t)) => {
+            pane.scenario.op = o;
+            pane.scenario.text = t;
+        }
     }
     pane.rerun();
 }
