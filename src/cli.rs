@@ -73,6 +73,7 @@ enum ThemeArg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum FigureFormat {
     Svg,
+    Png,
 }
 
 #[derive(clap::Args, Debug)]
@@ -317,16 +318,21 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
     };
     let n = scene::steps(report).len();
     let title = format!("{} on CC {}: {}", instr.op, result.cc, instr.access);
-    let render = |step: usize| svg::to_svg(&scene::scene(report, &title, step), theme);
-    let write = |path: &str, text: &str| -> Result<(), String> {
-        if path == "-" {
-            print!("{text}");
-            Ok(())
-        } else {
-            std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+    let render = |step: usize| -> Result<Vec<u8>, String> {
+        let text = svg::to_svg(&scene::scene(report, &title, step), theme);
+        match f.format {
+            FigureFormat::Svg => Ok(text.into_bytes()),
+            FigureFormat::Png => png(&text),
         }
     };
-    let _ = f.format;
+    let write = |path: &str, bytes: &[u8]| -> Result<(), String> {
+        if path == "-" {
+            use std::io::Write as _;
+            std::io::stdout().write_all(bytes).map_err(|e| format!("standard output: {e}"))
+        } else {
+            std::fs::write(path, bytes).map_err(|e| format!("{path}: {e}"))
+        }
+    };
     match f.step.as_str() {
         "all" => {
             if f.output == "-" {
@@ -339,7 +345,7 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
             let mut names = Vec::new();
             for k in 0..=n {
                 let name = format!("{stem}-{k:02}{ext}");
-                write(&name, &render(k))?;
+                write(&name, &render(k)?)?;
                 names.push(name);
             }
             Ok(format!("wrote {} frames: {} .. {}", names.len(), names[0], names[names.len() - 1]))
@@ -353,10 +359,23 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
                     .filter(|&k| k <= n)
                     .ok_or_else(|| format!("--step `{s}`: give 0..{n} or all"))?,
             };
-            write(&f.output, &render(k))?;
+            write(&f.output, &render(k)?)?;
             Ok(String::new())
         }
     }
+}
+
+/// Rasterises an exported SVG at 2x with resvg, using the system's fonts.
+fn png(svg_text: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let mut opt = usvg::Options::default();
+    opt.fontdb_mut().load_system_fonts();
+    let tree = usvg::Tree::from_str(svg_text, &opt).map_err(|e| format!("figure: {e}"))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap =
+        tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2).ok_or("figure: the PNG would be empty")?;
+    resvg::render(&tree, tiny_skia::Transform::from_scale(2.0, 2.0), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| format!("figure: {e}"))
 }
 
 fn run_presets(p: PresetsArgs) -> Result<String, String> {

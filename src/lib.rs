@@ -31,6 +31,7 @@ pub mod presets;
 pub mod report;
 pub mod scenario;
 pub mod scene;
+pub mod share;
 pub mod shared;
 pub mod svg;
 pub mod trace;

@@ -551,7 +551,7 @@ fn bank_view(items: &mut Vec<Item>, p: &Report, b: &BankCost, y0: f64, done: usi
 }
 
 /// A light or dark colour theme.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Theme {
     /// Dark text on white (print, slides).

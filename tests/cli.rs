@@ -231,3 +231,47 @@ fn presets_are_listed_and_runnable() {
     let v = json(&["analyze", "--preset", "coalesced", "--block", "64"]);
     assert_eq!(v["instructions"][0]["warps"].as_u64(), Some(2));
 }
+
+#[test]
+fn figure_svg_matches_the_golden_files() {
+    // The page and the CLI draw the same scene; these files pin the exported picture. Update with
+    // UPDATE_EXPECT=1 after looking at the new file.
+    let (code, out, err) = warpscope(&["figure", "--preset", "misaligned", "--step", "5"]);
+    assert_eq!(code, 0, "{err}");
+    expect_test::expect_file!["golden/misaligned-step5.svg"].assert_eq(&out);
+    let (code, out, err) =
+        warpscope(&["figure", "--preset", "transpose-naive", "--instr", "3", "--step", "3", "--theme", "dark"]);
+    assert_eq!(code, 0, "{err}");
+    expect_test::expect_file!["golden/transpose-naive-lds-step3-dark.svg"].assert_eq(&out);
+}
+
+#[test]
+fn figure_writes_png_and_numbered_frames() {
+    let dir = std::env::temp_dir().join(format!("warpscope-fig-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let png = dir.join("f.png");
+    let (code, _, err) =
+        warpscope(&["figure", "--preset", "misaligned", "--format", "png", "-o", png.to_str().expect("path")]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&png).expect("png written");
+    assert_eq!(&bytes[1..4], b"PNG");
+    // 2x the 1200 px scene width.
+    assert_eq!(u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]), 2400);
+    // --step all: one frame per step plus the start, for a slide build (5 sectors -> 6 frames).
+    let base = dir.join("frame.svg");
+    let (code, out, err) =
+        warpscope(&["figure", "--preset", "misaligned", "--step", "all", "-o", base.to_str().expect("path")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("wrote 6 frames"), "{out}");
+    assert!(dir.join("frame-00.svg").exists() && dir.join("frame-05.svg").exists());
+    fails(&["figure", "--preset", "misaligned", "--step", "9"], &["--step `9`: give 0..5 or all"]);
+    fails(
+        &["figure", "--preset", "misaligned", "--instr", "2"],
+        &["--instr 2: the program has 1 memory instruction(s)"],
+    );
+    fails(
+        &["figure", "--preset", "misaligned", "--step", "all"],
+        &["--step all writes one file per step: give -o FILE"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

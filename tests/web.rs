@@ -11,7 +11,22 @@ fn document() -> web_sys::Document {
     web_sys::window().and_then(|w| w.document()).expect("a document")
 }
 
+fn set_url(query_and_hash: &str) {
+    let w = web_sys::window().expect("window");
+    let path = w.location().pathname().expect("path");
+    w.history()
+        .expect("history")
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}{query_and_hash}")))
+        .expect("url");
+}
+
+/// Mounts the page on a clean URL (the page writes its view into the URL, and reads it when it starts).
 async fn mount() -> Element {
+    set_url("");
+    mount_here().await
+}
+
+async fn mount_here() -> Element {
     let root = document().create_element("div").expect("div");
     document().body().expect("body").append_child(&root).expect("append");
     yew::Renderer::<warpscope::ui::App>::with_root(root.clone()).render();
@@ -220,4 +235,31 @@ async fn facts_and_carveout_follow_the_cc() {
     assert!(root.query_selector("#bank-mode").ok().flatten().is_some(), "Kepler shows its bank modes");
     click(&root, "#theme").await;
     assert!(root.query_selector(".app.theme-dark").ok().flatten().is_some());
+}
+
+#[wasm_bindgen_test]
+async fn a_link_restores_the_view_and_a_bad_one_says_why() {
+    // A view with the padded transpose on CC 7.0, the shared load selected, at step 1.
+    let p = warpscope::presets::find("transpose-padded").expect("preset");
+    let mut sc = p.scenario();
+    sc.cc = warpscope::Cc::new(7, 0);
+    let view = warpscope::share::ViewState {
+        panes: vec![warpscope::share::PaneState::from_scenario(&sc, p.name, 2, 0)],
+        step: Some(1),
+        theme: warpscope::scene::Theme::Dark,
+    };
+    set_url(&format!("#{}", warpscope::share::encode(&view)));
+    let root = mount_here().await;
+    let cc: HtmlSelectElement = by_id(&root, "cc");
+    assert_eq!(cc.value(), "7.0");
+    // BPG 9.2.3.3: padded, the column read is conflict-free: 32 issues x 1 wavefront.
+    assert_eq!(metric(&root, "wavefronts"), "32");
+    assert_eq!(text_of(&root, "step-label"), "step 1 / 1");
+    assert!(root.query_selector(".app.theme-dark").ok().flatten().is_some());
+    // A damaged link: a message, and the default view (BPG 9.2.1.2's 5 sectors).
+    set_url("#1.not-a-real-link");
+    let root = mount_here().await;
+    assert!(text_of(&root, "notice").contains("damaged"), "{}", text_of(&root, "notice"));
+    assert_eq!(metric(&root, "sectors"), "5");
+    set_url("");
 }

@@ -1,6 +1,7 @@
 //! The lab page: header, the animation player, one pane (or two when comparing), and the CC facts with the
 //! carveout calculator. It draws the state; the reducer in `state.rs` changes it.
 
+use super::browser;
 use super::figure::Figure;
 use super::state::{l1_value, Action, Edit, Pane, State, L1_CHOICES};
 use crate::arch::{carveout, BankMode, Carveout, Cc, Family, ALL_CCS};
@@ -345,11 +346,162 @@ fn player(d: &Dispatch, state: &State) -> Html {
     }
 }
 
+fn file_stem(state: &State) -> String {
+    let p = &state.panes[0];
+    let what = if p.preset.is_empty() {
+        p.result
+            .as_ref()
+            .and_then(|r| r.instructions.get(p.instr))
+            .map(|i| i.op.to_lowercase())
+            .unwrap_or_else(|| "figure".into())
+    } else {
+        p.preset.clone()
+    };
+    let clean: String = what.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    format!("warpscope-{clean}-cc{}", p.scenario.cc.to_string().replace('.', ""))
+}
+
+/// The exported figure of pane 0 at a step, in the light theme (for print and slides).
+fn export_svg(state: &State, step: usize) -> Option<(String, f64, f64)> {
+    let p = &state.panes[0];
+    let r = p.result.as_ref()?;
+    let ins = r.instructions.get(p.instr)?;
+    let rep = p.report()?;
+    let sc = scene(rep, &format!("{} on CC {}: {}", ins.op, r.cc, ins.access), step);
+    Some((crate::svg::to_svg(&sc, Theme::Light), sc.width, sc.height))
+}
+
+fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
+    let full = format!("{}#{link}", browser::base_url());
+    let embed_url = format!("{}?embed#{link}", browser::base_url());
+    let iframe = format!("<iframe src=\"{embed_url}\" width=\"960\" height=\"600\" style=\"border:0\" title=\"warpscope figure\" allowfullscreen></iframe>");
+    let notify = |d: &Dispatch, r: Result<(), String>, ok: &str| {
+        d.dispatch(Action::Notice(Some(match r {
+            Ok(()) => ok.to_string(),
+            Err(e) => e,
+        })))
+    };
+    let copy_link = {
+        let (d, full) = (d.clone(), full.clone());
+        Callback::from(move |_| notify(&d, browser::copy(&full), "Link copied: it opens this exact view."))
+    };
+    let copy_embed = {
+        let (d, iframe) = (d.clone(), iframe.clone());
+        Callback::from(move |_| {
+            notify(
+                &d,
+                browser::copy(&iframe),
+                "Embed code copied: paste it into reveal.js, Google Slides or a web page.",
+            )
+        })
+    };
+    let stem = file_stem(state);
+    let step = state.step_shown();
+    let svg_now = export_svg(state, step);
+    let export_svg_cb = {
+        let (d, svg, stem) = (d.clone(), svg_now.clone(), stem.clone());
+        Callback::from(move |_| {
+            if let Some((text, _, _)) = &svg {
+                notify(
+                    &d,
+                    browser::download_text(&format!("{stem}-step{step:02}.svg"), text, "image/svg+xml"),
+                    "SVG saved.",
+                );
+            }
+        })
+    };
+    let export_png_cb = {
+        let (d, svg, stem) = (d.clone(), svg_now, stem.clone());
+        Callback::from(move |_| {
+            if let Some((text, w, h)) = &svg {
+                notify(
+                    &d,
+                    browser::download_png(&format!("{stem}-step{step:02}.png"), text, *w, *h),
+                    "PNG (2x) saved.",
+                );
+            }
+        })
+    };
+    let frames: Vec<(String, String)> = (0..=state.panes[0].steps())
+        .filter_map(|k| export_svg(state, k).map(|(t, _, _)| (format!("{stem}-step{k:02}.svg"), t)))
+        .collect();
+    let export_all = {
+        let d = d.clone();
+        Callback::from(move |_| {
+            let r = frames.iter().try_for_each(|(name, text)| browser::download_text(name, text, "image/svg+xml"));
+            notify(&d, r, &format!("{} frames saved, one per step, for a slide build.", frames.len()));
+        })
+    };
+    html! {
+        <div class="share" aria-label="share and export">
+            <input id="share-link" class="mono" readonly=true value={full} aria-label="link to this view" />
+            <button id="copy-link" onclick={copy_link}>{ "copy link" }</button>
+            <button id="copy-embed" onclick={copy_embed} title={iframe}>{ "copy embed code" }</button>
+            <span class="sep" />
+            <button id="export-svg" onclick={export_svg_cb}>{ "SVG" }</button>
+            <button id="export-png" onclick={export_png_cb}>{ "PNG 2x" }</button>
+            <button id="export-frames" onclick={export_all}>{ "all steps" }</button>
+        </div>
+    }
+}
+
+fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
+    let p = &state.panes[0];
+    let click = |a: Action| {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(a.clone()))
+    };
+    let line = p.result.as_ref().and_then(|r| r.instructions.get(p.instr)).map(|i| {
+        let mut parts = vec![format!("{} · CC {}", i.op, state.panes[0].scenario.cc)];
+        if let Some(m) = &i.memory {
+            parts.push(format!(
+                "{} sectors · {} × {} B · {:.0}% efficient",
+                m.sectors,
+                m.transactions,
+                m.transaction_bytes,
+                m.efficiency * 100.0
+            ));
+        }
+        if let Some(b) = &i.banks {
+            parts.push(format!(
+                "{} wavefronts · {} conflicts · {}-way",
+                b.wavefronts, b.bank_conflicts, b.conflict_degree
+            ));
+        }
+        parts.join(" · ")
+    });
+    let max = state.max_steps();
+    html! {
+        <div class={classes!("app", "embed", if state.theme == Theme::Dark { "theme-dark" } else { "theme-light" })}>
+            if let Some(n) = &state.notice { <p id="notice" class="notice" role="status">{ n.clone() }</p> }
+            if let (Some(r), Some(rep)) = (p.result.as_ref(), p.report()) {
+                if let Some(ins) = r.instructions.get(p.instr) {
+                    { figure_view(state, 0, ins, rep, r.cc) }
+                }
+            }
+            <div class="embed-bar">
+                <span id="metric-line" class="metric-line">{ line.unwrap_or_default() }</span>
+                <button id="back" title="step back (←)" onclick={click(Action::Step(-1))}>{ "◀" }</button>
+                <button id="play" class="primary" title="play / pause (space)" onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚" } else { "▶" } }</button>
+                <button id="step" title="step forward (→)" onclick={click(Action::Step(1))}>{ "▶|" }</button>
+                <span id="step-label" class="mono">{ format!("{} / {max}", state.step_shown()) }</span>
+                <a id="open-full" href={format!("{}#{link}", browser::base_url())} target="_blank" rel="noopener">{ "open in warpscope ↗" }</a>
+            </div>
+        </div>
+    }
+}
+
 /// The page.
 #[component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(State::default);
+    let state = use_reducer(|| {
+        let (link, embed) = browser::location();
+        State::from_link(link.as_deref(), embed)
+    });
     let d = state.dispatcher();
+    // The address bar always holds the current view.
+    let link = crate::share::encode(&state.view());
+    use_effect_with(link.clone(), |link| browser::set_hash(link));
 
     // The animation timer runs only while playing.
     {
@@ -392,6 +544,9 @@ pub fn app() -> Html {
         });
     }
 
+    if state.embed {
+        return embed_view(&d, &state, &link);
+    }
     let comparing = state.panes.len() > 1;
     let dark = state.theme == Theme::Dark;
     let toggle_compare = {
@@ -412,10 +567,17 @@ pub fn app() -> Html {
                     <button id="theme" onclick={toggle_theme}>{ if dark { "light theme" } else { "dark theme" } }</button>
                 </div>
             </header>
+            if let Some(n) = &state.notice {
+                <p id="notice" class="notice" role="status">
+                    { n.clone() }
+                    <button class="dismiss" aria-label="dismiss" onclick={ { let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Notice(None))) } }>{ "×" }</button>
+                </p>
+            }
             { player(&d, &state) }
             <div class="panes">
                 { for (0..state.panes.len()).map(|k| pane_view(&d, &state, k)) }
             </div>
+            { share_bar(&d, &state, &link) }
             { facts_view(&d, &state) }
             <footer class="keys">{ "Keys: space play/pause · ← → step · Home/End first/last. Counts follow the documented model per CC; model notes show where sources or hardware differ." }</footer>
         </div>

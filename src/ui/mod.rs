@@ -2,6 +2,7 @@
 //! the results. Errors are values all the way to the screen.
 
 mod app;
+mod browser;
 mod figure;
 pub mod state;
 

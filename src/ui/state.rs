@@ -109,6 +109,10 @@ pub struct State {
     pub theme: Theme,
     /// The carveout calculator's input.
     pub carveout: String,
+    /// Embed mode: only the figure, a metric line and minimal controls.
+    pub embed: bool,
+    /// A message for the user (a link that could not be opened, "link copied").
+    pub notice: Option<String>,
 }
 
 impl Default for State {
@@ -120,11 +124,60 @@ impl Default for State {
             speed_ms: 700,
             theme: Theme::Light,
             carveout: "50".into(),
+            embed: false,
+            notice: None,
         }
     }
 }
 
 impl State {
+    /// The state a share link describes; a link that cannot be opened gives the default view and says why.
+    pub fn from_link(link: Option<&str>, embed: bool) -> State {
+        let mut s = State { embed, ..State::default() };
+        let Some(link) = link.filter(|l| !l.trim_start_matches('#').is_empty()) else { return s };
+        match crate::share::decode(link) {
+            Ok(view) => {
+                let mut panes = Vec::new();
+                for p in &view.panes {
+                    // decode() checked every pane, so scenario() succeeds here.
+                    let Ok(sc) = p.scenario() else { continue };
+                    let mut pane = Pane::new(sc);
+                    pane.preset = p.preset.clone();
+                    pane.block_text = block_text(pane.scenario.block);
+                    let n_instr = pane.result.as_ref().map_or(0, |r| r.instructions.len());
+                    pane.instr = if p.instr < n_instr { p.instr } else { 0 };
+                    let n_issue = pane
+                        .result
+                        .as_ref()
+                        .and_then(|r| r.instructions.get(pane.instr))
+                        .map_or(0, |i| i.reports.len());
+                    pane.issue = if p.issue < n_issue { p.issue } else { 0 };
+                    panes.push(pane);
+                }
+                if !panes.is_empty() {
+                    s.panes = panes;
+                }
+                s.step = view.step;
+                s.theme = view.theme;
+            }
+            Err(e) => s.notice = Some(format!("{e}. Showing the default view instead.")),
+        }
+        s
+    }
+
+    /// The view as a share link stores it.
+    pub fn view(&self) -> crate::share::ViewState {
+        crate::share::ViewState {
+            panes: self
+                .panes
+                .iter()
+                .map(|p| crate::share::PaneState::from_scenario(&p.scenario, &p.preset, p.instr, p.issue))
+                .collect(),
+            step: self.step,
+            theme: self.theme,
+        }
+    }
+
     /// Steps of the longest animation on screen.
     pub fn max_steps(&self) -> usize {
         self.panes.iter().map(Pane::steps).max().unwrap_or(0)
@@ -184,6 +237,8 @@ pub enum Action {
     Theme(Theme),
     /// The carveout calculator's input.
     Carveout(String),
+    /// Show a message, or clear it.
+    Notice(Option<String>),
 }
 
 impl Reducible for State {
@@ -269,6 +324,7 @@ impl Reducible for State {
             }
             Action::Theme(t) => s.theme = t,
             Action::Carveout(c) => s.carveout = c,
+            Action::Notice(n) => s.notice = n,
         }
         Rc::new(s)
     }

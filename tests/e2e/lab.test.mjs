@@ -128,3 +128,77 @@ test('the lab page in both themes, for the README and for projection', async () 
   await laptop.page.screenshot({ path: join(SHOTS, 'lab-laptop.png') });
   await laptop.page.close();
 });
+
+test('a copied link restores the exact view, and an embed link shows the figure alone', async () => {
+  const { page } = await open();
+  await page.selectOption('#preset', 'transpose-naive');
+  await page.locator('.instructions button').nth(2).click();
+  await page.selectOption('select#cc', '7.5');
+  await page.click('#first');
+  await page.click('#step');
+  await page.click('#step');
+  const link = await page.locator('#share-link').inputValue();
+  assert.match(link, /#1\.[A-Za-z0-9_-]+$/);
+  assert.equal(new URL(page.url()).hash, new URL(link).hash, 'the address bar holds the view');
+  await page.close();
+
+  // A fresh page opened from the link shows the same CC, instruction, step and numbers.
+  const fresh = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  await fresh.goto(link);
+  await fresh.waitForSelector('svg#figure');
+  assert.equal(await fresh.locator('select#cc').inputValue(), '7.5');
+  assert.equal(await fresh.locator('#step-label').textContent(), 'step 2 / 32');
+  assert.equal(await fresh.locator('#pane-a [data-metric="wavefronts"]').textContent(), '1024');
+  await fresh.close();
+
+  // The embed link: figure, metric line, minimal controls, and the way back to the full page.
+  const hash = new URL(link).hash;
+  const embed = await browser.newPage({ viewport: { width: 960, height: 540 } });
+  await embed.goto(`${base}?embed${hash}`);
+  await embed.waitForSelector('svg#figure');
+  assert.equal(await embed.locator('#pattern').count(), 0, 'no editor in embed mode');
+  assert.match(await embed.locator('#metric-line').textContent(), /LDS\.32 · CC 7\.5 · 1024 wavefronts · 992 conflicts · 32-way/);
+  await embed.keyboard.press('PageDown');
+  assert.equal(await embed.locator('#step-label').textContent(), '3 / 32');
+  assert.equal(await embed.locator('#open-full').getAttribute('href'), `${base}${new URL(embed.url()).hash}`);
+  await embed.screenshot({ path: join(SHOTS, 'embed-960x540.png') });
+  await embed.close();
+});
+
+test('hostile, truncated and future links show a message and the default view', async () => {
+  for (const [hash, expect] of [
+    ['#garbage', /not a warpscope link/],
+    ['#1.%3Cscript%3Ealert(1)%3C%2Fscript%3E', /damaged/],
+    ['#1.eJyrVipILErMTS0pSi0uVrKKjq0FAF', /damaged or cut short/],
+    ['#9.abc', /made by a newer warpscope/],
+  ]) {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${base}${hash}`);
+    await page.waitForSelector('svg#figure');
+    assert.match(await page.locator('#notice').textContent(), expect, hash);
+    assert.equal(await page.locator('#pane-a [data-metric="sectors"]').textContent(), '5', 'the default view');
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
+test('export buttons save the figure as SVG, PNG and numbered frames', async () => {
+  const { page } = await open();
+  const save = async (id) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+    return download;
+  };
+  const svg = await save('#export-svg');
+  assert.equal(svg.suggestedFilename(), 'warpscope-ldg-e-32-cc80-step05.svg');
+  const text = await (await import('node:fs/promises')).readFile(await svg.path(), 'utf8');
+  assert.match(text, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.doesNotMatch(text, /<image|<script/);
+  const png = await save('#export-png');
+  assert.equal(png.suggestedFilename(), 'warpscope-ldg-e-32-cc80-step05.png');
+  const bytes = await (await import('node:fs/promises')).readFile(await png.path());
+  assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+  assert.equal(bytes.readUInt32BE(16), 2400, 'twice the 1200 px figure width');
+  await page.close();
+});

@@ -1,0 +1,199 @@
+//! Share links: the whole view (every pane's scenario and selection, the animation step, the theme) as a
+//! compact, URL-safe, versioned string, `1.` followed by deflated JSON in URL-safe base64.
+//!
+//! A link made today opens the same view in later releases: the version prefix says how to read it, fields
+//! added later have defaults, and fields are plain strings rather than internal enums. Decoding never
+//! panics: a malformed, truncated, hostile or future-version link is an error value with a clear message,
+//! and the page then shows the default view.
+
+use crate::arch::{BankMode, Cc, L1Choice};
+use crate::engine::Config;
+use crate::launch::Dim3;
+use crate::pattern::Lang;
+use crate::scenario::Scenario;
+use crate::scene::Theme;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+
+/// The version written by this release.
+pub const VERSION: u32 = 1;
+/// The longest link text accepted, in characters.
+pub const MAX_LINK_CHARS: usize = 64 * 1024;
+/// The largest decoded state accepted, in bytes (guards against decompression bombs).
+pub const MAX_STATE_BYTES: usize = 1 << 20;
+
+/// One pane, as stored in a link.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PaneState {
+    /// `8.0`.
+    pub cc: String,
+    /// `expr`, `cuda`, `sass`, `addresses`.
+    pub lang: String,
+    /// The pattern.
+    pub text: String,
+    /// The instruction.
+    pub op: String,
+    /// `32x8`.
+    pub block: String,
+    /// `1`.
+    pub grid: String,
+    /// `NAME=VALUE` settings.
+    pub sets: Vec<String>,
+    /// `default`, `on`, `off`.
+    pub l1: String,
+    /// 4 or 8.
+    pub bank_mode: u8,
+    /// Strict alignment.
+    pub strict: bool,
+    /// The preset the pattern came from, if any.
+    pub preset: String,
+    /// Selected instruction.
+    pub instr: usize,
+    /// Selected warp-level issue.
+    pub issue: usize,
+}
+
+impl Default for PaneState {
+    fn default() -> PaneState {
+        PaneState::from_scenario(&Scenario::default(), "", 0, 0)
+    }
+}
+
+impl PaneState {
+    /// Stores a scenario and its selection.
+    pub fn from_scenario(sc: &Scenario, preset: &str, instr: usize, issue: usize) -> PaneState {
+        PaneState {
+            cc: sc.cc.to_string(),
+            lang: sc.lang.name().to_string(),
+            text: sc.text.clone(),
+            op: sc.op.clone(),
+            block: sc.block.to_string(),
+            grid: sc.grid.to_string(),
+            sets: sc.sets.clone(),
+            l1: match sc.config.l1 {
+                L1Choice::Default => "default",
+                L1Choice::On => "on",
+                L1Choice::Off => "off",
+            }
+            .into(),
+            bank_mode: if sc.config.bank_mode == BankMode::EightByte { 8 } else { 4 },
+            strict: sc.config.strict_align,
+            preset: preset.to_string(),
+            instr,
+            issue,
+        }
+    }
+
+    /// The scenario it stores, checking every field.
+    pub fn scenario(&self) -> Result<Scenario, String> {
+        let cc = Cc::parse(&self.cc)?;
+        let lang = Lang::parse(&self.lang)?;
+        let block = Dim3::parse(&self.block, "block")?;
+        let grid = Dim3::parse(&self.grid, "grid")?;
+        let l1 = match self.l1.as_str() {
+            "default" | "" => L1Choice::Default,
+            "on" => L1Choice::On,
+            "off" => L1Choice::Off,
+            other => return Err(format!("unknown L1 choice `{other}`")),
+        };
+        let bank_mode = match self.bank_mode {
+            4 | 0 => BankMode::FourByte,
+            8 => BankMode::EightByte,
+            other => return Err(format!("unknown bank mode {other}")),
+        };
+        if self.text.len() > crate::pattern::lex::MAX_INPUT_BYTES {
+            return Err("the pattern is larger than 1 MB".into());
+        }
+        Ok(Scenario {
+            cc,
+            lang,
+            text: self.text.clone(),
+            op: self.op.clone(),
+            block,
+            grid,
+            sets: self.sets.clone(),
+            config: Config { l1, bank_mode, strict_align: self.strict, ..Config::default() },
+            lane_mask: crate::access::LaneSet::ALL,
+        })
+    }
+}
+
+/// The whole view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ViewState {
+    /// One pane, or two when comparing.
+    pub panes: Vec<PaneState>,
+    /// Animation step (absent: the finished picture).
+    pub step: Option<usize>,
+    /// Colour theme.
+    pub theme: Theme,
+}
+
+impl Default for ViewState {
+    fn default() -> ViewState {
+        ViewState { panes: vec![PaneState::default()], step: None, theme: Theme::Light }
+    }
+}
+
+/// Why a link could not be opened.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShareError {
+    /// Not of the form `N.data`.
+    #[error("this is not a warpscope link: it should start with a version number and a dot")]
+    NoVersion,
+    /// Made by a newer release.
+    #[error("this link was made by a newer warpscope (format {0}; this page reads format {VERSION})")]
+    Future(u32),
+    /// Too long to be one of ours.
+    #[error("this link is {0} characters long; warpscope links are at most {MAX_LINK_CHARS}")]
+    TooLong(usize),
+    /// Characters outside URL-safe base64.
+    #[error("this link is damaged: character {0} is not part of a warpscope link")]
+    BadCharacter(usize),
+    /// Cut short or altered.
+    #[error("this link is damaged or cut short: {0}")]
+    Corrupt(String),
+    /// Well-formed but describing an impossible view.
+    #[error("this link describes a view warpscope cannot show: {0}")]
+    Invalid(String),
+}
+
+/// Writes a view as link text.
+pub fn encode(view: &ViewState) -> String {
+    let json = serde_json::to_vec(view).unwrap_or_default();
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    format!("{VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
+}
+
+/// Reads link text (with or without a leading `#`).
+pub fn decode(link: &str) -> Result<ViewState, ShareError> {
+    let link = link.trim().trim_start_matches('#');
+    if link.len() > MAX_LINK_CHARS {
+        return Err(ShareError::TooLong(link.len()));
+    }
+    let (version, data) = link.split_once('.').ok_or(ShareError::NoVersion)?;
+    let version: u32 = version.parse().map_err(|_| ShareError::NoVersion)?;
+    if version > VERSION {
+        return Err(ShareError::Future(version));
+    }
+    if version == 0 {
+        return Err(ShareError::NoVersion);
+    }
+    if let Some(i) = data.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')) {
+        return Err(ShareError::BadCharacter(i + 1 + link.len() - data.len()));
+    }
+    let packed = URL_SAFE_NO_PAD.decode(data).map_err(|e| ShareError::Corrupt(e.to_string()))?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_STATE_BYTES)
+        .map_err(|e| ShareError::Corrupt(format!("{:?}", e.status)))?;
+    let view: ViewState = serde_json::from_slice(&json).map_err(|e| ShareError::Corrupt(e.to_string()))?;
+    if view.panes.is_empty() || view.panes.len() > 2 {
+        return Err(ShareError::Invalid(format!("{} panes (one or two)", view.panes.len())));
+    }
+    for p in &view.panes {
+        p.scenario().map_err(ShareError::Invalid)?;
+    }
+    Ok(view)
+}

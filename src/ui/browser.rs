@@ -1,0 +1,122 @@
+//! The few places the page talks to the browser: the URL, the clipboard and downloads. Each returns a
+//! `Result`; failures become notices on the page, never panics.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+fn window() -> Result<web_sys::Window, String> {
+    web_sys::window().ok_or_else(|| "no browser window".to_string())
+}
+
+/// The link text after `#`, and whether `?embed` is in the query.
+pub fn location() -> (Option<String>, bool) {
+    let Ok(loc) = window().map(|w| w.location()) else { return (None, false) };
+    let hash = loc.hash().ok().map(|h| h.trim_start_matches('#').to_string()).filter(|h| !h.is_empty());
+    let search = loc.search().unwrap_or_default();
+    let embed = search.trim_start_matches('?').split('&').any(|kv| kv == "embed" || kv.starts_with("embed="));
+    (hash, embed)
+}
+
+/// The page's URL without query or hash.
+pub fn base_url() -> String {
+    window()
+        .ok()
+        .and_then(|w| {
+            let l = w.location();
+            Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
+        })
+        .unwrap_or_default()
+}
+
+/// Replaces the URL's hash with `link` without adding a history entry.
+pub fn set_hash(link: &str) {
+    if let Ok(w) = window() {
+        if let Ok(h) = w.history() {
+            let search = w.location().search().unwrap_or_default();
+            let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{search}#{link}")));
+        }
+    }
+}
+
+/// Copies text to the clipboard (asynchronously; the browser may refuse outside a user gesture).
+pub fn copy(text: &str) -> Result<(), String> {
+    let nav = window()?.navigator();
+    let clip = js_sys::Reflect::get(&nav, &JsValue::from_str("clipboard")).map_err(|_| "no clipboard".to_string())?;
+    let write = js_sys::Reflect::get(&clip, &JsValue::from_str("writeText"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| "this browser offers no clipboard here; copy the text from the box".to_string())?;
+    write.call1(&clip, &JsValue::from_str(text)).map(|_| ()).map_err(|_| "the clipboard refused the text".to_string())
+}
+
+fn download_blob(name: &str, blob: &web_sys::Blob) -> Result<(), String> {
+    let url =
+        web_sys::Url::create_object_url_with_blob(blob).map_err(|_| "could not prepare the download".to_string())?;
+    let doc = window()?.document().ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = doc
+        .create_element("a")
+        .map_err(|_| "no link element".to_string())?
+        .dyn_into()
+        .map_err(|_| "no link element".to_string())?;
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// Offers `text` as a file download.
+pub fn download_text(name: &str, text: &str, mime: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "could not build the file".to_string())?;
+    download_blob(name, &blob)
+}
+
+/// Renders an SVG document at 2x on a canvas and offers it as a PNG download.
+pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(svg));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("image/svg+xml");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "could not build the image".to_string())?;
+    let url =
+        web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "could not prepare the image".to_string())?;
+    let doc = window()?.document().ok_or("no document")?;
+    let canvas: web_sys::HtmlCanvasElement = doc
+        .create_element("canvas")
+        .map_err(|_| "no canvas".to_string())?
+        .dyn_into()
+        .map_err(|_| "no canvas".to_string())?;
+    canvas.set_width((width * 2.0) as u32);
+    canvas.set_height((height * 2.0) as u32);
+    let img = web_sys::HtmlImageElement::new().map_err(|_| "no image".to_string())?;
+    let (img2, name, url2) = (img.clone(), name.to_string(), url.clone());
+    let onload = Closure::once(move || {
+        let ctx = canvas
+            .get_context("2d")
+            .ok()
+            .flatten()
+            .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
+        if let Some(ctx) = ctx {
+            let _ = ctx.scale(2.0, 2.0);
+            let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
+            if let Ok(data) = canvas.to_data_url_with_type("image/png") {
+                if let Ok(doc) = window().and_then(|w| w.document().ok_or_else(|| "no document".to_string())) {
+                    if let Ok(a) = doc.create_element("a").map(|e| e.unchecked_into::<web_sys::HtmlAnchorElement>()) {
+                        a.set_href(&data);
+                        a.set_download(&name);
+                        a.click();
+                    }
+                }
+            }
+        }
+        let _ = web_sys::Url::revoke_object_url(&url2);
+    });
+    img.set_onload(Some(onload.as_ref().unchecked_ref()));
+    onload.forget();
+    img.set_src(&url);
+    Ok(())
+}

@@ -1,0 +1,94 @@
+//! Share links: every preset and setting survives a round trip; hostile, truncated, mangled and
+//! future-version links are clear errors, never panics.
+#![cfg(not(target_arch = "wasm32"))]
+
+use proptest::prelude::*;
+use warpscope::presets::PRESETS;
+use warpscope::scene::Theme;
+use warpscope::share::{decode, encode, PaneState, ShareError, ViewState, VERSION};
+
+fn view_of(p: &warpscope::presets::Preset) -> ViewState {
+    ViewState { panes: vec![PaneState::from_scenario(&p.scenario(), p.name, 0, 0)], step: Some(3), theme: Theme::Dark }
+}
+
+#[test]
+fn every_preset_round_trips_and_runs_the_same() {
+    for p in PRESETS.iter() {
+        let view = view_of(p);
+        let link = encode(&view);
+        assert!(link.starts_with("1."), "{link}");
+        assert!(link.len() < 2000, "{} makes a {}-character link", p.name, link.len());
+        let back = decode(&link).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        assert_eq!(back, view);
+        let sc = back.panes[0].scenario().expect("valid");
+        assert_eq!(sc, p.scenario(), "{}", p.name);
+        assert_eq!(sc.run().expect("runs").to_text(), p.scenario().run().expect("runs").to_text());
+    }
+}
+
+#[test]
+fn settings_and_compare_panes_round_trip() {
+    let mut a = PaneState::from_scenario(&PRESETS[0].scenario(), "coalesced", 0, 0);
+    a.l1 = "off".into();
+    a.strict = true;
+    a.sets = vec!["base=0x1000".into(), "c[0x0][0x160]=0x7000".into()];
+    let mut b = a.clone();
+    b.cc = "3.5".into();
+    b.bank_mode = 8;
+    b.block = "32x8x1".into();
+    b.instr = 2;
+    b.issue = 5;
+    let view = ViewState { panes: vec![a, b], step: None, theme: Theme::Light };
+    assert_eq!(decode(&encode(&view)), Ok(view.clone()));
+    assert_eq!(decode(&format!("#{}", encode(&view))), Ok(view), "a leading # is accepted");
+}
+
+#[test]
+fn bad_links_say_what_is_wrong() {
+    let good = encode(&ViewState::default());
+    assert_eq!(decode("hello"), Err(ShareError::NoVersion));
+    assert_eq!(decode(""), Err(ShareError::NoVersion));
+    assert_eq!(decode(&format!("{}.{}", VERSION + 1, &good[2..])), Err(ShareError::Future(VERSION + 1)));
+    assert_eq!(decode("1.abc$def"), Err(ShareError::BadCharacter(6)));
+    assert!(matches!(decode(&good[..good.len() - 5]), Err(ShareError::Corrupt(_))), "truncated");
+    assert!(matches!(decode(&"1.".repeat(40_000)), Err(ShareError::TooLong(80_000))));
+    // A well-formed link whose content is impossible.
+    let mut v = ViewState::default();
+    v.panes[0].cc = "9.9".into();
+    assert!(matches!(decode(&encode(&v)), Err(ShareError::Invalid(m)) if m.contains("unknown compute capability")));
+    v.panes.clear();
+    assert_eq!(decode(&encode(&v)), Err(ShareError::Invalid("0 panes (one or two)".into())));
+    // A decompression bomb: 2 MB of zeros packs small but inflates past the limit.
+    let bomb = miniz_oxide::deflate::compress_to_vec(&vec![b' '; 2 << 20], 9);
+    use base64::Engine as _;
+    let link = format!("1.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bomb));
+    assert!(matches!(decode(&link), Err(ShareError::Corrupt(_))));
+    // Fields added by a later release are ignored; missing ones take defaults.
+    let json = br#"{"panes":[{"cc":"7.5","text":"8*lane","future_field":1}],"zoom":2}"#;
+    let link = format!(
+        "1.{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(json, 9))
+    );
+    let v = decode(&link).expect("forward compatible");
+    assert_eq!((v.panes[0].cc.as_str(), v.panes[0].op.as_str()), ("7.5", "LDG.E.32"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn any_link_text_is_answered(text in "(\\PC){0,200}") {
+        let _ = decode(&text);
+    }
+
+    #[test]
+    fn mangled_links_never_panic(which in 0..PRESETS.len(), cut in 0usize..400, flip in 0usize..400, c in "[A-Za-z0-9_-]") {
+        let mut link = encode(&view_of(&PRESETS[which]));
+        if flip < link.len() && link.is_char_boundary(flip) && link.is_char_boundary(flip + 1) {
+            link.replace_range(flip..flip + 1, &c);
+        }
+        let cut = cut.min(link.len());
+        let _ = decode(&link[..cut]);
+        let _ = decode(&link);
+    }
+}
