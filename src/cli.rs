@@ -29,6 +29,20 @@ enum Command {
     Presets(PresetsArgs),
     /// Draw the figure of one warp's issue of one instruction, as the page shows it.
     Figure(Box<FigureArgs>),
+    /// Grade a student's saved answers against a lab file (exit 0 when every goal passes, 1 when not).
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    /// The lab file (TOML).
+    lab: String,
+    /// The answers file (JSON, as the page's "save answers" writes it).
+    #[arg(long)]
+    answers: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 #[derive(clap::Args, Debug)]
@@ -176,6 +190,22 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Facts(f) => run_facts(f),
         Command::Presets(p) => run_presets(p),
         Command::Figure(f) => run_figure(*f),
+        Command::Check(c) => {
+            return match run_check(c) {
+                Ok((text, all_pass)) => {
+                    println!("{text}");
+                    if all_pass {
+                        0
+                    } else {
+                        1
+                    }
+                }
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    2
+                }
+            }
+        }
     };
     match result {
         Ok(text) => {
@@ -376,6 +406,46 @@ fn png(svg_text: &str) -> Result<Vec<u8>, String> {
         tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2).ok_or("figure: the PNG would be empty")?;
     resvg::render(&tree, tiny_skia::Transform::from_scale(2.0, 2.0), &mut pixmap.as_mut());
     pixmap.encode_png().map_err(|e| format!("figure: {e}"))
+}
+
+fn run_check(c: CheckArgs) -> Result<(String, bool), String> {
+    let src = read_input(&c.lab)?;
+    let lab = crate::lab::parse(&src).map_err(|e| format!("{} {e}", c.lab))?;
+    let answers_text = read_input(&c.answers)?;
+    let answers: crate::lab::Answers = serde_json::from_str(&answers_text)
+        .map_err(|e| {
+            let text = e.to_string();
+            let message = text.rsplit_once(" at line ").map_or(text.as_str(), |(m, _)| m);
+            format!("{} {}:{}: {message}", c.answers, e.line(), e.column())
+        })?;
+    let unknown: Vec<&String> =
+        answers.answers.keys().filter(|k| !lab.exercises.iter().any(|e| e.id.get_ref() == *k)).collect();
+    if let Some(k) = unknown.first() {
+        return Err(format!("{}: no exercise `{k}` in {}", c.answers, c.lab));
+    }
+    let grades = crate::lab::grade(&lab, &answers);
+    let all_pass = grades.iter().all(|g| g.goals.iter().all(|x| x.pass));
+    let goals_met: usize = grades.iter().map(|g| g.goals.iter().filter(|x| x.pass).count()).sum();
+    let goals_all: usize = grades.iter().map(|g| g.goals.len()).sum();
+    if c.format == Format::Json {
+        let v = serde_json::json!({ "lab": lab.title, "all_goals_pass": all_pass, "goals_met": goals_met, "goals": goals_all, "exercises": grades });
+        return Ok((serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?, all_pass));
+    }
+    let mut out = format!("{}: {goals_met} of {goals_all} goals met\n", lab.title);
+    for (ex, g) in lab.exercises.iter().zip(&grades) {
+        let mark = if g.done { "done" } else if g.goals.iter().all(|x| x.pass) { "goals met" } else { "open" };
+        out.push_str(&format!("\n[{mark}] {}\n", ex.title));
+        if let Some(e) = &g.error {
+            out.push_str(&format!("  error: {e}\n"));
+        }
+        for r in &g.goals {
+            out.push_str(&format!("  {} {} ({}){}\n", if r.pass { "✔" } else { "✘" }, r.text, r.check, if r.detail.is_empty() { String::new() } else { format!(": {}", r.detail) }));
+        }
+        for (k, q) in g.questions.iter().enumerate() {
+            out.push_str(&format!("  {} question {}\n", if *q { "✔" } else { "✘" }, k + 1));
+        }
+    }
+    Ok((out.trim_end().to_string(), all_pass))
 }
 
 fn run_presets(p: PresetsArgs) -> Result<String, String> {

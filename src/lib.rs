@@ -24,6 +24,7 @@ pub mod arch;
 pub mod engine;
 pub mod explain;
 pub mod global;
+pub mod lab;
 pub mod launch;
 pub mod local;
 pub mod pattern;

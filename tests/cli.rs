@@ -275,3 +275,36 @@ fn figure_writes_png_and_numbered_frames() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn check_grades_saved_answers() {
+    let dir = std::env::temp_dir().join(format!("warpscope-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let lab_path = concat!(env!("CARGO_MANIFEST_DIR"), "/www/labs/memory.toml");
+    let lab = warpscope::lab::parse(&std::fs::read_to_string(lab_path).expect("lab")).expect("parses");
+    // The teacher's solutions, saved as a student would: every goal passes, exit 0.
+    let mut all = warpscope::lab::Answers { lab: lab.title.clone(), ..Default::default() };
+    for ex in &lab.exercises {
+        all.answers.insert(ex.id.get_ref().clone(), ex.solution.clone().expect("solution"));
+    }
+    let good = dir.join("good.json");
+    std::fs::write(&good, serde_json::to_string(&all).expect("json")).expect("write");
+    let (code, out, err) = warpscope(&["check", lab_path, "--answers", good.to_str().expect("path"), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["all_goals_pass"], true);
+    assert_eq!(v["goals_met"], v["goals"]);
+    // One exercise left as it started: exit 1, and the report says which goal is open.
+    all.answers.remove("bank-padding");
+    std::fs::write(&good, serde_json::to_string(&all).expect("json")).expect("write");
+    let (code, out, _) = warpscope(&["check", lab_path, "--answers", good.to_str().expect("path")]);
+    assert_eq!(code, 1);
+    assert!(out.contains("✘ the column read (LDS) has no bank conflicts (bank_conflicts == 0): line 13 (LDS.32) does not meet it yet"), "{out}");
+    // Bad answer files are input errors (exit 2) with their position.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"answers\": {\"coalescing\": {\"pattern\": 4}}}").expect("write");
+    fails(&["check", lab_path, "--answers", bad.to_str().expect("path")], &["bad.json 1:40: invalid type: integer `4`, expected a string"]);
+    std::fs::write(&bad, "{\"answers\": {\"nope\": {}}}").expect("write");
+    fails(&["check", lab_path, "--answers", bad.to_str().expect("path")], &["no exercise `nope`"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

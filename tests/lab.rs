@@ -1,0 +1,94 @@
+//! Course labs: the shipped lab parses, every exercise starts unsolved and its solution solves it (goals and
+//! questions), and bad lab files are errors with line:column.
+#![cfg(not(target_arch = "wasm32"))]
+
+use warpscope::lab::{grade_exercise, markdown, parse, Block};
+
+const MEMORY: &str = include_str!("../www/labs/memory.toml");
+
+#[test]
+fn the_memory_lab_is_solvable_exercise_by_exercise() {
+    let lab = parse(MEMORY).unwrap_or_else(|e| panic!("{e}"));
+    assert!(lab.exercises.len() >= 8, "the lab has {} exercises", lab.exercises.len());
+    for ex in &lab.exercises {
+        let id = ex.id.get_ref();
+        let start = grade_exercise(ex, None);
+        assert!(start.error.is_none(), "{id}: the starting view runs");
+        assert!(start.goals.iter().any(|g| !g.pass), "{id}: the starting pattern must not already meet every goal");
+        let solution = ex.solution.as_ref().unwrap_or_else(|| panic!("{id} has a solution"));
+        let solved = grade_exercise(ex, Some(solution));
+        assert!(solved.error.is_none(), "{id}: {:?}", solved.error);
+        for g in &solved.goals {
+            assert!(g.pass, "{id}: goal `{}` fails: {}", g.check, g.detail);
+        }
+        assert!(solved.questions.iter().all(|q| *q), "{id}: the solution answers every question");
+        assert!(solved.done, "{id}");
+    }
+}
+
+#[test]
+fn locked_settings_cannot_be_changed_by_an_answer() {
+    let lab = parse(MEMORY).expect("parses");
+    let ex = &lab.exercises[0];
+    // Exercise 1 locks the CC: an answer that switches to 2.0 is graded on 8.0 anyway.
+    let answer = warpscope::lab::Answer { pattern: Some("4*lane".into()), cc: Some("2.0".into()), choices: vec![Some(1)], ..Default::default() };
+    let sc = ex.scenario(Some(&answer)).expect("valid");
+    assert_eq!(sc.cc, warpscope::Cc::new(8, 0));
+    assert!(grade_exercise(ex, Some(&answer)).done);
+}
+
+fn err(src: &str) -> String {
+    match parse(src) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => format!("{}:{}: {}", e.line, e.column, e.message),
+    }
+}
+
+const ONE: &str = "title = \"t\"\n[[exercise]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\npattern = \"4*lane\"\nop = \"LDG.E.32\"\n";
+
+#[test]
+fn bad_lab_files_name_the_problem_and_where() {
+    assert!(parse(ONE).is_ok());
+    assert_eq!(err("title = \"t\"\n[[exercise]\n"), "2:12: unclosed array table, expected `]`");
+    assert!(err("title = 1\n").starts_with("1:9: invalid type: integer `1`, expected a string"));
+    assert_eq!(err("title = \"t\"\n"), "1:1: a lab needs at least one [[exercise]]");
+    assert!(err(&format!("{ONE}colour = \"red\"\n")).starts_with("8:1: unknown field `colour`"));
+    assert_eq!(
+        err(&format!("{ONE}[[exercise.goal]]\ncheck = \"sector <= 4\"\ntext = \"x\"\n")),
+        "9:10: unknown metric `sector` (known: requests, lines, sectors, transactions, transaction_bytes, bytes_requested, bytes_unique, bytes_moved, efficiency, sectors_per_request, wavefronts, ideal_wavefronts, bank_conflicts, conflict_degree, warps, lanes, size, instructions)"
+    );
+    assert_eq!(
+        err(&format!("{ONE}[[exercise.goal]]\ncheck = \"sectors <=\"\ntext = \"x\"\n")),
+        "9:20: expected a number, a name or `(`, found the end of the input"
+    );
+    assert_eq!(
+        err(&format!("{ONE}[[exercise.question]]\ntext = \"q\"\nchoices = [\"a\", \"b\"]\nanswer = 2\n")),
+        "11:10: answer 2 is not one of the 2 choices (counted from 0)"
+    );
+    assert_eq!(err(&format!("{ONE}locked = [\"colour\"]\n")), "8:11: `colour` cannot be locked (lockable: cc, lang, op, block, pattern, l1, bank_mode, sets)");
+    let twice = format!("{ONE}[[exercise]]\nid = \"a\"\ntitle = \"B\"\ntext = \"y\"\npattern = \"0\"\nop = \"LDS.32\"\n");
+    assert_eq!(err(&twice), "9:6: a second exercise with id `a`");
+    let broken = ONE.replace("pattern = \"4*lane\"", "pattern = \"4*lane +\"");
+    assert!(err(&broken).starts_with("6:11: the starting pattern does not run: expected a number"), "{}", err(&broken));
+    assert_eq!(err(&ONE.replace("op = \"LDG.E.32\"", "op = \"LDG.E.32\"\ncc = \"9.9\"")), "8:6: unknown compute capability `9.9` (known: 2.0, 3.0, 3.5, 3.7, 5.0, 5.2, 6.0, 6.1, 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 12.0)");
+}
+
+#[test]
+fn markdown_is_rendered_as_data_never_as_html() {
+    let blocks = markdown("# Title\nSome *em*, **strong**, `code` and [a link](https://example.org).\n\n<script>alert(1)</script>\n\n- one\n- two\n\n[bad](javascript:alert(1))");
+    assert_eq!(blocks[0], Block::Heading(1, vec![span("Title", false, false, false, None)]));
+    let Block::Para(p) = &blocks[1] else { panic!("{blocks:?}") };
+    assert!(p.iter().any(|s| s.text == "em" && s.em));
+    assert!(p.iter().any(|s| s.text == "strong" && s.strong));
+    assert!(p.iter().any(|s| s.text == "code" && s.code));
+    assert!(p.iter().any(|s| s.text == "a link" && s.link.as_deref() == Some("https://example.org")));
+    // Raw HTML stays text; a javascript: link loses its target.
+    assert!(blocks.iter().any(|b| matches!(b, Block::Para(s) if s.iter().any(|x| x.text.contains("<script>")))) || blocks.iter().any(|b| format!("{b:?}").contains("<script>")));
+    assert!(blocks.iter().any(|b| matches!(b, Block::Item(s) if s[0].text == "one")));
+    let last = format!("{:?}", blocks.last());
+    assert!(last.contains("\"bad\"") && last.contains("link: None"), "{last}");
+}
+
+fn span(t: &str, code: bool, em: bool, strong: bool, link: Option<String>) -> warpscope::lab::Span2 {
+    warpscope::lab::Span2 { text: t.into(), code, em, strong, link }
+}
