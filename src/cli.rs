@@ -410,16 +410,14 @@ fn png(svg_text: &str) -> Result<Vec<u8>, String> {
 
 fn run_check(c: CheckArgs) -> Result<(String, bool), String> {
     let src = read_input(&c.lab)?;
-    let lab = crate::lab::parse(&src).map_err(|e| format!("{} {e}", c.lab))?;
+    let lab = crate::lab_file::parse(&src).map_err(|e| format!("{} {e}", c.lab))?;
     let answers_text = read_input(&c.answers)?;
-    let answers: crate::lab::Answers = serde_json::from_str(&answers_text)
-        .map_err(|e| {
-            let text = e.to_string();
-            let message = text.rsplit_once(" at line ").map_or(text.as_str(), |(m, _)| m);
-            format!("{} {}:{}: {message}", c.answers, e.line(), e.column())
-        })?;
-    let unknown: Vec<&String> =
-        answers.answers.keys().filter(|k| !lab.exercises.iter().any(|e| e.id.get_ref() == *k)).collect();
+    let answers: crate::lab::Answers = serde_json::from_str(&answers_text).map_err(|e| {
+        let text = e.to_string();
+        let message = text.rsplit_once(" at line ").map_or(text.as_str(), |(m, _)| m);
+        format!("{} {}:{}: {message}", c.answers, e.line(), e.column())
+    })?;
+    let unknown: Vec<&String> = answers.answers.keys().filter(|k| !lab.exercises.iter().any(|e| &e.id == *k)).collect();
     if let Some(k) = unknown.first() {
         return Err(format!("{}: no exercise `{k}` in {}", c.answers, c.lab));
     }
@@ -433,13 +431,25 @@ fn run_check(c: CheckArgs) -> Result<(String, bool), String> {
     }
     let mut out = format!("{}: {goals_met} of {goals_all} goals met\n", lab.title);
     for (ex, g) in lab.exercises.iter().zip(&grades) {
-        let mark = if g.done { "done" } else if g.goals.iter().all(|x| x.pass) { "goals met" } else { "open" };
+        let mark = if g.done {
+            "done"
+        } else if g.goals.iter().all(|x| x.pass) {
+            "goals met"
+        } else {
+            "open"
+        };
         out.push_str(&format!("\n[{mark}] {}\n", ex.title));
         if let Some(e) = &g.error {
             out.push_str(&format!("  error: {e}\n"));
         }
         for r in &g.goals {
-            out.push_str(&format!("  {} {} ({}){}\n", if r.pass { "✔" } else { "✘" }, r.text, r.check, if r.detail.is_empty() { String::new() } else { format!(": {}", r.detail) }));
+            out.push_str(&format!(
+                "  {} {} ({}){}\n",
+                if r.pass { "✔" } else { "✘" },
+                r.text,
+                r.check,
+                if r.detail.is_empty() { String::new() } else { format!(": {}", r.detail) }
+            ));
         }
         for (k, q) in g.questions.iter().enumerate() {
             out.push_str(&format!("  {} question {}\n", if *q { "✔" } else { "✘" }, k + 1));

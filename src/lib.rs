@@ -25,6 +25,7 @@ pub mod engine;
 pub mod explain;
 pub mod global;
 pub mod lab;
+pub mod lab_file;
 pub mod launch;
 pub mod local;
 pub mod pattern;

@@ -281,15 +281,16 @@ fn check_grades_saved_answers() {
     let dir = std::env::temp_dir().join(format!("warpscope-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let lab_path = concat!(env!("CARGO_MANIFEST_DIR"), "/www/labs/memory.toml");
-    let lab = warpscope::lab::parse(&std::fs::read_to_string(lab_path).expect("lab")).expect("parses");
+    let lab = warpscope::lab_file::parse(&std::fs::read_to_string(lab_path).expect("lab")).expect("parses");
     // The teacher's solutions, saved as a student would: every goal passes, exit 0.
     let mut all = warpscope::lab::Answers { lab: lab.title.clone(), ..Default::default() };
     for ex in &lab.exercises {
-        all.answers.insert(ex.id.get_ref().clone(), ex.solution.clone().expect("solution"));
+        all.answers.insert(ex.id.clone(), ex.solution.clone().expect("solution"));
     }
     let good = dir.join("good.json");
     std::fs::write(&good, serde_json::to_string(&all).expect("json")).expect("write");
-    let (code, out, err) = warpscope(&["check", lab_path, "--answers", good.to_str().expect("path"), "--format", "json"]);
+    let (code, out, err) =
+        warpscope(&["check", lab_path, "--answers", good.to_str().expect("path"), "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["all_goals_pass"], true);
@@ -303,7 +304,10 @@ fn check_grades_saved_answers() {
     // Bad answer files are input errors (exit 2) with their position.
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\"answers\": {\"coalescing\": {\"pattern\": 4}}}").expect("write");
-    fails(&["check", lab_path, "--answers", bad.to_str().expect("path")], &["bad.json 1:40: invalid type: integer `4`, expected a string"]);
+    fails(
+        &["check", lab_path, "--answers", bad.to_str().expect("path")],
+        &["bad.json 1:40: invalid type: integer `4`, expected a string"],
+    );
     std::fs::write(&bad, "{\"answers\": {\"nope\": {}}}").expect("write");
     fails(&["check", lab_path, "--answers", bad.to_str().expect("path")], &["no exercise `nope`"]);
     let _ = std::fs::remove_dir_all(&dir);

@@ -2,7 +2,8 @@
 //! questions), and bad lab files are errors with line:column.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::lab::{grade_exercise, markdown, parse, Block};
+use warpscope::lab::{grade_exercise, Block};
+use warpscope::lab_file::{markdown, parse};
 
 const MEMORY: &str = include_str!("../www/labs/memory.toml");
 
@@ -11,7 +12,7 @@ fn the_memory_lab_is_solvable_exercise_by_exercise() {
     let lab = parse(MEMORY).unwrap_or_else(|e| panic!("{e}"));
     assert!(lab.exercises.len() >= 8, "the lab has {} exercises", lab.exercises.len());
     for ex in &lab.exercises {
-        let id = ex.id.get_ref();
+        let id = &ex.id;
         let start = grade_exercise(ex, None);
         assert!(start.error.is_none(), "{id}: the starting view runs");
         assert!(start.goals.iter().any(|g| !g.pass), "{id}: the starting pattern must not already meet every goal");
@@ -31,7 +32,12 @@ fn locked_settings_cannot_be_changed_by_an_answer() {
     let lab = parse(MEMORY).expect("parses");
     let ex = &lab.exercises[0];
     // Exercise 1 locks the CC: an answer that switches to 2.0 is graded on 8.0 anyway.
-    let answer = warpscope::lab::Answer { pattern: Some("4*lane".into()), cc: Some("2.0".into()), choices: vec![Some(1)], ..Default::default() };
+    let answer = warpscope::lab::Answer {
+        pattern: Some("4*lane".into()),
+        cc: Some("2.0".into()),
+        choices: vec![Some(1)],
+        ..Default::default()
+    };
     let sc = ex.scenario(Some(&answer)).expect("valid");
     assert_eq!(sc.cc, warpscope::Cc::new(8, 0));
     assert!(grade_exercise(ex, Some(&answer)).done);
@@ -44,7 +50,8 @@ fn err(src: &str) -> String {
     }
 }
 
-const ONE: &str = "title = \"t\"\n[[exercise]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\npattern = \"4*lane\"\nop = \"LDG.E.32\"\n";
+const ONE: &str =
+    "title = \"t\"\n[[exercise]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\npattern = \"4*lane\"\nop = \"LDG.E.32\"\n";
 
 #[test]
 fn bad_lab_files_name_the_problem_and_where() {
@@ -65,8 +72,12 @@ fn bad_lab_files_name_the_problem_and_where() {
         err(&format!("{ONE}[[exercise.question]]\ntext = \"q\"\nchoices = [\"a\", \"b\"]\nanswer = 2\n")),
         "11:10: answer 2 is not one of the 2 choices (counted from 0)"
     );
-    assert_eq!(err(&format!("{ONE}locked = [\"colour\"]\n")), "8:11: `colour` cannot be locked (lockable: cc, lang, op, block, pattern, l1, bank_mode, sets)");
-    let twice = format!("{ONE}[[exercise]]\nid = \"a\"\ntitle = \"B\"\ntext = \"y\"\npattern = \"0\"\nop = \"LDS.32\"\n");
+    assert_eq!(
+        err(&format!("{ONE}locked = [\"colour\"]\n")),
+        "8:11: `colour` cannot be locked (lockable: cc, lang, op, block, pattern, l1, bank_mode, sets)"
+    );
+    let twice =
+        format!("{ONE}[[exercise]]\nid = \"a\"\ntitle = \"B\"\ntext = \"y\"\npattern = \"0\"\nop = \"LDS.32\"\n");
     assert_eq!(err(&twice), "9:6: a second exercise with id `a`");
     let broken = ONE.replace("pattern = \"4*lane\"", "pattern = \"4*lane +\"");
     assert!(err(&broken).starts_with("6:11: the starting pattern does not run: expected a number"), "{}", err(&broken));
@@ -83,7 +94,10 @@ fn markdown_is_rendered_as_data_never_as_html() {
     assert!(p.iter().any(|s| s.text == "code" && s.code));
     assert!(p.iter().any(|s| s.text == "a link" && s.link.as_deref() == Some("https://example.org")));
     // Raw HTML stays text; a javascript: link loses its target.
-    assert!(blocks.iter().any(|b| matches!(b, Block::Para(s) if s.iter().any(|x| x.text.contains("<script>")))) || blocks.iter().any(|b| format!("{b:?}").contains("<script>")));
+    assert!(
+        blocks.iter().any(|b| matches!(b, Block::Para(s) if s.iter().any(|x| x.text.contains("<script>"))))
+            || blocks.iter().any(|b| format!("{b:?}").contains("<script>"))
+    );
     assert!(blocks.iter().any(|b| matches!(b, Block::Item(s) if s[0].text == "one")));
     let last = format!("{:?}", blocks.last());
     assert!(last.contains("\"bad\"") && last.contains("link: None"), "{last}");

@@ -57,7 +57,7 @@ fn family_name(f: Family) -> &'static str {
 }
 
 /// The CC menu, grouped by architecture.
-fn cc_select(d: &Dispatch, pane: usize, cc: Cc) -> Html {
+fn cc_select(d: &Dispatch, pane: usize, cc: Cc, disabled: bool) -> Html {
     let mut groups: Vec<(Family, Vec<Cc>)> = Vec::new();
     for c in ALL_CCS {
         match groups.last_mut() {
@@ -66,7 +66,7 @@ fn cc_select(d: &Dispatch, pane: usize, cc: Cc) -> Html {
         }
     }
     html! {
-        <select id={id("cc", pane)} aria-label="compute capability" onchange={on_select(d, move |v| Action::Edit(pane, Edit::Cc(v)))}>
+        <select id={id("cc", pane)} aria-label="compute capability" {disabled} onchange={on_select(d, move |v| Action::Edit(pane, Edit::Cc(v)))}>
             { for groups.into_iter().map(|(f, ccs)| html! {
                 <optgroup label={family_name(f)}>
                     { for ccs.into_iter().map(|c| html! {
@@ -137,6 +137,11 @@ fn lang_label(l: Lang) -> &'static str {
     }
 }
 
+/// True when the lab's current exercise locks `setting`.
+fn locked(state: &State, setting: &str) -> bool {
+    state.lab.as_ref().and_then(|l| l.exercise()).is_some_and(|e| e.is_locked(setting))
+}
+
 /// One pane: inputs, instructions, the figure, metrics, explanation and notes.
 fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     let pane: &Pane = &state.panes[k];
@@ -159,34 +164,40 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     html! {
         <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}>
             <div class="inputs">
-                <label>{ "compute capability" }{ cc_select(d, k, sc.cc) }</label>
+                <label>{ "compute capability" }{ cc_select(d, k, sc.cc, locked(state, "cc")) }</label>
+                if state.lab.is_none() {
                 <label>{ "example" }
                     <select id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
                         <option value="" selected={pane.preset.is_empty()}>{ "choose an example…" }</option>
                         { for PRESETS.iter().map(|p| html! { <option value={p.name} selected={pane.preset == p.name}>{ p.title }</option> }) }
                     </select>
                 </label>
+                }
                 <label>{ "language" }
-                    <select id={id("lang", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Lang(v)))}>
+                    <select id={id("lang", k)} disabled={locked(state, "lang")} onchange={on_select(d, move |v| Action::Edit(k, Edit::Lang(v)))}>
                         { for Lang::ALL.iter().map(|l| html! { <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option> }) }
                     </select>
                 </label>
                 if needs_op {
-                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false"
+                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false" disabled={locked(state, "op")}
                         oninput={on_input(d, move |v| Action::Edit(k, Edit::Op(v)))} /></label>
                 }
                 <label>{ "block" }<input id={id("block", k)} class="short mono" value={pane.block_text.clone()} spellcheck="false"
-                    oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
+                    disabled={locked(state, "block")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
+                if matches!(sc.lang, Lang::Cuda | Lang::Sass) || !sc.sets.is_empty() {
+                    <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
+                        placeholder="n=1024, R4=0x1000" disabled={locked(state, "sets")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
+                }
                 if show_l1 {
                     <label>{ "global loads" }
-                        <select id={id("l1", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::L1(v)))}>
+                        <select id={id("l1", k)} disabled={locked(state, "l1")} onchange={on_select(d, move |v| Action::Edit(k, Edit::L1(v)))}>
                             { for L1_CHOICES.iter().map(|(v, label)| html! { <option value={*v} selected={l1_value(sc.config.l1) == *v}>{ *label }</option> }) }
                         </select>
                     </label>
                 }
                 if kepler {
                     <label>{ "bank mode" }
-                        <select id={id("bank-mode", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::BankMode(v)))}>
+                        <select id={id("bank-mode", k)} disabled={locked(state, "bank_mode")} onchange={on_select(d, move |v| Action::Edit(k, Edit::BankMode(v)))}>
                             <option value="4" selected={sc.config.bank_mode == BankMode::FourByte}>{ "4-byte" }</option>
                             <option value="8" selected={sc.config.bank_mode == BankMode::EightByte}>{ "8-byte" }</option>
                         </select>
@@ -196,7 +207,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             if let Some(p) = crate::presets::find(&pane.preset) {
                 <p class="explanation-preset">{ p.explanation }</p>
             }
-            <textarea id={id("pattern", k)} class="pattern" rows={if sc.lang == Lang::Expr { "2" } else { "9" }} spellcheck="false"
+            <textarea id={id("pattern", k)} class="pattern" readonly={locked(state, "pattern")} rows={if sc.lang == Lang::Expr { "2" } else { "9" }} spellcheck="false"
                 aria-label="access pattern" value={sc.text.clone()} oninput={on_text} />
             if let Some(e) = &pane.error {
                 <pre id={id("error", k)} class="error" role="alert">{ e.clone() }</pre>
@@ -502,6 +513,40 @@ pub fn app() -> Html {
     // The address bar always holds the current view.
     let link = crate::share::encode(&state.view());
     use_effect_with(link.clone(), |link| browser::set_hash(link));
+    // ?lab=NAME loads labs/NAME.toml from the site (or any URL), with the progress saved in this browser.
+    {
+        let d = d.clone();
+        use_effect_with((), move |_| {
+            if let Some(param) = browser::lab_param() {
+                let url = if param.contains('/') || param.contains(':') {
+                    param.clone()
+                } else {
+                    format!("labs/{param}.toml")
+                };
+                wasm_bindgen_futures::spawn_local(async move {
+                    let key = format!("warpscope-lab:{url}");
+                    match browser::fetch_text(&url).await {
+                        Ok(text) => {
+                            let d2 = d.clone();
+                            let started = browser::compile_lab(text, move |r| {
+                                d2.dispatch(Action::LabLoaded(r.map(|json| (key.clone(), json, browser::load(&key)))));
+                            });
+                            if let Err(e) = started {
+                                d.dispatch(Action::LabLoaded(Err(e)));
+                            }
+                        }
+                        Err(e) => d.dispatch(Action::LabLoaded(Err(e))),
+                    }
+                });
+            }
+        });
+    }
+    let progress = state.lab.as_ref().map(|l| (l.key.clone(), serde_json::to_string(&l.progress).unwrap_or_default()));
+    use_effect_with(progress, |p| {
+        if let Some((key, json)) = p {
+            browser::save(key, json);
+        }
+    });
 
     // The animation timer runs only while playing.
     {
@@ -573,6 +618,7 @@ pub fn app() -> Html {
                     <button class="dismiss" aria-label="dismiss" onclick={ { let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Notice(None))) } }>{ "×" }</button>
                 </p>
             }
+            { super::lab::view(&d, &state) }
             { player(&d, &state) }
             <div class="panes">
                 { for (0..state.panes.len()).map(|k| pane_view(&d, &state, k)) }

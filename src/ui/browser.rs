@@ -120,3 +120,87 @@ pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<()
     img.set_src(&url);
     Ok(())
 }
+
+/// The `?lab=` parameter: a lab name (`memory` loads `labs/memory.toml`) or a URL.
+pub fn lab_param() -> Option<String> {
+    let search = window().ok()?.location().search().ok()?;
+    search.trim_start_matches('?').split('&').find_map(|kv| {
+        kv.strip_prefix("lab=")
+            .map(|v| js_sys::decode_uri_component(v).ok().and_then(|s| s.as_string()).unwrap_or_else(|| v.to_string()))
+    })
+}
+
+/// Fetches a text file.
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    let w = window()?;
+    let resp = wasm_bindgen_futures::JsFuture::from(w.fetch_with_str(url))
+        .await
+        .map_err(|_| format!("could not load {url}"))?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("could not load {url}"))?;
+    if !resp.ok() {
+        return Err(format!("could not load {url}: HTTP {}", resp.status()));
+    }
+    let text = wasm_bindgen_futures::JsFuture::from(resp.text().map_err(|_| format!("could not read {url}"))?)
+        .await
+        .map_err(|_| format!("could not read {url}"))?;
+    text.as_string().ok_or_else(|| format!("{url} is not text"))
+}
+
+/// Reads a value from localStorage.
+pub fn load(key: &str) -> Option<String> {
+    window().ok()?.local_storage().ok()??.get_item(key).ok()?
+}
+
+/// Writes a value to localStorage (quietly does nothing where storage is off).
+pub fn save(key: &str, value: &str) {
+    if let Some(s) = window().ok().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// The directory URL the page was served from (where Trunk put the worker's files).
+fn base_dir() -> String {
+    let url = base_url();
+    match url.rfind('/') {
+        Some(i) => url[..=i].to_string(),
+        None => format!("{url}/"),
+    }
+}
+
+/// Compiles a lab file's text in the lab worker and calls `done` with the course JSON or the error.
+pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'static) -> Result<(), String> {
+    let base = base_dir();
+    let script = format!("importScripts(\"{base}warpscope-lab.js\");wasm_bindgen(\"{base}warpscope-lab_bg.wasm\");");
+    let parts = js_sys::Array::of1(&JsValue::from_str(&script));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("text/javascript");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "could not start the lab reader".to_string())?;
+    let url =
+        web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "could not start the lab reader".to_string())?;
+    let worker = web_sys::Worker::new(&url)
+        .map_err(|_| "this browser could not start the lab reader (a web worker)".to_string())?;
+    let w2 = worker.clone();
+    let done = std::cell::RefCell::new(Some(done));
+    let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
+        let data = msg.data().as_string().unwrap_or_default();
+        if data == "ready" {
+            let _ = w2.post_message(&JsValue::from_str(&text));
+            return;
+        }
+        let reply: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
+        let result = match (reply.get("course"), reply.get("error").and_then(|e| e.as_str())) {
+            (Some(c), _) => Ok(c.to_string()),
+            (None, Some(e)) => Err(format!("The lab file has a problem at {e}")),
+            _ => Err("the lab reader gave no answer".to_string()),
+        };
+        if let Some(f) = done.borrow_mut().take() {
+            f(result);
+        }
+        w2.terminate();
+    });
+    worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    onmessage.forget();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}

@@ -4,6 +4,7 @@
 mod app;
 mod browser;
 mod figure;
+mod lab;
 pub mod state;
 
 pub use app::App;

@@ -19,6 +19,8 @@ pub struct Pane {
     pub scenario: Scenario,
     /// The block size as typed (kept while it does not parse).
     pub block_text: String,
+    /// The `NAME=VALUE` settings as typed.
+    pub sets_text: String,
     /// The preset last chosen, if the pattern still comes from it.
     pub preset: String,
     /// The last good result.
@@ -34,7 +36,17 @@ pub struct Pane {
 impl Pane {
     fn new(scenario: Scenario) -> Pane {
         let block_text = block_text(scenario.block);
-        let mut p = Pane { scenario, block_text, preset: String::new(), result: None, error: None, instr: 0, issue: 0 };
+        let sets_text = scenario.sets.join(", ");
+        let mut p = Pane {
+            scenario,
+            block_text,
+            sets_text,
+            preset: String::new(),
+            result: None,
+            error: None,
+            instr: 0,
+            issue: 0,
+        };
         p.rerun();
         p
     }
@@ -113,6 +125,49 @@ pub struct State {
     pub embed: bool,
     /// A message for the user (a link that could not be opened, "link copied").
     pub notice: Option<String>,
+    /// The course lab, when the page was opened with `?lab=`.
+    pub lab: Option<LabState>,
+}
+
+/// A student's progress in a lab, as kept in the browser.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Progress {
+    /// The answer of each exercise, by id.
+    pub answers: std::collections::BTreeMap<String, crate::lab::Answer>,
+    /// Hints revealed, by exercise id.
+    pub hints: std::collections::BTreeMap<String, usize>,
+}
+
+/// An open lab.
+#[derive(Clone, Debug)]
+pub struct LabState {
+    /// The lab.
+    pub lab: Rc<crate::lab::Course>,
+    /// The localStorage key of its progress.
+    pub key: String,
+    /// The exercise shown.
+    pub current: usize,
+    /// The student's progress.
+    pub progress: Progress,
+}
+
+impl PartialEq for LabState {
+    fn eq(&self, o: &LabState) -> bool {
+        Rc::ptr_eq(&self.lab, &o.lab) && self.key == o.key && self.current == o.current && self.progress == o.progress
+    }
+}
+
+impl LabState {
+    /// The exercise shown.
+    pub fn exercise(&self) -> Option<&crate::lab::Exercise> {
+        self.lab.exercises.get(self.current)
+    }
+
+    /// The saved answer of the exercise shown.
+    pub fn answer(&self) -> Option<&crate::lab::Answer> {
+        self.exercise().and_then(|e| self.progress.answers.get(&e.id))
+    }
 }
 
 impl Default for State {
@@ -126,6 +181,7 @@ impl Default for State {
             carveout: "50".into(),
             embed: false,
             notice: None,
+            lab: None,
         }
     }
 }
@@ -208,6 +264,8 @@ pub enum Edit {
     L1(String),
     /// Kepler bank mode: `4` or `8`.
     BankMode(String),
+    /// `NAME=VALUE` settings, separated by commas or spaces.
+    Sets(String),
     /// A suggested fix.
     Fix(Fix),
 }
@@ -239,6 +297,17 @@ pub enum Action {
     Carveout(String),
     /// Show a message, or clear it.
     Notice(Option<String>),
+    /// A checked lab arrived from the lab worker (key, the course as JSON, saved progress), or could not be
+    /// loaded (the message says why, with line:column in the lab file).
+    LabLoaded(Result<(String, String, Option<String>), String>),
+    /// Open exercise `usize` of the lab.
+    LabOpen(usize),
+    /// Reveal the next hint.
+    LabHint,
+    /// Answer question `.0` with choice `.1`.
+    LabChoice(usize, usize),
+    /// Forget the progress in this lab.
+    LabReset,
 }
 
 impl Reducible for State {
@@ -248,10 +317,18 @@ impl Reducible for State {
         let mut s = (*self).clone();
         match action {
             Action::Edit(p, edit) => {
+                if let (Some(l), Some(name)) = (s.lab.as_ref(), edit.setting()) {
+                    if l.exercise().is_some_and(|e| e.is_locked(name)) {
+                        return self;
+                    }
+                }
                 let Some(pane) = s.panes.get_mut(p) else { return self };
                 apply(pane, edit);
                 s.step = None;
                 s.playing = false;
+                if p == 0 {
+                    record_answer(&mut s);
+                }
             }
             Action::Instr(p, i) => {
                 if let Some(pane) = s.panes.get_mut(p) {
@@ -325,9 +402,96 @@ impl Reducible for State {
             Action::Theme(t) => s.theme = t,
             Action::Carveout(c) => s.carveout = c,
             Action::Notice(n) => s.notice = n,
+            Action::LabLoaded(Ok((key, json, saved))) => match serde_json::from_str::<crate::lab::Course>(&json) {
+                Ok(lab) => {
+                    let progress = saved.and_then(|j| serde_json::from_str::<Progress>(&j).ok()).unwrap_or_default();
+                    s.lab = Some(LabState { lab: Rc::new(lab), key, current: 0, progress });
+                    s.panes.truncate(1);
+                    open_exercise(&mut s, 0);
+                }
+                Err(e) => s.notice = Some(format!("The lab could not be read: {e}")),
+            },
+            Action::LabLoaded(Err(e)) => s.notice = Some(e),
+            Action::LabOpen(k) => open_exercise(&mut s, k),
+            Action::LabHint => {
+                if let Some(l) = s.lab.as_mut() {
+                    if let Some(ex) = l.lab.exercises.get(l.current) {
+                        let n = l.progress.hints.entry(ex.id.clone()).or_default();
+                        *n = (*n + 1).min(ex.hints.len());
+                    }
+                }
+            }
+            Action::LabChoice(q, c) => {
+                if let Some(l) = s.lab.as_mut() {
+                    if let Some(id) = l.exercise().map(|e| e.id.clone()) {
+                        let a = l.progress.answers.entry(id).or_default();
+                        if a.choices.len() <= q {
+                            a.choices.resize(q + 1, None);
+                        }
+                        a.choices[q] = Some(c);
+                    }
+                }
+            }
+            Action::LabReset => {
+                if let Some(l) = s.lab.as_mut() {
+                    l.progress = Progress::default();
+                }
+                let current = s.lab.as_ref().map_or(0, |l| l.current);
+                open_exercise(&mut s, current);
+            }
         }
         Rc::new(s)
     }
+}
+
+impl Edit {
+    /// The lab setting this edit changes (for locks).
+    fn setting(&self) -> Option<&'static str> {
+        Some(match self {
+            Edit::Cc(_) => "cc",
+            Edit::Lang(_) => "lang",
+            Edit::Op(_) => "op",
+            Edit::Block(_) => "block",
+            Edit::Text(_) | Edit::Preset(_) | Edit::Fix(_) => "pattern",
+            Edit::L1(_) => "l1",
+            Edit::BankMode(_) => "bank_mode",
+            Edit::Sets(_) => "sets",
+        })
+    }
+}
+
+/// Shows lab exercise `k` with the student's saved answer.
+fn open_exercise(s: &mut State, k: usize) {
+    let Some(l) = s.lab.as_mut() else { return };
+    if k >= l.lab.exercises.len() {
+        return;
+    }
+    l.current = k;
+    let ex = &l.lab.exercises[k];
+    let answer = l.progress.answers.get(&ex.id);
+    let sc = ex.scenario(answer).or_else(|_| ex.scenario(None));
+    if let Ok(sc) = sc {
+        s.panes = vec![Pane::new(sc)];
+    }
+    s.step = None;
+    s.playing = false;
+}
+
+/// Saves pane 0's settings as the answer of the exercise shown.
+fn record_answer(s: &mut State) {
+    let Some(pane) = s.panes.first().cloned() else { return };
+    let Some(l) = s.lab.as_mut() else { return };
+    let Some(id) = l.exercise().map(|e| e.id.clone()) else { return };
+    let sc = &pane.scenario;
+    let a = l.progress.answers.entry(id).or_default();
+    a.pattern = Some(sc.text.clone());
+    a.lang = Some(sc.lang.name().to_string());
+    a.op = Some(sc.op.clone());
+    a.cc = Some(sc.cc.to_string());
+    a.block = Some(pane.block_text.clone());
+    a.l1 = Some(l1_value(sc.config.l1).to_string());
+    a.bank_mode = Some(if sc.config.bank_mode == crate::arch::BankMode::EightByte { 8 } else { 4 });
+    a.sets = Some(sc.sets.clone());
 }
 
 fn apply(pane: &mut Pane, edit: Edit) {
@@ -354,6 +518,7 @@ fn apply(pane: &mut Pane, edit: Edit) {
             if let Some(p) = crate::presets::find(&name) {
                 pane.scenario = p.scenario();
                 pane.block_text = block_text(p.block);
+                pane.sets_text = pane.scenario.sets.join(", ");
                 pane.instr = 0;
                 pane.issue = 0;
             }
@@ -369,6 +534,11 @@ fn apply(pane: &mut Pane, edit: Edit) {
         Edit::BankMode(v) => {
             pane.scenario.config.bank_mode =
                 if v == "8" { crate::arch::BankMode::EightByte } else { crate::arch::BankMode::FourByte }
+        }
+        Edit::Sets(v) => {
+            pane.sets_text = v.clone();
+            pane.scenario.sets =
+                v.split([',', ' ', '\n']).map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()
         }
         Edit::Fix(Fix::Text(t)) => pane.scenario.text = t,
         Edit::Fix(Fix::Op(o)) => pane.scenario.op = o,

@@ -202,3 +202,46 @@ test('export buttons save the figure as SVG, PNG and numbered frames', async () 
   assert.equal(bytes.readUInt32BE(16), 2400, 'twice the 1200 px figure width');
   await page.close();
 });
+
+test('work through a lab exercise: goals go green, the question is answered, progress is kept', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}?lab=memory`);
+  await page.waitForSelector('#lab #goals li');
+  assert.match(await page.locator('#exercise h3').textContent(), /Coalesced global loads/);
+  // The starting pattern (8*lane) misses the goal; the CC and the instruction are locked.
+  assert.equal(await page.locator('#goals li.fail').count(), 1);
+  assert.equal(await page.locator('select#cc').isDisabled(), true);
+  assert.equal(await page.locator('#op').isDisabled(), true);
+  await page.fill('#pattern', '4*lane');
+  assert.equal(await page.locator('#goals li.pass').count(), 1, '4 sectors (BPG 9.2.1.1)');
+  assert.equal(await page.locator('#lab-done').count(), 0, 'the question is still open');
+  await page.check('#q0-1');
+  assert.match(await page.locator('#q0 .feedback').textContent(), /^Right\./);
+  assert.match(await page.locator('#lab-done').textContent(), /Done/);
+  await page.click('#hint');
+  assert.equal(await page.locator('.hint').count(), 1);
+  await page.screenshot({ path: join(SHOTS, 'lab-exercise-done.png'), fullPage: false });
+  // Progress survives a reload (kept in this browser).
+  await page.reload();
+  await page.waitForSelector('#lab #goals li');
+  assert.match(await page.locator('#exercises li:first-child button').textContent(), /✔/);
+  assert.equal(await page.locator('#pattern').inputValue(), '4*lane');
+  // A later exercise, then reset.
+  await page.click('#exercises li:nth-child(5) button');
+  assert.match(await page.locator('#exercise h3').textContent(), /Bank conflicts and padding/);
+  await page.click('#lab-reset');
+  await page.click('#exercises li:first-child button');
+  assert.equal(await page.locator('#pattern').inputValue(), '8*lane');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a broken lab file shows where the problem is', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${base}?lab=${encodeURIComponent(`${base}labs/does-not-exist.toml`)}`);
+  await page.waitForSelector('#notice');
+  assert.match(await page.locator('#notice').textContent(), /could not load .*does-not-exist\.toml: HTTP 404/);
+  await page.close();
+});
