@@ -16,8 +16,17 @@ cargo clippy --locked --all-targets --target wasm32-unknown-unknown -- -D warnin
 
 step "release site build (trunk, wasm-opt)"
 trunk build --release
-wasm=$(ls dist/*.wasm)
-printf 'wasm: %s bytes, %s bytes gzipped\n' "$(wc -c <"$wasm")" "$(gzip -9 -c "$wasm" | wc -c)"
+# Load budget: each wasm module at most 300 KB (300,000 bytes) gzipped. The main module is what every
+# visitor loads; the lab worker only loads with ?lab=.
+BUDGET=300000
+for wasm in dist/*.wasm; do
+  gz=$(gzip -9 -c "$wasm" | wc -c)
+  printf 'wasm: %s: %s bytes, %s bytes gzipped (budget %s)\n' "$(basename "$wasm")" "$(wc -c <"$wasm")" "$gz" "$BUDGET"
+  if [ "$gz" -gt "$BUDGET" ]; then
+    echo "error: $(basename "$wasm") is $gz bytes gzipped, over the $BUDGET-byte budget" >&2
+    exit 1
+  fi
+done
 
 step "native tests"
 cargo test --locked

@@ -128,7 +128,7 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
                     }
                 }
                 for p in partial.iter().take(4) {
-                    ex.lines.push(format!("{}{}.", p[..1].to_uppercase(), &p[1..]));
+                    ex.lines.push(format!("{}{}.", p[..1].to_ascii_uppercase(), &p[1..]));
                 }
                 if partial.len() > 4 {
                     ex.lines.push(format!("… and {} more sparsely used transactions.", partial.len() - 4));
@@ -293,8 +293,10 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
             }
         }
         Cost::Split { parts } => {
-            let spaces: Vec<String> =
-                parts.iter().map(|p| format!("{} lane(s) to {:?}", p.active_lanes, p.space).to_lowercase()).collect();
+            let spaces: Vec<String> = parts
+                .iter()
+                .map(|p| format!("{} lane(s) to {:?}", p.active_lanes, p.space).to_ascii_lowercase())
+                .collect();
             ex.lines.push(format!(
                 "This generic access splits: {}. Each part is costed in its own memory.",
                 spaces.join(", ")

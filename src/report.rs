@@ -258,7 +258,7 @@ impl Report {
             ),
             Cost::Split { parts } => parts
                 .iter()
-                .map(|p| format!("{:?}: {}", p.space, p.summary()).to_lowercase())
+                .map(|p| format!("{:?}: {}", p.space, p.summary()).to_ascii_lowercase())
                 .collect::<Vec<_>>()
                 .join("; "),
         }

@@ -163,13 +163,25 @@ pub enum ShareError {
 
 /// Writes a view as link text.
 pub fn encode(view: &ViewState) -> String {
-    let json = serde_json::to_vec(view).unwrap_or_default();
-    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-    format!("{VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
+    pack(&serde_json::to_vec(view).unwrap_or_default())
 }
 
 /// Reads link text (with or without a leading `#`).
 pub fn decode(link: &str) -> Result<ViewState, ShareError> {
+    let json = unpack(link)?;
+    let view: ViewState = serde_json::from_slice(&json).map_err(|e| ShareError::Corrupt(e.to_string()))?;
+    validate(view)
+}
+
+/// Packs a view's JSON as link text: the version, a dot, deflated JSON in URL-safe base64. The page passes
+/// JSON made by the browser; [`encode`] passes serde_json's.
+pub fn pack(json: &[u8]) -> String {
+    let packed = miniz_oxide::deflate::compress_to_vec(json, 9);
+    format!("{VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
+}
+
+/// Unpacks link text to the view's JSON, checking the version, the characters and the size.
+pub fn unpack(link: &str) -> Result<Vec<u8>, ShareError> {
     let link = link.trim().trim_start_matches('#');
     if link.len() > MAX_LINK_CHARS {
         return Err(ShareError::TooLong(link.len()));
@@ -186,9 +198,12 @@ pub fn decode(link: &str) -> Result<ViewState, ShareError> {
         return Err(ShareError::BadCharacter(i + 1 + link.len() - data.len()));
     }
     let packed = URL_SAFE_NO_PAD.decode(data).map_err(|e| ShareError::Corrupt(e.to_string()))?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_STATE_BYTES)
-        .map_err(|e| ShareError::Corrupt(format!("{:?}", e.status)))?;
-    let view: ViewState = serde_json::from_slice(&json).map_err(|e| ShareError::Corrupt(e.to_string()))?;
+    miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_STATE_BYTES)
+        .map_err(|e| ShareError::Corrupt(format!("{:?}", e.status)))
+}
+
+/// Checks that a decoded view can be shown: one or two panes, every field valid.
+pub fn validate(view: ViewState) -> Result<ViewState, ShareError> {
     if view.panes.is_empty() || view.panes.len() > 2 {
         return Err(ShareError::Invalid(format!("{} panes (one or two)", view.panes.len())));
     }

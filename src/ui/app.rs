@@ -363,7 +363,7 @@ fn file_stem(state: &State) -> String {
         p.result
             .as_ref()
             .and_then(|r| r.instructions.get(p.instr))
-            .map(|i| i.op.to_lowercase())
+            .map(|i| i.op.to_ascii_lowercase())
             .unwrap_or_else(|| "figure".into())
     } else {
         p.preset.clone()
@@ -511,7 +511,7 @@ pub fn app() -> Html {
     });
     let d = state.dispatcher();
     // The address bar always holds the current view.
-    let link = crate::share::encode(&state.view());
+    let link = super::json::encode_view(&state.view());
     use_effect_with(link.clone(), |link| browser::set_hash(link));
     // ?lab=NAME loads labs/NAME.toml from the site (or any URL), with the progress saved in this browser.
     {
@@ -541,7 +541,7 @@ pub fn app() -> Html {
             }
         });
     }
-    let progress = state.lab.as_ref().map(|l| (l.key.clone(), serde_json::to_string(&l.progress).unwrap_or_default()));
+    let progress = state.lab.as_ref().map(|l| (l.key.clone(), super::json::to_json(&l.progress)));
     use_effect_with(progress, |p| {
         if let Some((key, json)) = p {
             browser::save(key, json);

@@ -188,9 +188,16 @@ pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'st
             let _ = w2.post_message(&JsValue::from_str(&text));
             return;
         }
-        let reply: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
-        let result = match (reply.get("course"), reply.get("error").and_then(|e| e.as_str())) {
-            (Some(c), _) => Ok(c.to_string()),
+        // The worker answers {"course": ...} or {"error": "..."}; the course is passed on as JSON text.
+        let reply = js_sys::JSON::parse(&data).unwrap_or(JsValue::NULL);
+        let field = |name: &str| {
+            js_sys::Reflect::get(&reply, &JsValue::from_str(name)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+        };
+        let result = match (field("course"), field("error").and_then(|e| e.as_string())) {
+            (Some(c), _) => js_sys::JSON::stringify(&c)
+                .ok()
+                .and_then(|s| s.as_string())
+                .ok_or_else(|| "the lab reader gave no answer".to_string()),
             (None, Some(e)) => Err(format!("The lab file has a problem at {e}")),
             _ => Err("the lab reader gave no answer".to_string()),
         };

@@ -69,7 +69,7 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
     let choices = l.answer().map(|a| a.choices.clone()).unwrap_or_default();
     let answers_json = {
         let a = crate::lab::Answers { lab: l.lab.title.clone(), answers: l.progress.answers.clone() };
-        serde_json::to_string_pretty(&a).unwrap_or_default()
+        super::json::to_json_pretty(&a)
     };
     let save = {
         let d = d.clone();

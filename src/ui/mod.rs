@@ -4,6 +4,7 @@
 mod app;
 mod browser;
 mod figure;
+pub mod json;
 mod lab;
 pub mod state;
 

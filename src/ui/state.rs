@@ -191,7 +191,7 @@ impl State {
     pub fn from_link(link: Option<&str>, embed: bool) -> State {
         let mut s = State { embed, ..State::default() };
         let Some(link) = link.filter(|l| !l.trim_start_matches('#').is_empty()) else { return s };
-        match crate::share::decode(link) {
+        match super::json::decode_view(link) {
             Ok(view) => {
                 let mut panes = Vec::new();
                 for p in &view.panes {
@@ -402,9 +402,9 @@ impl Reducible for State {
             Action::Theme(t) => s.theme = t,
             Action::Carveout(c) => s.carveout = c,
             Action::Notice(n) => s.notice = n,
-            Action::LabLoaded(Ok((key, json, saved))) => match serde_json::from_str::<crate::lab::Course>(&json) {
+            Action::LabLoaded(Ok((key, json, saved))) => match super::json::from_json::<crate::lab::Course>(&json) {
                 Ok(lab) => {
-                    let progress = saved.and_then(|j| serde_json::from_str::<Progress>(&j).ok()).unwrap_or_default();
+                    let progress = saved.and_then(|j| super::json::from_json::<Progress>(&j).ok()).unwrap_or_default();
                     s.lab = Some(LabState { lab: Rc::new(lab), key, current: 0, progress });
                     s.panes.truncate(1);
                     open_exercise(&mut s, 0);

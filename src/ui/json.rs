@@ -1,0 +1,47 @@
+//! JSON in the page goes through the browser's own `JSON.parse` / `JSON.stringify` and serde-wasm-bindgen,
+//! so the page's module carries no JSON parser or printer of its own.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use wasm_bindgen::JsValue;
+
+/// A value as JSON text (plain objects for maps, as JSON has them).
+pub fn to_json<T: Serialize>(value: &T) -> String {
+    let ser = serde_wasm_bindgen::Serializer::json_compatible();
+    value
+        .serialize(&ser)
+        .ok()
+        .and_then(|v| js_sys::JSON::stringify(&v).ok())
+        .and_then(|s| s.as_string())
+        .unwrap_or_default()
+}
+
+/// A value as indented JSON text, for files people read.
+pub fn to_json_pretty<T: Serialize>(value: &T) -> String {
+    let ser = serde_wasm_bindgen::Serializer::json_compatible();
+    value
+        .serialize(&ser)
+        .ok()
+        .and_then(|v| js_sys::JSON::stringify_with_replacer_and_space(&v, &JsValue::NULL, &JsValue::from_f64(2.0)).ok())
+        .and_then(|s| s.as_string())
+        .unwrap_or_default()
+}
+
+/// JSON text as a value.
+pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let v = js_sys::JSON::parse(text).map_err(|e| e.as_string().unwrap_or_else(|| "not JSON".to_string()))?;
+    serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+}
+
+/// A share link for a view.
+pub fn encode_view(view: &crate::share::ViewState) -> String {
+    crate::share::pack(to_json(view).as_bytes())
+}
+
+/// The view a share link holds.
+pub fn decode_view(link: &str) -> Result<crate::share::ViewState, crate::share::ShareError> {
+    let bytes = crate::share::unpack(link)?;
+    let text = String::from_utf8(bytes).map_err(|_| crate::share::ShareError::Corrupt("not text".into()))?;
+    let view = from_json(&text).map_err(crate::share::ShareError::Corrupt)?;
+    crate::share::validate(view)
+}
