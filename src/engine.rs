@@ -70,18 +70,28 @@ pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report 
     analyze_lanes(cc, instr, warp, None, cfg)
 }
 
-/// Analyses one warp-level memory instruction whose generic address may come with an explicit `Plg`
-/// predicate (seeds/004): `plg` holds the lanes whose Plg is true ("local or global"); the others go to shared
-/// memory. Without it (`None`), the address alone decides the space, as current hardware does.
-pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Report {
+/// Each lane's space and aligned address within it, and the lanes with problems. Shared by [`analyze`] and
+/// [`crate::count::count`] so the detailed and the fast path always agree.
+pub struct Classified {
+    /// Per space (global, shared, local), each lane's aligned address within that space.
+    pub per_space: [[Option<u64>; WARP_LANES]; 3],
+    /// Lanes that move no data.
+    pub errors: LaneSet,
+    /// Lanes outside their window or allocation.
+    pub out_of_window: LaneSet,
+    /// Lanes whose address was not a multiple of the access size.
+    pub misaligned: LaneSet,
+}
+
+/// Decides each lane's space (generic addresses by window, or by an explicit Plg), checks windows and
+/// allocations, and aligns addresses down.
+pub fn classify(instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Classified {
     let size = u64::from(instr.size_bytes);
     let win = cfg.windows;
-    let mut warnings = Vec::new();
     let mut errors = LaneSet::default();
     let mut out_of_window = LaneSet::default();
     let mut misaligned = LaneSet::default();
     let mut per_space: [[Option<u64>; WARP_LANES]; 3] = [[None; WARP_LANES]; 3];
-
     for (lane, addr) in warp.0.iter().enumerate() {
         let Some(addr) = *addr else { continue };
         // Which space, and the address within it.
@@ -130,6 +140,17 @@ pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSe
         }
         per_space[space as usize][lane] = Some(aligned);
     }
+
+    Classified { per_space, errors, out_of_window, misaligned }
+}
+
+/// Analyses one warp-level memory instruction whose generic address may come with an explicit `Plg`
+/// predicate (seeds/004): `plg` holds the lanes whose Plg is true ("local or global"); the others go to shared
+/// memory. Without it (`None`), the address alone decides the space, as current hardware does.
+pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Report {
+    let size = u64::from(instr.size_bytes);
+    let mut warnings = Vec::new();
+    let Classified { per_space, errors, out_of_window, misaligned } = classify(instr, warp, plg, cfg);
 
     if !out_of_window.is_empty() {
         warnings.push(Warning {
@@ -225,9 +246,9 @@ fn part(cc: Cc, instr: &Instr, space: Space, offsets: &[Option<u64>; WARP_LANES]
     let active = offsets.iter().filter(|a| a.is_some()).count() as u32;
     let (cost, addresses) = match space {
         Space::Shared => {
-            let rule = arch::bank_rule(cc, instr.size_bytes, cfg.bank_mode, &mut notes);
+            let rule = arch::bank_rule(cc, instr.size_bytes, cfg.bank_mode, Some(&mut notes));
             let banks = shared::cost(rule, offsets, instr.size_bytes);
-            arch::shared_exceptions(cc, instr.size_bytes, offsets, banks.wavefronts, &mut notes);
+            arch::shared_exceptions(cc, instr.size_bytes, offsets, banks.wavefronts, Some(&mut notes));
             (Cost::Banks(banks), offsets.to_vec())
         }
         Space::Global | Space::Local => {
@@ -248,7 +269,7 @@ fn part(cc: Cc, instr: &Instr, space: Space, offsets: &[Option<u64>; WARP_LANES]
             }
             let acc =
                 MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: instr.size_bytes };
-            let rule = arch::memory_rule(cc, acc, cfg.l1, &mut notes);
+            let rule = arch::memory_rule(cc, acc, cfg.l1, Some(&mut notes));
             let m = global::cost(rule, &phys, instr.size_bytes);
             let mut tx_addrs: Vec<u64> = m.steps.iter().flat_map(|r| r.transactions.iter().map(|t| t.addr)).collect();
             let all = tx_addrs.len();

@@ -21,6 +21,7 @@
 
 pub mod access;
 pub mod arch;
+pub mod count;
 pub mod engine;
 pub mod explain;
 pub mod global;

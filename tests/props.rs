@@ -200,3 +200,73 @@ proptest! {
         }
     }
 }
+
+/// Addresses that are small, in the shared window, in the local window, or anywhere.
+fn any_space_addr() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        0u64..16384,
+        (0u64..8192).prop_map(|o| warpscope::engine::DEFAULT_SHARED_WINDOW + o),
+        (0u64..8192).prop_map(|o| warpscope::engine::DEFAULT_LOCAL_WINDOW + o),
+        any::<u64>(),
+    ]
+}
+
+/// A warp's raw addresses: lane by lane from anywhere, or `base + stride * lane` in one space (the shape real
+/// accesses have, which reaches the full-phase and coalesced cases).
+fn warp_addrs() -> impl Strategy<Value = Vec<Option<u64>>> {
+    prop_oneof![
+        prop::collection::vec(prop::option::of(any_space_addr()), WARP_LANES),
+        (any_space_addr(), 0u64..300, any::<u32>()).prop_map(|(base, stride, mask)| {
+            (0..WARP_LANES as u64).map(|l| (mask & (1 << l) != 0 || mask % 3 == 0).then(|| base.wrapping_add(stride * l))).collect()
+        }),
+    ]
+}
+
+const ALL_OPS: [&str; 20] = [
+    "LDG.E.U8", "LDG.E.U16", "LDG.E.32", "LDG.E.64", "LDG.E.128", "LDG.E.CG.32", "LDG.E.CI.64", "STG.E.64",
+    "LD.E.32", "LD.E.128", "ST.E.64", "LD.32", "LDS.U8", "LDS.32", "LDS.64", "LDS.128", "STS.128", "LDL.32",
+    "LDL.128", "STL.64",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    /// The fast path gives exactly the detailed path's numbers, summed over the spaces an issue reaches.
+    #[test]
+    fn count_matches_analyze(cc in cc(), op in 0..ALL_OPS.len(), cfg in cfg(), strict in any::<bool>(),
+                             raw in warp_addrs(),
+                             plg in prop::option::of(any::<u32>())) {
+        let instr = Instr::parse(ALL_OPS[op]).expect("listed op");
+        let cfg = Config { strict_align: strict, ..cfg };
+        let mut a = [None; WARP_LANES];
+        for (slot, x) in a.iter_mut().zip(&raw) {
+            *slot = x.filter(|&v| instr.extended || v <= u64::from(u32::MAX));
+        }
+        let warp = WarpAddrs(a);
+        let plg = plg.map(warpscope::LaneSet);
+        let r = warpscope::engine::analyze_lanes(cc, &instr, &warp, plg, &cfg);
+        let c = warpscope::count::count(cc, &instr, &warp, plg, &cfg);
+        let mut e = warpscope::count::Counts { error_lanes: r.error_lanes, misaligned: c.misaligned, ..Default::default() };
+        for p in r.parts() {
+            e.active_lanes += p.active_lanes;
+            match &p.cost {
+                Cost::Memory(m) => {
+                    e.requests += m.requests;
+                    e.lines += m.lines;
+                    e.sectors += m.sectors;
+                    e.transactions += m.transactions;
+                    e.bytes_requested += m.bytes_requested;
+                    e.bytes_unique += m.bytes_unique;
+                    e.bytes_moved += m.bytes_moved;
+                }
+                Cost::Banks(b) => {
+                    e.wavefronts += b.wavefronts;
+                    e.ideal_wavefronts += b.ideal_wavefronts;
+                    e.conflict_degree = e.conflict_degree.max(b.conflict_degree);
+                }
+                Cost::Split { .. } => prop_assert!(false),
+            }
+        }
+        prop_assert_eq!(c, e);
+    }
+}
