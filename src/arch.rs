@@ -549,20 +549,24 @@ pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice, mut notes: Option<&m
     let l2_only_cop = matches!(acc.cop, CacheOp::Cg | CacheOp::Cv);
     let family = cc.family();
     if global && acc.base == Base::Ldg && cc <= Cc::new(3, 0) {
-        add(&mut notes, || note(
-            "ldg-before-kepler",
-            format!(
+        add(&mut notes, || {
+            note(
+                "ldg-before-kepler",
+                format!(
                 "CC {cc} has no LDG instruction (nvcc emits a generic LD for global loads); warpscope counts it as LD"
             ),
-            "PG-11 K.3.2; seeds/002 (Kepler instruction table, LDG from 3.5)",
-        ));
+                "PG-11 K.3.2; seeds/002 (Kepler instruction table, LDG from 3.5)",
+            )
+        });
     }
     if load && matches!(family, Family::Maxwell | Family::Pascal) {
-        add(&mut notes, || note(
+        add(&mut notes, || {
+            note(
             "maxwell-pascal-internal-split",
             "NVIDIA staff describe an internal split on CC 5.x/6.x before the tag lookup (8, 4 or 2 threads per request for 32-, 64- or 128-bit accesses); profilers count one request per instruction, and so does warpscope",
             "NVIDIA forums t/49571",
-        ));
+        )
+        });
     }
     match (family, acc.space, store) {
         // Local memory on 2.x/3.x is cached in L1 and L2 (128-byte transactions), loads and stores alike.
@@ -579,28 +583,34 @@ pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice, mut notes: Option<&m
         (Family::Kepler, _, false) => {
             let ldg = acc.base == Base::Ldg && cc >= Cc::new(3, 5);
             if ldg || (acc.cop == CacheOp::Ci && cc >= Cc::new(3, 5)) {
-                add(&mut notes, || note(
+                add(&mut notes, || {
+                    note(
                     "kepler-ldg-read-only",
                     "On Kepler (3.5+) LDG and .CI loads are the non-coherent read-only path (__ldg): the read-only data cache, 32-byte granularity; ordinary global loads are the generic LD",
                     "seeds/002 (Kepler table: LDG Non-coherent Global Memory Load); PG-11 K.3.2",
-                ));
+                )
+                });
                 return rule(DataPath::ReadOnly);
             }
             if cc == Cc::new(3, 0) {
-                add(&mut notes, || note(
+                add(&mut notes, || {
+                    note(
                     "kepler-3.0-l1-default",
                     "The CUDA 5.0 guide says CC 3.0 caches global loads in L1 like 2.x; later guides say L2 only. warpscope follows the later guides by default; --l1 on gives the 5.0 guide's 128-byte behaviour",
                     "PG-5.0 F.5.2 vs PG-11 K.3.2",
-                ));
+                )
+                });
             }
             match (l2_only_cop, l1) {
                 (false, L1Choice::On) => {
                     if cc == Cc::new(3, 5) {
-                        add(&mut notes, || note(
+                        add(&mut notes, || {
+                            note(
                             "kepler-l1-opt-in",
                             "Only some CC 3.5 devices honour -dlcm=ca (3.7 does); on the others these loads stay L2-only with 32-byte transactions",
                             "PG-11 K.3.2",
-                        ));
+                        )
+                        });
                     }
                     rule(DataPath::L1)
                 }
@@ -613,19 +623,23 @@ pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice, mut notes: Option<&m
             }
             match (cc.minor, l1, l2_only_cop) {
                 (0, L1Choice::On, _) => {
-                    add(&mut notes, || note(
-                        "maxwell-5.0-no-l1",
-                        "CC 5.0 never caches non-read-only global data in L1: -dlcm=ca has no effect",
-                        "PG 5.x Global Memory",
-                    ));
+                    add(&mut notes, || {
+                        note(
+                            "maxwell-5.0-no-l1",
+                            "CC 5.0 never caches non-read-only global data in L1: -dlcm=ca has no effect",
+                            "PG 5.x Global Memory",
+                        )
+                    });
                     rule(DataPath::L2)
                 }
                 (_, L1Choice::On, false) => {
-                    add(&mut notes, || note(
+                    add(&mut notes, || {
+                        note(
                         "maxwell-l1-segments",
                         "With L1 caching on, CC 5.2 counts 128-byte aligned segments (Best Practices Guide); the L1/TEX cache itself fetches only the 32-byte sectors used, so the traffic to L2 may be smaller than the 128-byte count",
                         "BPG 9.2.1; NVIDIA forums t/49571",
-                    ));
+                    )
+                    });
                     rule(DataPath::L1)
                 }
                 _ => rule(DataPath::L2),
@@ -633,11 +647,13 @@ pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice, mut notes: Option<&m
         }
         (_, _, false) => {
             if family == Family::Pascal && l1 != L1Choice::Off {
-                add(&mut notes, || note(
+                add(&mut notes, || {
+                    note(
                     "pascal-l1-default",
                     "The Best Practices Guide says global loads are cached in L1 by default on 6.0+, the Programming Guide says 6.x behaves like 5.x (L2 only); the data access unit is 32 bytes either way, so the counts do not change",
                     "BPG 9.2.1 vs PG 6.x Global Memory",
-                ));
+                )
+                });
             }
             let path = match (acc.cop, l1, l2_only_cop) {
                 (CacheOp::Ci, _, _) => DataPath::ReadOnly,
@@ -702,20 +718,24 @@ pub struct BankRule {
 pub fn bank_rule(cc: Cc, size_bytes: u32, mode: BankMode, mut notes: Option<&mut Vec<Note>>) -> BankRule {
     let family = cc.family();
     if family != Family::Kepler && mode == BankMode::EightByte {
-        add(&mut notes, || note(
+        add(&mut notes, || {
+            note(
             "bank-mode-no-op",
             format!("The 8-byte bank mode exists only on Kepler (3.x); cudaDeviceSetSharedMemConfig is a no-op on CC {cc}, so 4-byte banks are used"),
             "PG-11 K.3.3; CUDA runtime API (deprecated)",
-        ));
+        )
+        });
     }
     match family {
         Family::Fermi => {
             if size_bytes == 16 {
-                add(&mut notes, || note(
+                add(&mut notes, || {
+                    note(
                     "fermi-128-bit",
                     "Fermi: \"the majority of 128-bit accesses will cause 2-way bank conflicts\"; the guide's rule adds 1 to the largest number of quarter-warp threads with different addresses in one bank. warpscope counts half-warp passes over 32 four-byte banks, which gives the same 2 passes for a conflict-free half-warp and reports conflict degree 2",
                     "PG-5.0 F.4.3",
-                ));
+                )
+                });
             }
             BankRule { banking: Banking::Word4, lanes_per_phase: if size_bytes <= 4 { 32 } else { 16 } }
         }
@@ -725,11 +745,13 @@ pub fn bank_rule(cc: Cc, size_bytes: u32, mode: BankMode, mut notes: Option<&mut
                 BankMode::EightByte => Banking::Kepler8,
             };
             if size_bytes == 16 || (size_bytes == 8 && mode == BankMode::FourByte) {
-                add(&mut notes, || note(
+                add(&mut notes, || {
+                    note(
                     "kepler-wide-derived",
                     "Kepler banks deliver 64 bits per clock: warpscope serves accesses of up to 8 bytes in one pass of 32 lanes and 16-byte accesses in half-warps. The guide does not state this split; it is derived from the 64-bit bank width and unverified",
                     "PG-11 K.3.3 (derived)",
-                ));
+                )
+                });
             }
             BankRule { banking, lanes_per_phase: if size_bytes <= 8 { 32 } else { 16 } }
         }
@@ -766,18 +788,22 @@ pub fn shared_exceptions(
     };
     let volta_turing = cc.family() == Family::Volta || cc.family() == Family::Turing;
     if size_bytes == 16 && volta_turing && (all_same || pairs_same(1) || pairs_same(2)) {
-        add(&mut notes, || note(
+        add(&mut notes, || {
+            note(
             "volta-lds128-pairs",
             format!("On CC 7.0-7.5 NVIDIA staff state that LDS.128 whose lane pairs (n, n^1) or (n, n^2) share an address takes 2 requests, not the phase model's {modelled_wavefronts}; the .U hint targets this case"),
             "NVIDIA forums t/359822; seeds/000 (.U uniform hint)",
-        ));
+        )
+        });
     }
     if size_bytes == 8 && all_same && cc.major >= 5 {
-        add(&mut notes, || note(
+        add(&mut notes, || {
+            note(
             "lds64-uniform-unverified",
             "LDS.64 with every lane on one address is counted as one wavefront per half-warp; hardware behaviour for this case is unverified",
             "MODEL.md section B",
-        ));
+        )
+        });
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::access::{Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
 use crate::arch::{self, Cc, MemoryAccess};
-use crate::engine::{classify, Config};
+use crate::engine::{classify, Config, WINDOW_BYTES};
 use crate::local;
 
 /// What one warp-level instruction costs, summed over the spaces it reaches.
@@ -39,39 +39,98 @@ pub struct Counts {
     pub misaligned: LaneSet,
 }
 
+/// One space's active lanes, compacted: lane numbers (ascending) and their aligned addresses.
+struct Lanes {
+    lane: [u8; WARP_LANES],
+    addr: [u64; WARP_LANES],
+    n: usize,
+}
+
+impl Lanes {
+    const EMPTY: Lanes = Lanes { lane: [0; WARP_LANES], addr: [0; WARP_LANES], n: 0 };
+
+    fn push(&mut self, lane: usize, addr: u64) {
+        self.lane[self.n] = lane as u8;
+        self.addr[self.n] = addr;
+        self.n += 1;
+    }
+}
+
 /// Counts the cost of one warp-level instruction (see [`crate::engine::analyze_lanes`] for `plg`).
 pub fn count(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Counts {
-    let cl = classify(instr, warp, plg, cfg);
-    let mut c = Counts { error_lanes: cl.errors, misaligned: cl.misaligned, ..Counts::default() };
     let size = instr.size_bytes;
-    for space in [Space::Global, Space::Shared, Space::Local] {
-        let offsets = &cl.per_space[space as usize];
-        let n = offsets.iter().filter(|a| a.is_some()).count() as u32;
-        // A fixed-space instruction is costed in its space even with no lane; a generic one only where lanes went.
-        let fixed = instr.base.fixed_space() == Some(space);
-        if n == 0 && !fixed {
-            continue;
-        }
-        c.active_lanes += n;
-        match space {
-            Space::Shared => {
-                let rule = arch::bank_rule(cc, size, cfg.bank_mode, None);
-                banks(rule, offsets, size, &mut c);
-            }
-            Space::Global | Space::Local => {
-                let mut phys = *offsets;
-                if space == Space::Local {
-                    for (lane, a) in phys.iter_mut().enumerate() {
-                        *a = a.map(|off| local::interleave(off, lane, size));
+    let mut c = Counts::default();
+    match instr.base.fixed_space() {
+        // The common case: one space, decided by the mnemonic. Gather the lanes in one pass (the same checks
+        // as engine::classify, which the property tests hold equal).
+        Some(space) => {
+            let size64 = u64::from(size);
+            let win = cfg.windows;
+            let limit = match space {
+                Space::Global => u64::MAX,
+                Space::Shared => win.shared_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
+                Space::Local => win.local_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
+            };
+            let strict = cfg.strict_align && instr.base != crate::access::Base::Ldg;
+            let align_mask = !(size64 - 1);
+            let mut l = Lanes::EMPTY;
+            for (lane, a) in warp.0.iter().enumerate() {
+                let Some(a) = *a else { continue };
+                if space != Space::Global && a.saturating_add(size64) > limit {
+                    c.error_lanes.insert(lane);
+                    continue;
+                }
+                let aligned = a & align_mask;
+                if aligned != a {
+                    c.misaligned.insert(lane);
+                    if strict {
+                        c.error_lanes.insert(lane);
+                        continue;
                     }
                 }
-                let acc = MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: size };
-                let rule = arch::memory_rule(cc, acc, cfg.l1, None);
-                memory(rule, &phys, size, &mut c);
+                l.push(lane, aligned);
+            }
+            cost_space(cc, instr, space, &mut l, cfg, &mut c);
+        }
+        None => {
+            let cl = classify(instr, warp, plg, cfg);
+            c.error_lanes = cl.errors;
+            c.misaligned = cl.misaligned;
+            for space in [Space::Global, Space::Shared, Space::Local] {
+                let mask = cl.masks[space as usize];
+                if mask.is_empty() {
+                    continue;
+                }
+                let mut l = Lanes::EMPTY;
+                for lane in mask.iter() {
+                    l.push(lane, cl.addrs[space as usize][lane]);
+                }
+                cost_space(cc, instr, space, &mut l, cfg, &mut c);
             }
         }
     }
     c
+}
+
+fn cost_space(cc: Cc, instr: &Instr, space: Space, l: &mut Lanes, cfg: &Config, c: &mut Counts) {
+    let size = instr.size_bytes;
+    c.active_lanes += l.n as u32;
+    match space {
+        Space::Shared => {
+            let rule = arch::bank_rule(cc, size, cfg.bank_mode, None);
+            banks(rule, l, size, c);
+        }
+        Space::Global | Space::Local => {
+            if space == Space::Local {
+                for k in 0..l.n {
+                    l.addr[k] = local::interleave(l.addr[k], usize::from(l.lane[k]), size);
+                }
+            }
+            let acc = MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: size };
+            let rule = arch::memory_rule(cc, acc, cfg.l1, None);
+            memory(rule, l, size, c);
+        }
+    }
 }
 
 /// The number of distinct values in a sorted slice.
@@ -85,64 +144,58 @@ fn distinct_sorted(v: &[u64]) -> u32 {
     n
 }
 
-fn memory(rule: arch::MemoryRule, addrs: &[Option<u64>; WARP_LANES], size: u32, c: &mut Counts) {
-    let mut a = [0u64; WARP_LANES];
-    let mut n = 0;
-    for x in addrs.iter().flatten() {
-        a[n] = *x;
-        n += 1;
-    }
+fn memory(rule: arch::MemoryRule, l: &Lanes, size: u32, c: &mut Counts) {
+    let n = l.n;
+    let mut a = l.addr;
     let a = &mut a[..n];
-    a.sort_unstable();
-    // Sectors and lines from the sorted addresses (an aligned access never crosses a sector).
-    let (mut sectors, mut lines) = (0u32, 0u32);
-    let (mut last_sector, mut last_line) = (u64::MAX, u64::MAX);
-    let (mut unique, mut covered_to) = (0u64, 0u64);
-    for (i, &x) in a.iter().enumerate() {
-        if x / 32 != last_sector {
-            sectors += 1;
-            last_sector = x / 32;
-        }
-        if x / 128 != last_line {
-            lines += 1;
-            last_line = x / 128;
-        }
-        let end = x.saturating_add(u64::from(size));
-        let from = if i == 0 { x } else { x.max(covered_to) };
-        unique += end.saturating_sub(from);
-        covered_to = if i == 0 { end } else { covered_to.max(end) };
+    // Most warps are already in address order; sorting only the others saves most of the work.
+    if !a.is_sorted() {
+        a.sort_unstable();
     }
+    // Sectors, lines and distinct addresses from the sorted addresses. Every lane accesses `size` bytes
+    // aligned to `size` (a power of two at most 16), so an access never crosses a sector and two accesses
+    // overlap only when their addresses are equal: unique bytes = distinct addresses x size.
+    let (mut sectors, mut lines, mut distinct) = (0u32, 0u32, 0u64);
+    let (mut last_sector, mut last_line, mut last) = (u64::MAX, u64::MAX, u64::MAX);
+    for &x in a.iter() {
+        sectors += u32::from(x >> 5 != last_sector);
+        lines += u32::from(x >> 7 != last_line);
+        distinct += u64::from(x != last);
+        last_sector = x >> 5;
+        last_line = x >> 7;
+        last = x;
+    }
+    let unique = distinct * u64::from(size);
     let tx_bytes = u64::from(rule.transaction_bytes);
+    // 32 or 128: a shift instead of a division.
+    let tx_shift = rule.transaction_bytes.trailing_zeros();
     let (mut requests, mut transactions) = (0u32, 0u32);
     if rule.lanes_per_request == WARP_LANES as u32 {
         if n > 0 {
             requests = 1;
             transactions = match tx_bytes {
                 32 => sectors,
-                128 => lines,
-                _ => {
-                    let mut u = [0u64; WARP_LANES];
-                    for (k, x) in a.iter().enumerate() {
-                        u[k] = x / tx_bytes;
-                    }
-                    distinct_sorted(&u[..n])
-                }
+                _ => lines,
             };
         }
     } else {
-        let per = rule.lanes_per_request as usize;
-        for g in 0..WARP_LANES / per {
+        // Half- or quarter-warp requests: the lanes are in ascending order, so each group is a run.
+        let per = rule.lanes_per_request as u8;
+        let mut k = 0;
+        while k < n {
+            let group = l.lane[k] / per;
             let mut u = [0u64; WARP_LANES];
             let mut m = 0;
-            for x in addrs[g * per..(g + 1) * per].iter().flatten() {
-                u[m] = x / tx_bytes;
+            while k < n && l.lane[k] / per == group {
+                u[m] = l.addr[k] >> tx_shift;
                 m += 1;
+                k += 1;
             }
-            if m > 0 {
-                requests += 1;
+            requests += 1;
+            if !u[..m].is_sorted() {
                 u[..m].sort_unstable();
-                transactions += distinct_sorted(&u[..m]);
             }
+            transactions += distinct_sorted(&u[..m]);
         }
     }
     c.requests += requests;
@@ -154,36 +207,46 @@ fn memory(rule: arch::MemoryRule, addrs: &[Option<u64>; WARP_LANES], size: u32, 
     c.bytes_moved += u64::from(transactions) * tx_bytes;
 }
 
-fn banks(rule: arch::BankRule, addrs: &[Option<u64>; WARP_LANES], size: u32, c: &mut Counts) {
+fn banks(rule: arch::BankRule, l: &Lanes, size: u32, c: &mut Counts) {
     let words = u64::from(size.div_ceil(4));
-    let per = rule.lanes_per_phase as usize;
-    for p in 0..WARP_LANES / per {
-        // (bank, key) of every word the phase's active lanes touch: at most 16 lanes x 4 words = 64.
-        let mut pairs = [(0u32, 0u64); 64];
+    let per = rule.lanes_per_phase as u8;
+    let mut k = 0;
+    while k < l.n {
+        let phase = l.lane[k] / per;
+        // Every word the phase touches as one u64: bank in the high half, conflict key in the low half
+        // (shared offsets are below 16 MB, so keys fit). At most 16 lanes x 4 words = 64.
+        let mut pairs = [0u64; 64];
         let mut n = 0;
-        for a in addrs[p * per..(p + 1) * per].iter().flatten() {
-            let first = a & !3;
+        while k < l.n && l.lane[k] / per == phase {
+            let first = l.addr[k] & !3;
+            k += 1;
             for w in 0..words {
                 let word = first + 4 * w;
-                if n < pairs.len() {
-                    pairs[n] = (rule.banking.bank(word), rule.banking.key(word));
-                    n += 1;
+                pairs[n] = u64::from(rule.banking.bank(word)) << 32 | (rule.banking.key(word) & 0xFFFF_FFFF);
+                n += 1;
+            }
+        }
+        // Distinct pairs through a small open-addressed set (128 slots for at most 64 pairs), counting each
+        // bank's distinct keys as they arrive: the busiest bank is the phase's cost.
+        let mut slots = [u64::MAX; 128];
+        let mut per_bank = [0u8; 32];
+        let (mut distinct, mut worst) = (0u32, 0u32);
+        for &p in &pairs[..n] {
+            let mut h = (p.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize;
+            loop {
+                if slots[h] == p {
+                    break;
                 }
+                if slots[h] == u64::MAX {
+                    slots[h] = p;
+                    distinct += 1;
+                    let b = (p >> 32) as usize & 31;
+                    per_bank[b] += 1;
+                    worst = worst.max(u32::from(per_bank[b]));
+                    break;
+                }
+                h = (h + 1) & 127;
             }
-        }
-        if n == 0 {
-            continue;
-        }
-        let pairs = &mut pairs[..n];
-        pairs.sort_unstable();
-        let (mut distinct, mut worst, mut run) = (0u32, 0u32, 0u32);
-        for i in 0..n {
-            if i > 0 && pairs[i] == pairs[i - 1] {
-                continue;
-            }
-            distinct += 1;
-            run = if i > 0 && pairs[i].0 == pairs[i - 1].0 { run + 1 } else { 1 };
-            worst = worst.max(run);
         }
         c.wavefronts += worst;
         c.ideal_wavefronts += distinct.div_ceil(32).max(1);

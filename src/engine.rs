@@ -73,8 +73,11 @@ pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report 
 /// Each lane's space and aligned address within it, and the lanes with problems. Shared by [`analyze`] and
 /// [`crate::count::count`] so the detailed and the fast path always agree.
 pub struct Classified {
-    /// Per space (global, shared, local), each lane's aligned address within that space.
-    pub per_space: [[Option<u64>; WARP_LANES]; 3],
+    /// Per space (global, shared, local), each lane's aligned address within that space; only the lanes in
+    /// `masks` are meaningful.
+    pub addrs: [[u64; WARP_LANES]; 3],
+    /// Per space, the lanes that go there.
+    pub masks: [LaneSet; 3],
     /// Lanes that move no data.
     pub errors: LaneSet,
     /// Lanes outside their window or allocation.
@@ -91,12 +94,40 @@ pub fn classify(instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Con
     let mut errors = LaneSet::default();
     let mut out_of_window = LaneSet::default();
     let mut misaligned = LaneSet::default();
-    let mut per_space: [[Option<u64>; WARP_LANES]; 3] = [[None; WARP_LANES]; 3];
+    let mut addrs = [[0u64; WARP_LANES]; 3];
+    let mut masks = [LaneSet::default(); 3];
+    // What is the same for every lane is decided once.
+    let fixed = instr.base.fixed_space();
+    let limits = [
+        u64::MAX,
+        win.shared_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
+        win.local_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
+    ];
+    let strict = cfg.strict_align && instr.base != Base::Ldg;
+    let align_mask = !(size - 1);
+    // The common case, a global-only instruction: no windows, no limits.
+    if fixed == Some(Space::Global) {
+        let (a, m) = (&mut addrs[0], &mut masks[0]);
+        for (lane, addr) in warp.0.iter().enumerate() {
+            let Some(addr) = *addr else { continue };
+            let aligned = addr & align_mask;
+            if aligned != addr {
+                misaligned.insert(lane);
+                if strict {
+                    errors.insert(lane);
+                    continue;
+                }
+            }
+            a[lane] = aligned;
+            m.insert(lane);
+        }
+        return Classified { addrs, masks, errors, out_of_window, misaligned };
+    }
     for (lane, addr) in warp.0.iter().enumerate() {
         let Some(addr) = *addr else { continue };
         // Which space, and the address within it.
         let in_window = |base: u64| addr.checked_sub(base).filter(|&off| off < WINDOW_BYTES);
-        let (space, offset) = match (instr.base.fixed_space(), plg) {
+        let (space, offset) = match (fixed, plg) {
             (Some(space), _) => (space, addr),
             // Plg false: the lane goes to shared memory whatever its address says; outside the window it
             // is an error lane.
@@ -120,28 +151,33 @@ pub fn classify(instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Con
             // A 32-bit generic address is always global: the windows sit above 4 GB.
             (None, None) => (Space::Global, addr),
         };
-        let limit = match space {
-            Space::Global => None,
-            Space::Shared => Some(win.shared_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES))),
-            Space::Local => Some(win.local_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES))),
-        };
-        if limit.is_some_and(|limit| offset.saturating_add(size) > limit) {
+        if space != Space::Global && offset.saturating_add(size) > limits[space as usize] {
             out_of_window.insert(lane);
             errors.insert(lane);
             continue;
         }
-        let aligned = offset - offset % size;
+        // Sizes are powers of two: a mask aligns down without a 64-bit division per lane.
+        let aligned = offset & align_mask;
         if aligned != offset {
             misaligned.insert(lane);
-            if cfg.strict_align && instr.base != Base::Ldg {
+            if strict {
                 errors.insert(lane);
                 continue;
             }
         }
-        per_space[space as usize][lane] = Some(aligned);
+        addrs[space as usize][lane] = aligned;
+        masks[space as usize].insert(lane);
     }
 
-    Classified { per_space, errors, out_of_window, misaligned }
+    Classified { addrs, masks, errors, out_of_window, misaligned }
+}
+
+impl Classified {
+    /// One space's lanes as optional addresses.
+    pub fn offsets(&self, space: Space) -> [Option<u64>; WARP_LANES] {
+        let (a, m) = (&self.addrs[space as usize], self.masks[space as usize]);
+        std::array::from_fn(|l| m.contains(l).then_some(a[l]))
+    }
 }
 
 /// Analyses one warp-level memory instruction whose generic address may come with an explicit `Plg`
@@ -150,7 +186,9 @@ pub fn classify(instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Con
 pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Report {
     let size = u64::from(instr.size_bytes);
     let mut warnings = Vec::new();
-    let Classified { per_space, errors, out_of_window, misaligned } = classify(instr, warp, plg, cfg);
+    let cl = classify(instr, warp, plg, cfg);
+    let (errors, out_of_window, misaligned) = (cl.errors, cl.out_of_window, cl.misaligned);
+    let per_space = [cl.offsets(Space::Global), cl.offsets(Space::Shared), cl.offsets(Space::Local)];
 
     if !out_of_window.is_empty() {
         warnings.push(Warning {

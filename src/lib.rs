@@ -38,6 +38,7 @@ pub mod share;
 pub mod shared;
 pub mod svg;
 pub mod trace;
+pub mod workload;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -10,6 +10,8 @@ pub const LOCAL_STORE_BASE: u64 = 0;
 
 /// The interleaved backing-store address of a lane's aligned per-thread local address.
 pub fn interleave(offset: u64, lane: usize, size_bytes: u32) -> u64 {
-    let unit = u64::from(size_bytes.max(4));
-    LOCAL_STORE_BASE + ((offset / unit) * 32 + lane as u64) * unit + offset % unit
+    // The unit is 4, 8 or 16 bytes: shifts and masks instead of divisions.
+    let shift = size_bytes.max(4).trailing_zeros();
+    let unit = 1u64 << shift;
+    LOCAL_STORE_BASE + (((offset >> shift) * 32 + lane as u64) << shift) + (offset & (unit - 1))
 }

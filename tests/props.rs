@@ -217,15 +217,34 @@ fn warp_addrs() -> impl Strategy<Value = Vec<Option<u64>>> {
     prop_oneof![
         prop::collection::vec(prop::option::of(any_space_addr()), WARP_LANES),
         (any_space_addr(), 0u64..300, any::<u32>()).prop_map(|(base, stride, mask)| {
-            (0..WARP_LANES as u64).map(|l| (mask & (1 << l) != 0 || mask % 3 == 0).then(|| base.wrapping_add(stride * l))).collect()
+            (0..WARP_LANES as u64)
+                .map(|l| (mask & (1 << l) != 0 || mask % 3 == 0).then(|| base.wrapping_add(stride * l)))
+                .collect()
         }),
     ]
 }
 
 const ALL_OPS: [&str; 20] = [
-    "LDG.E.U8", "LDG.E.U16", "LDG.E.32", "LDG.E.64", "LDG.E.128", "LDG.E.CG.32", "LDG.E.CI.64", "STG.E.64",
-    "LD.E.32", "LD.E.128", "ST.E.64", "LD.32", "LDS.U8", "LDS.32", "LDS.64", "LDS.128", "STS.128", "LDL.32",
-    "LDL.128", "STL.64",
+    "LDG.E.U8",
+    "LDG.E.U16",
+    "LDG.E.32",
+    "LDG.E.64",
+    "LDG.E.128",
+    "LDG.E.CG.32",
+    "LDG.E.CI.64",
+    "STG.E.64",
+    "LD.E.32",
+    "LD.E.128",
+    "ST.E.64",
+    "LD.32",
+    "LDS.U8",
+    "LDS.32",
+    "LDS.64",
+    "LDS.128",
+    "STS.128",
+    "LDL.32",
+    "LDL.128",
+    "STL.64",
 ];
 
 proptest! {
