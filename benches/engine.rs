@@ -4,53 +4,61 @@
 //!
 //! `cargo bench --bench engine`; results are recorded in the README.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use std::hint::black_box;
-use warpscope::workload::{engine, floor, grid, WARPS};
-use warpscope::{analyze, Cc, Config};
+#[cfg(target_arch = "wasm32")]
+fn main() {}
 
-fn bench(c: &mut Criterion) {
-    let w = grid();
-    let cc = Cc::new(8, 0);
-    let mut g = c.benchmark_group("grid of 1,048,576 threads");
-    g.throughput(Throughput::Elements(WARPS as u64));
-    g.sample_size(30);
-    g.bench_function("floor: one pass over the addresses", |b| b.iter(|| floor(black_box(&w))));
-    g.bench_function("engine: count, all warps", |b| b.iter(|| engine(cc, black_box(&w))));
-    g.bench_function("engine: analyze with steps, all warps", |b| {
-        b.iter(|| {
-            let cfg = Config::default();
-            let mut n = 0usize;
-            for (k, warp) in &w.warps {
-                n += analyze(cc, &w.instrs[*k as usize], black_box(warp), &cfg).active_lanes as usize;
-            }
-            n
-        })
-    });
-    g.finish();
+#[cfg(not(target_arch = "wasm32"))]
+criterion::criterion_main!(native::benches);
 
-    // Each pattern alone (8,192 warps each), to see where the time goes.
-    let mut k = c.benchmark_group("8,192 warps of one pattern");
-    k.sample_size(30);
-    for (kind, name) in
-        [(0u8, "coalesced LDG.E.32"), (1, "strided LDG.E.64"), (2, "random LDG.E.32"), (3, "LDS.32, 1- to 32-way")]
-    {
-        let warps: Vec<_> = w.warps.iter().filter(|(k, _)| *k == kind).cloned().collect();
-        let instr = w.instrs[kind as usize].clone();
-        k.bench_function(name, |b| {
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use criterion::{criterion_group, Criterion, Throughput};
+    use std::hint::black_box;
+    use warpscope::workload::{engine, floor, grid, WARPS};
+    use warpscope::{analyze, Cc, Config};
+
+    fn bench(c: &mut Criterion) {
+        let w = grid();
+        let cc = Cc::new(8, 0);
+        let mut g = c.benchmark_group("grid of 1,048,576 threads");
+        g.throughput(Throughput::Elements(WARPS as u64));
+        g.sample_size(30);
+        g.bench_function("floor: one pass over the addresses", |b| b.iter(|| floor(black_box(&w))));
+        g.bench_function("engine: count, all warps", |b| b.iter(|| engine(cc, black_box(&w))));
+        g.bench_function("engine: analyze with steps, all warps", |b| {
             b.iter(|| {
                 let cfg = Config::default();
-                let mut t = 0u64;
-                for (_, warp) in &warps {
-                    let c = warpscope::count::count(cc, &instr, black_box(warp), None, &cfg);
-                    t += u64::from(c.sectors + c.wavefronts);
+                let mut n = 0usize;
+                for (k, warp) in &w.warps {
+                    n += analyze(cc, &w.instrs[*k as usize], black_box(warp), &cfg).active_lanes as usize;
                 }
-                t
+                n
             })
         });
-    }
-    k.finish();
-}
+        g.finish();
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+        // Each pattern alone (8,192 warps each), to see where the time goes.
+        let mut k = c.benchmark_group("8,192 warps of one pattern");
+        k.sample_size(30);
+        for (kind, name) in
+            [(0u8, "coalesced LDG.E.32"), (1, "strided LDG.E.64"), (2, "random LDG.E.32"), (3, "LDS.32, 1- to 32-way")]
+        {
+            let warps: Vec<_> = w.warps.iter().filter(|(k, _)| *k == kind).cloned().collect();
+            let instr = w.instrs[kind as usize].clone();
+            k.bench_function(name, |b| {
+                b.iter(|| {
+                    let cfg = Config::default();
+                    let mut t = 0u64;
+                    for (_, warp) in &warps {
+                        let c = warpscope::count::count(cc, &instr, black_box(warp), None, &cfg);
+                        t += u64::from(c.sectors + c.wavefronts);
+                    }
+                    t
+                })
+            });
+        }
+        k.finish();
+    }
+
+    criterion_group!(benches, bench);
+}

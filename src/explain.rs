@@ -7,6 +7,7 @@ use crate::pattern::Lang;
 use crate::report::{Cost, Report};
 use crate::scenario::Scenario;
 use crate::scene::{hex, lanes_phrase};
+use crate::trace::ProgramResult;
 use serde::Serialize;
 
 /// A change the page can apply with one click.
@@ -65,18 +66,37 @@ fn affine(points: &[(usize, u64)]) -> Option<(i128, i128)> {
     points.iter().all(|&(l, a)| base + stride * l as i128 == i128::from(a)).then_some((base, stride))
 }
 
-/// The cost the selected instruction has in another scenario (sectors or wavefronts summed over the block).
-fn cost_of(sc: &Scenario, instr: usize) -> Option<u64> {
-    let r = sc.run().ok()?;
-    let i = r.instructions.get(instr)?;
+/// An instruction's cost: wavefronts, or transactions, summed over the block.
+fn cost(i: &crate::trace::InstrResult) -> Option<u64> {
     i.banks.as_ref().map(|b| b.wavefronts).or_else(|| i.memory.as_ref().map(|m| m.transactions))
 }
 
-/// Explains the `issue` of instruction `instr` of a scenario's result.
-pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
+/// The cost the selected instruction has in another scenario.
+fn cost_of(sc: &Scenario, instr: usize) -> Option<u64> {
+    sc.run().ok()?.instructions.get(instr).and_then(cost)
+}
+
+/// Explains one issue (`report`) of instruction `instr` of `result`, the scenario's current result, with
+/// every fix checked by running it.
+pub fn explain(sc: &Scenario, result: &ProgramResult, instr: usize, report: &Report) -> Explanation {
+    explain_with(sc, result, instr, report, true)
+}
+
+/// Like [`explain`]; with `check_fixes` false it skips the suggestions that need a run of the scenario (the
+/// page shows the quick explanation at once and fills in the checked fixes right after).
+pub fn explain_with(
+    sc: &Scenario,
+    result: &ProgramResult,
+    instr: usize,
+    report: &Report,
+    check_fixes: bool,
+) -> Explanation {
     let mut ex = Explanation::default();
-    let base_cost = cost_of(sc, instr);
+    let base_cost = result.instructions.get(instr).and_then(cost);
     let try_text = |ex: &mut Explanation, title: String, text: String, unit: &str| {
+        if !check_fixes {
+            return;
+        }
         let mut cand = sc.clone();
         cand.text = text.clone();
         if let (Some(new), Some(old)) = (cost_of(&cand, instr), base_cost) {
@@ -188,7 +208,7 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
             }
             // A CUDA access whose fastest-moving index is not threadIdx.x: swap the index terms.
             if sc.lang == Lang::Cuda {
-                if let Some(access) = sc.run().ok().and_then(|r| r.instructions.get(instr).map(|i| i.access.clone())) {
+                if let Some(access) = result.instructions.get(instr).map(|i| i.access.clone()) {
                     if let Some(swapped) = swap_index(&access) {
                         if let Some(pos) = sc.text.find(&access) {
                             let text = format!("{}{swapped}{}", &sc.text[..pos], &sc.text[pos + access.len()..]);
@@ -202,7 +222,7 @@ pub fn explain(sc: &Scenario, instr: usize, report: &Report) -> Explanation {
                     }
                 }
             }
-            if m.transaction_bytes == 128 && m.efficiency < 0.5 && sc.config.l1 != L1Choice::Off {
+            if check_fixes && m.transaction_bytes == 128 && m.efficiency < 0.5 && sc.config.l1 != L1Choice::Off {
                 let mut cand = sc.clone();
                 cand.config.l1 = L1Choice::Off;
                 if let (Some(new), Some(old)) = (cost_of(&cand, instr).map(|t| t * 32), base_cost.map(|t| t * 128)) {

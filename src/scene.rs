@@ -589,3 +589,85 @@ pub fn paint(class: Class, theme: Theme) -> (&'static str, &'static str, f64) {
         Class::Outline => ("none", "#0072b2", 2.0),
     }
 }
+
+/// The block overview: one compact row per warp-level issue (up to 32), each with its 32 lanes and its own
+/// transactions or wavefronts as squares, all stepping together: step k shows each warp's k-th step.
+pub fn block_scene(reports: &[&Report], labels: &[String], title: &str, shown: usize) -> Scene {
+    const ROW: f64 = 19.0;
+    const CELL: f64 = 15.0;
+    const X0: f64 = 96.0;
+    let mut items = vec![rect(0.0, 0.0, WIDTH, 0.0, Class::Background, None)];
+    items.push(text(16.0, 24.0, title, 18.0, Class::Title, Anchor::Start));
+    let steps_x = X0 + 32.0 * CELL + 18.0;
+    items.push(text(X0, 48.0, "lanes 0-31", 12.0, Class::Muted, Anchor::Start));
+    items.push(text(steps_x, 48.0, "transactions or wavefronts, in order", 12.0, Class::Muted, Anchor::Start));
+    let mut y = 56.0;
+    let mut max_steps = 0;
+    for (r, label) in reports.iter().zip(labels).take(32) {
+        let all = steps(r);
+        max_steps = max_steps.max(all.len());
+        let current = shown.checked_sub(1).and_then(|i| all.get(i));
+        items.push(text(X0 - 8.0, y + 12.0, label.clone(), 12.0, Class::Muted, Anchor::End));
+        let mut active = LaneSet::default();
+        for p in r.parts() {
+            for (l, a) in p.addresses.iter().enumerate() {
+                if a.is_some() {
+                    active.insert(l);
+                }
+            }
+        }
+        for l in 0..WARP_LANES {
+            let class = if r.error_lanes.contains(l) {
+                Class::LaneError
+            } else if current.is_some_and(|s| s.lanes.contains(l)) {
+                Class::LaneCurrent
+            } else if active.contains(l) {
+                Class::Lane
+            } else {
+                Class::LaneInactive
+            };
+            items.push(rect(X0 + l as f64 * CELL, y, CELL - 2.0, ROW - 4.0, class, None));
+        }
+        for (k, s) in all.iter().enumerate().take(40) {
+            let class = if k + 1 == shown {
+                Class::CellCurrent
+            } else if k < shown {
+                Class::CellDone
+            } else {
+                Class::CellTouched
+            };
+            items.push(rect(steps_x + k as f64 * CELL, y, CELL - 2.0, ROW - 4.0, class, Some(s.text.clone())));
+        }
+        if all.len() > 40 {
+            items.push(text(
+                steps_x + 40.0 * CELL + 4.0,
+                y + 12.0,
+                format!("+{}", all.len() - 40),
+                12.0,
+                Class::Muted,
+                Anchor::Start,
+            ));
+        }
+        y += ROW;
+    }
+    if reports.len() > 32 {
+        items.push(text(
+            X0,
+            y + 12.0,
+            format!("… {} more warp issues", reports.len() - 32),
+            12.0,
+            Class::Muted,
+            Anchor::Start,
+        ));
+        y += ROW;
+    }
+    let caption = match shown {
+        0 => format!("{} warp issues side by side; {} steps follow.", reports.len().min(32), max_steps),
+        k => format!("Step {k} of {max_steps} in every warp at once."),
+    };
+    let height = y + 24.0;
+    if let Some(Item::Rect { h, .. }) = items.first_mut() {
+        *h = height;
+    }
+    Scene { width: WIDTH, height, items, caption }
+}

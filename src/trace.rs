@@ -12,7 +12,7 @@ use crate::engine::{analyze_lanes, Config};
 use crate::launch::Launch;
 use crate::report::{Cost, Note, Report, SpaceTag};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// The most accesses one trace may record (all threads, all sites, all loop iterations).
 pub const MAX_EVENTS: usize = 4_000_000;
@@ -75,14 +75,14 @@ struct SiteData {
 pub struct TraceBuilder {
     launch: Launch,
     sites: Vec<(SiteKey, SiteData)>,
-    index: HashMap<SiteKey, usize>,
+    index: BTreeMap<SiteKey, usize>,
     events: usize,
 }
 
 impl TraceBuilder {
     /// A builder for one block of `launch`.
     pub fn new(launch: Launch) -> TraceBuilder {
-        TraceBuilder { launch, sites: Vec::new(), index: HashMap::new(), events: 0 }
+        TraceBuilder { launch, sites: Vec::new(), index: BTreeMap::new(), events: 0 }
     }
 
     /// Records that thread `thread` (linear index) accessed `addr` at site `key`. `make_site` describes the

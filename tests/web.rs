@@ -213,9 +213,20 @@ async fn compare_mode_marks_the_differences() {
     assert!(root.query_selector("#pane-b").ok().flatten().is_none());
 }
 
+/// Lets the tasks the page schedules after a repaint (checking suggested fixes) run, then renders.
+async fn settle() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web_sys::window().expect("window").set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    yew::scheduler::flush().await;
+}
+
 #[wasm_bindgen_test]
 async fn try_it_applies_a_checked_fix() {
     let root = mount().await;
+    // The fixes are checked right after the first repaint.
+    settle().await;
     // The misaligned warp: "Align the start" -> 4 sectors (BPG 9.2.1.1).
     click(&root, "button.try").await;
     assert_eq!(metric(&root, "sectors"), "4");
@@ -262,4 +273,24 @@ async fn a_link_restores_the_view_and_a_bad_one_says_why() {
     assert!(text_of(&root, "notice").contains("damaged"), "{}", text_of(&root, "notice"));
     assert_eq!(metric(&root, "sectors"), "5");
     set_url("");
+}
+
+#[wasm_bindgen_test]
+async fn all_warps_stacks_every_warp_and_steps_them_together() {
+    let root = mount().await;
+    choose(&root, "preset", "transpose-naive").await;
+    click(&root, ".instructions li:nth-child(3) button").await;
+    click(&root, "#all-warps").await;
+    // 8 warps x 4 loop passes = 32 issues, one row each.
+    let labels = root.query_selector_all("svg#figure text").expect("texts");
+    let rows = (0..labels.length())
+        .filter_map(|i| labels.item(i).and_then(|n| n.text_content()))
+        .filter(|t| t.starts_with('w') && t.contains(" p"))
+        .count();
+    assert_eq!(rows, 32);
+    // Every issue of the column read takes 32 wavefronts (BPG 9.2.3.3): 32 steps, in every row at once.
+    assert_eq!(text_of(&root, "step-label"), "step 32 / 32");
+    click(&root, "#first").await;
+    click(&root, "#step").await;
+    assert_eq!(text_of(&root, "caption"), "Step 1 of 32 in every warp at once.");
 }

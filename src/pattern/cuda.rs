@@ -23,6 +23,7 @@ use crate::launch::{Launch, Thread};
 use crate::report::Note;
 use crate::trace::{Site, Trace, TraceBuilder};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// First cudaMalloc-like base address for global arrays; each further array starts 256 MB later.
 pub const GLOBAL_BASE: u64 = 0x7000_0000_0000;
@@ -39,10 +40,10 @@ pub const MAX_STEPS_PER_THREAD: u64 = 200_000;
 enum Ty {
     Int { bytes: u32, signed: bool },
     Float { bytes: u32 },
-    Vector { elem: Box<Ty>, n: u32, bytes: u32, align: u32 },
+    Vector { elem: Rc<Ty>, n: u32, bytes: u32, align: u32 },
     Struct(usize),
-    Ptr(Box<Ty>),
-    Array(Box<Ty>, u64),
+    Ptr(Rc<Ty>),
+    Array(Rc<Ty>, u64),
     Void,
 }
 
@@ -112,7 +113,7 @@ fn vector(name: &str) -> Option<Ty> {
     table
         .iter()
         .find(|t| t.0 == name)
-        .and_then(|&(_, elem, n, bytes, align)| Some(Ty::Vector { elem: Box::new(scalar(elem)?), n, bytes, align }))
+        .and_then(|&(_, elem, n, bytes, align)| Some(Ty::Vector { elem: Rc::new(scalar(elem)?), n, bytes, align }))
 }
 
 /// The vector type names a cast or declaration may use.
@@ -262,7 +263,7 @@ enum Storage {
 
 #[derive(Clone, Debug)]
 struct Decl {
-    name: String,
+    name: Rc<str>,
     base: Ty,
     pointers: u32,
     dims: Vec<Option<Ex>>,
@@ -392,7 +393,7 @@ impl<'a> CudaParser<'a> {
         sub.types = self.p.types.clone();
         let value = sub.ternary()?;
         let decl = Decl {
-            name: name.to_string(),
+            name: name.into(),
             base: Ty::Int { bytes: 8, signed: true },
             pointers: 0,
             dims: Vec::new(),
@@ -454,7 +455,7 @@ impl<'a> CudaParser<'a> {
                     self.p.expect("]", "to close the array size")?;
                 }
                 for &d in dims.iter().rev() {
-                    ty = Ty::Array(Box::new(ty), d);
+                    ty = Ty::Array(Rc::new(ty), d);
                 }
                 let a = self.types.align(&ty);
                 off = off.div_ceil(a) * a;
@@ -517,7 +518,7 @@ impl<'a> CudaParser<'a> {
                 let name = self.p.ident("a parameter name")?;
                 let span = Span { start: span.start, end: self.p.prev_span().end };
                 out.push(Stmt::Decl(vec![Decl {
-                    name,
+                    name: name.into(),
                     base,
                     pointers,
                     dims: Vec::new(),
@@ -701,7 +702,7 @@ impl<'a> CudaParser<'a> {
             };
             let span =
                 Span { start: if out.is_empty() { start.start } else { dspan.start }, end: self.p.prev_span().end };
-            out.push(Decl { name, base: base.clone(), pointers, dims, storage: st, init, span });
+            out.push(Decl { name: name.into(), base: base.clone(), pointers, dims, storage: st, init, span });
             if !self.p.eat(",") {
                 break;
             }
@@ -713,7 +714,7 @@ impl<'a> CudaParser<'a> {
 
 fn wrap_ptr(mut t: Ty, pointers: u32) -> Ty {
     for _ in 0..pointers {
-        t = Ty::Ptr(Box::new(t));
+        t = Ty::Ptr(Rc::new(t));
     }
     t
 }
@@ -749,7 +750,7 @@ struct Place {
 enum Why {
     Data(Span),
     Float(Span),
-    Param(String, Span),
+    Param(Rc<str>, Span),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -779,7 +780,18 @@ enum Flow {
 }
 
 /// Placement decisions shared by all threads of the block.
+/// One memory access of a value: its offset and size, and what its site is called.
+struct UnitInfo {
+    off: u64,
+    size: u32,
+    mnemonic: String,
+    label: String,
+}
+
 struct Layout {
+    /// The accesses each access expression makes (by span start, store, space, read-only), computed once for
+    /// all threads: the type of an expression is the same in every thread.
+    units: std::collections::BTreeMap<(usize, bool, u8, bool), Rc<[UnitInfo]>>,
     globals: HashMap<String, u64>,
     shared: HashMap<usize, u64>,
     local: HashMap<usize, u64>,
@@ -794,7 +806,10 @@ struct Exec<'a> {
     launch: Launch,
     thread: Thread,
     vars: &'a Vars,
-    scopes: Vec<HashMap<String, Slot>>,
+    /// The thread's variables, innermost last; `marks` holds where each open scope starts. A thread has few
+    /// variables, so a backwards scan beats hashing.
+    scopes: Vec<(Rc<str>, Slot)>,
+    marks: Vec<usize>,
     steps: u64,
     layout: &'a mut Layout,
     builder: &'a mut TraceBuilder,
@@ -825,7 +840,16 @@ impl Exec<'_> {
     }
 
     fn lookup(&self, name: &str) -> Option<&Slot> {
-        self.scopes.iter().rev().find_map(|s| s.get(name))
+        self.scopes.iter().rev().find(|(n, _)| &**n == name).map(|(_, s)| s)
+    }
+
+    fn open_scope(&mut self) {
+        self.marks.push(self.scopes.len());
+    }
+
+    fn close_scope(&mut self) {
+        let m = self.marks.pop().unwrap_or(0);
+        self.scopes.truncate(m);
     }
 
     fn why_text(&self, w: &Why) -> String {
@@ -884,9 +908,9 @@ impl Exec<'_> {
                 Ok(Flow::Next)
             }
             Stmt::Block(v) => {
-                self.scopes.push(HashMap::new());
+                self.open_scope();
                 let f = self.run(v);
-                self.scopes.pop();
+                self.close_scope();
                 f
             }
             Stmt::If(c, t, e) => {
@@ -900,9 +924,9 @@ impl Exec<'_> {
                 }
             }
             Stmt::For(init, cond, step, body, span) => {
-                self.scopes.push(HashMap::new());
+                self.open_scope();
                 let r = self.for_loop(init.as_deref(), cond.as_ref(), step.as_ref(), body, *span);
-                self.scopes.pop();
+                self.close_scope();
                 r
             }
             Stmt::While(c, body, span) => {
@@ -973,7 +997,7 @@ impl Exec<'_> {
                 }
                 None => 0,
             };
-            ty = Ty::Array(Box::new(ty), n);
+            ty = Ty::Array(Rc::new(ty), n);
         }
         let slot = match d.storage {
             Storage::Shared => {
@@ -1004,7 +1028,7 @@ impl Exec<'_> {
                         }),
                     )
                 }
-                _ => match self.vars.get(&d.name) {
+                _ => match self.vars.get(&*d.name) {
                     Some(&v) => Slot::Val(ty, Val::Int(v)),
                     None => Slot::Val(ty, Val::Unknown(Why::Param(d.name.clone(), d.span))),
                 },
@@ -1022,7 +1046,7 @@ impl Exec<'_> {
                 Slot::Mem(Place { space: MemSpace::Local, addr: i128::from(off), ty, read_only: false })
             }
             Storage::Reg | Storage::Const => {
-                let val = match (&d.init, self.vars.get(&d.name)) {
+                let val = match (&d.init, self.vars.get(&*d.name)) {
                     (_, Some(&v)) if d.storage == Storage::Const => Val::Int(v),
                     (Some(e), _) => {
                         let v = self.rvalue(e)?;
@@ -1033,8 +1057,11 @@ impl Exec<'_> {
                 Slot::Val(ty, val)
             }
         };
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(d.name.clone(), slot);
+        // A redeclaration in the same scope replaces the variable; an inner scope shadows it.
+        let from = self.marks.last().copied().unwrap_or(0);
+        match self.scopes[from..].iter_mut().find(|(n, _)| **n == *d.name) {
+            Some((_, old)) => *old = slot,
+            None => self.scopes.push((d.name.clone(), slot)),
         }
         Ok(())
     }
@@ -1064,7 +1091,12 @@ impl Exec<'_> {
         }
     }
 
-    fn record(&mut self, place: &Place, store: bool, span: Span) -> R<()> {
+    /// The accesses reading or writing `place` makes, computed once per access expression.
+    fn units_of(&mut self, place: &Place, store: bool, span: Span) -> R<Rc<[UnitInfo]>> {
+        let key = (span.start, store, place.space as u8, place.read_only);
+        if let Some(u) = self.layout.units.get(&key) {
+            return Ok(u.clone());
+        }
         let types = &self.prog.types;
         let mut units = Vec::new();
         types.units(&place.ty, "", &mut units);
@@ -1074,45 +1106,58 @@ impl Exec<'_> {
                 format!("cannot {} a value of type {}", if store { "store" } else { "load" }, types.name(&place.ty)),
             ));
         }
+        let infos: Rc<[UnitInfo]> = units
+            .into_iter()
+            .map(|(off, size, signed, label)| {
+                let sz = match (size, signed) {
+                    (1, true) => "S8",
+                    (1, false) => "U8",
+                    (2, true) => "S16",
+                    (2, false) => "U16",
+                    (4, _) => "32",
+                    (8, _) => "64",
+                    _ => "128",
+                };
+                let mnemonic = match (place.space, store) {
+                    (MemSpace::Global, false) if place.read_only => format!("LDG.E.CONSTANT.{sz}"),
+                    (MemSpace::Global, false) => format!("LDG.E.{sz}"),
+                    (MemSpace::Global, true) => format!("STG.E.{sz}"),
+                    (MemSpace::Shared, false) => format!("LDS.{sz}"),
+                    (MemSpace::Shared, true) => format!("STS.{sz}"),
+                    (MemSpace::Local, false) => format!("LDL.{sz}"),
+                    (MemSpace::Local, true) => format!("STL.{sz}"),
+                };
+                UnitInfo { off, size, mnemonic, label }
+            })
+            .collect();
+        self.layout.units.insert(key, infos.clone());
+        Ok(infos)
+    }
+
+    fn record(&mut self, place: &Place, store: bool, span: Span) -> R<()> {
+        let units = self.units_of(place, store, span)?;
         let counter = self.counter;
         self.counter += 1;
-        for (k, (off, size, signed, label)) in units.into_iter().enumerate() {
-            let addr = place.addr + i128::from(off);
+        let thread = self.thread.linear;
+        let local = place.space == MemSpace::Local;
+        for (k, u) in units.iter().enumerate() {
+            let addr = place.addr + i128::from(u.off);
             if addr < 0 || addr > i128::from(u64::MAX) {
-                return Err(
-                    self.err(span, format!("thread {}: the address {addr:#x} is outside memory", self.thread.linear))
-                );
+                return Err(self.err(span, format!("thread {thread}: the address {addr:#x} is outside memory")));
             }
-            let sz = match (size, signed) {
-                (1, true) => "S8",
-                (1, false) => "U8",
-                (2, true) => "S16",
-                (2, false) => "U16",
-                (4, _) => "32",
-                (8, _) => "64",
-                _ => "128",
-            };
-            let mnemonic = match (place.space, store) {
-                (MemSpace::Global, false) if place.read_only => format!("LDG.E.CONSTANT.{sz}"),
-                (MemSpace::Global, false) => format!("LDG.E.{sz}"),
-                (MemSpace::Global, true) => format!("STG.E.{sz}"),
-                (MemSpace::Shared, false) => format!("LDS.{sz}"),
-                (MemSpace::Shared, true) => format!("STS.{sz}"),
-                (MemSpace::Local, false) => format!("LDL.{sz}"),
-                (MemSpace::Local, true) => format!("STL.{sz}"),
-            };
+            let _ = u.size;
             let key = (self.stmt, counter, span.start, k);
-            let line = self.src[..span.start.min(self.src.len())].matches('\n').count() + 1;
-            let text = self.lines.get(line - 1).map_or("", |l| l.trim()).to_string();
-            let access = format!("{}{label}", &self.src[span.start.min(self.src.len())..span.end.min(self.src.len())]);
-            let local = place.space == MemSpace::Local;
-            let thread = self.thread.linear;
-            self.builder
-                .record(key, thread, addr as u64, None, || Site {
+            let (src, lines) = (self.src, &self.lines);
+            // The site's description is built only the first time any thread reaches it.
+            let site = || {
+                let at = span.start.min(src.len());
+                let line = src[..at].matches('\n').count() + 1;
+                Site {
                     line,
-                    text,
-                    access,
-                    instr: Instr::parse(&mnemonic).unwrap_or_else(|_| Instr::parse("LDG.E.32").expect("a valid mnemonic")),
+                    text: lines.get(line - 1).map_or("", |l| l.trim()).to_string(),
+                    access: format!("{}{}", &src[at..span.end.min(src.len())], u.label),
+                    instr: Instr::parse(&u.mnemonic)
+                        .unwrap_or_else(|_| Instr::parse("LDG.E.32").expect("a valid mnemonic")),
                     notes: if local {
                         vec![Note {
                             id: "local-array",
@@ -1122,8 +1167,11 @@ impl Exec<'_> {
                     } else {
                         Vec::new()
                     },
-                })
-                .map_err(|m| self.err(span, m))?;
+                }
+            };
+            if let Err(m) = self.builder.record(key, thread, addr as u64, None, site) {
+                return Err(self.err(span, m));
+            }
         }
         Ok(())
     }
@@ -1136,19 +1184,36 @@ impl Exec<'_> {
         Ok(Val::Unknown(Why::Data(span)))
     }
 
+    /// `threadIdx.x`, `blockDim.y`, `warpSize`, ... and `--set` values, unless a variable shadows them. Matched
+    /// on the expression's shape, without building the dotted name.
     fn builtin(&self, e: &Ex) -> Option<i128> {
-        let name = e.dotted_name()?;
-        let root = name.split('.').next().unwrap_or("");
-        if self.lookup(root).is_some() {
-            return None;
-        }
-        self.launch.builtin(&self.thread, &name).or_else(|| {
-            if name.contains('.') {
-                None
-            } else {
-                self.vars.get(&name).copied()
+        match &e.kind {
+            E::Member(base, field, false) => {
+                let E::Name(obj) = &base.kind else { return None };
+                if !matches!(obj.as_str(), "threadIdx" | "blockIdx" | "blockDim" | "gridDim")
+                    || self.lookup(obj).is_some()
+                {
+                    return None;
+                }
+                let d = match obj.as_str() {
+                    "threadIdx" => self.thread.tid,
+                    "blockIdx" => self.thread.block,
+                    "blockDim" => self.launch.block,
+                    _ => self.launch.grid,
+                };
+                match field.as_str() {
+                    "x" => Some(i128::from(d.x)),
+                    "y" => Some(i128::from(d.y)),
+                    "z" => Some(i128::from(d.z)),
+                    _ => None,
+                }
             }
-        })
+            E::Name(n) if self.lookup(n).is_none() => match n.as_str() {
+                "warpSize" => Some(32),
+                _ => self.vars.get(n).copied(),
+            },
+            _ => None,
+        }
     }
 
     fn rvalue(&mut self, e: &Ex) -> R<Val> {
@@ -1276,11 +1341,8 @@ impl Exec<'_> {
                     Some(op) => self.binary(op, old, v, e)?,
                 };
                 let new = self.convert(&ty, new, e.span);
-                for scope in self.scopes.iter_mut().rev() {
-                    if let Some(slot) = scope.get_mut(&n) {
-                        *slot = Slot::Val(ty, new.clone());
-                        break;
-                    }
+                if let Some((_, slot)) = self.scopes.iter_mut().rev().find(|(name, _)| **name == *n) {
+                    *slot = Slot::Val(ty, new.clone());
                 }
                 Ok(new)
             }
@@ -1430,6 +1492,7 @@ pub fn trace(src: &str, launch: Launch, vars: &Vars) -> Result<Trace, InputError
     }
     let prog = Program { types: cp.types, stmts };
     let mut layout = Layout {
+        units: std::collections::BTreeMap::new(),
         globals: HashMap::new(),
         shared: HashMap::new(),
         local: HashMap::new(),
@@ -1446,7 +1509,8 @@ pub fn trace(src: &str, launch: Launch, vars: &Vars) -> Result<Trace, InputError
             launch,
             thread: launch.thread(t),
             vars,
-            scopes: vec![HashMap::new()],
+            scopes: Vec::new(),
+            marks: Vec::new(),
             steps: 0,
             layout: &mut layout,
             builder: &mut builder,

@@ -5,9 +5,10 @@ use super::browser;
 use super::figure::Figure;
 use super::state::{l1_value, Action, Edit, Pane, State, L1_CHOICES};
 use crate::arch::{carveout, BankMode, Carveout, Cc, Family, ALL_CCS};
-use crate::explain::{explain, Fix};
+use crate::explain::{explain_with, Fix};
 use crate::pattern::Lang;
 use crate::presets::PRESETS;
+use crate::scenario::Scenario;
 use crate::scene::{scene, Theme};
 use crate::trace::InstrResult;
 use std::rc::Rc;
@@ -229,6 +230,12 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                         }) }
                     </ol>
                     if let Some(ins) = selected.filter(|i| i.reports.len() > 1) {
+                        if k == 0 {
+                            <button id="all-warps" aria-pressed={state.all_warps.to_string()}
+                                onclick={ { let d = d.clone(); let on = !state.all_warps; Callback::from(move |_| d.dispatch(Action::AllWarps(on))) } }>
+                                { if state.all_warps { "one warp" } else { "all warps" } }
+                            </button>
+                        }
                         <label class="warp-select">{ "warp" }
                             <select id={id("warp", k)} onchange={on_select(d, move |v| Action::Issue(k, v.parse().unwrap_or(0)))}>
                                 { for ins.issues.iter().enumerate().map(|(j, is)| html! {
@@ -259,7 +266,24 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
 
 fn figure_view(state: &State, k: usize, ins: &InstrResult, rep: &crate::report::Report, cc: Cc) -> Html {
     let title = format!("{} on CC {}: {}", ins.op, cc, ins.access);
-    let sc = Rc::new(scene(rep, &title, state.step_shown()));
+    let sc = if state.all_warps && ins.reports.len() > 1 {
+        let reports: Vec<&crate::report::Report> = ins.reports.iter().collect();
+        let several_passes = ins.issues.iter().any(|i| i.iteration > 0);
+        let labels: Vec<String> =
+            ins.issues
+                .iter()
+                .map(|i| {
+                    if several_passes {
+                        format!("w{} p{}", i.warp, i.iteration + 1)
+                    } else {
+                        format!("warp {}", i.warp)
+                    }
+                })
+                .collect();
+        Rc::new(crate::scene::block_scene(&reports, &labels, &title, state.step_shown()))
+    } else {
+        Rc::new(scene(rep, &title, state.step_shown()))
+    };
     let caption = sc.caption.clone();
     html! {
         <figure class="figure-wrap">
@@ -270,7 +294,12 @@ fn figure_view(state: &State, k: usize, ins: &InstrResult, rep: &crate::report::
 }
 
 fn explanation_view(d: &Dispatch, k: usize, pane: &Pane, rep: &crate::report::Report) -> Html {
-    let ex = explain(&pane.scenario, pane.instr, rep);
+    let Some(result) = pane.result.as_ref() else { return html! {} };
+    // The quick explanation now; the fixes that need a run of the scenario arrive right after the repaint.
+    let mut ex = explain_with(&pane.scenario, result, pane.instr, rep, false);
+    if let Some(checked) = pane.checked_fixes() {
+        ex.suggestions = (*checked).clone();
+    }
     html! {
         <div class="explain" id={id("explain", k)}>
             <h3>{ "Why" }</h3>
@@ -348,7 +377,7 @@ fn player(d: &Dispatch, state: &State) -> Html {
             <span id="step-label" class="mono">{ format!("step {shown} / {max}") }</span>
             <label>{ "speed" }
                 <select id="speed" onchange={on_select(d, |v| Action::Speed(v.parse().unwrap_or(700)))}>
-                    { for [(1500, "slow"), (700, "normal"), (250, "fast")].iter().map(|(ms, l)| html! {
+                    { for [(1500, "slow"), (700, "normal"), (250, "fast"), (60, "fastest")].iter().map(|(ms, l)| html! {
                         <option value={ms.to_string()} selected={state.speed_ms == *ms}>{ *l }</option>
                     }) }
                 </select>
@@ -510,9 +539,38 @@ pub fn app() -> Html {
         State::from_link(link.as_deref(), embed)
     });
     let d = state.dispatcher();
+    // After every render: close the pending performance measure (see perf.rs).
+    use_effect(super::perf::rendered);
     // The address bar always holds the current view.
     let link = super::json::encode_view(&state.view());
     use_effect_with(link.clone(), |link| browser::set_hash(link));
+    // After each repaint, check the suggested fixes of any pane whose view changed (each check runs the
+    // scenario again, so it stays out of the keystroke-to-paint path).
+    {
+        let keys: Vec<Option<super::state::ViewKey>> = state.panes.iter().map(|p| p.view_key()).collect();
+        type Pending = (usize, super::state::ViewKey, Scenario, Rc<crate::trace::ProgramResult>, usize, usize);
+        let pending: Vec<Pending> = state
+            .panes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.checked_fixes().is_none())
+            .filter_map(|(k, p)| Some((k, p.view_key()?, p.scenario.clone(), p.result.clone()?, p.instr, p.issue)))
+            .collect();
+        let d = d.clone();
+        use_effect_with(keys, move |_| {
+            let timer = (!pending.is_empty()).then(|| {
+                gloo_timers::callback::Timeout::new(0, move || {
+                    for (k, key, sc, result, instr, issue) in pending {
+                        if let Some(rep) = result.instructions.get(instr).and_then(|i| i.reports.get(issue)) {
+                            let fixes = crate::explain::explain(&sc, &result, instr, rep).suggestions;
+                            d.dispatch(Action::Checked(k, key, Rc::new(fixes)));
+                        }
+                    }
+                })
+            });
+            move || drop(timer)
+        });
+    }
     // ?lab=NAME loads labs/NAME.toml from the site (or any URL), with the progress saved in this browser.
     {
         let d = d.clone();

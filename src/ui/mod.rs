@@ -6,6 +6,7 @@ mod browser;
 mod figure;
 pub mod json;
 mod lab;
+mod perf;
 pub mod state;
 
 pub use app::App;

@@ -31,7 +31,12 @@ pub struct Pane {
     pub instr: usize,
     /// The selected warp-level issue of it.
     pub issue: usize,
+    /// Fixes checked by running them, for the view with this key (see [`Pane::view_key`]).
+    pub checked: Option<(ViewKey, Rc<Vec<crate::explain::Suggestion>>)>,
 }
+
+/// Identifies what a pane shows: its result (by address), instruction and issue.
+pub type ViewKey = (usize, usize, usize);
 
 impl Pane {
     fn new(scenario: Scenario) -> Pane {
@@ -46,6 +51,7 @@ impl Pane {
             error: None,
             instr: 0,
             issue: 0,
+            checked: None,
         };
         p.rerun();
         p
@@ -79,6 +85,27 @@ impl Pane {
     /// The report of the selected issue of the selected instruction.
     pub fn report(&self) -> Option<&Report> {
         self.result.as_ref()?.instructions.get(self.instr)?.reports.get(self.issue)
+    }
+
+    /// What the pane shows now.
+    pub fn view_key(&self) -> Option<ViewKey> {
+        self.result.as_ref().map(|r| (Rc::as_ptr(r) as usize, self.instr, self.issue))
+    }
+
+    /// The checked fixes, if they are for what the pane shows now.
+    pub fn checked_fixes(&self) -> Option<Rc<Vec<crate::explain::Suggestion>>> {
+        match (&self.checked, self.view_key()) {
+            (Some((k, v)), Some(now)) if *k == now => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    /// The most steps any issue of the selected instruction has (the stacked view's length).
+    pub fn steps_all(&self) -> usize {
+        self.result
+            .as_ref()
+            .and_then(|r| r.instructions.get(self.instr))
+            .map_or(0, |i| i.reports.iter().take(32).map(|r| steps(r).len()).max().unwrap_or(0))
     }
 
     /// Steps in the selected issue's animation.
@@ -127,6 +154,8 @@ pub struct State {
     pub notice: Option<String>,
     /// The course lab, when the page was opened with `?lab=`.
     pub lab: Option<LabState>,
+    /// Show every warp of the selected instruction stacked, instead of one warp in detail.
+    pub all_warps: bool,
 }
 
 /// A student's progress in a lab, as kept in the browser.
@@ -182,6 +211,7 @@ impl Default for State {
             embed: false,
             notice: None,
             lab: None,
+            all_warps: false,
         }
     }
 }
@@ -236,7 +266,7 @@ impl State {
 
     /// Steps of the longest animation on screen.
     pub fn max_steps(&self) -> usize {
-        self.panes.iter().map(Pane::steps).max().unwrap_or(0)
+        self.panes.iter().map(|p| if self.all_warps { p.steps_all() } else { p.steps() }).max().unwrap_or(0)
     }
 
     /// The step shown, as a number.
@@ -308,12 +338,21 @@ pub enum Action {
     LabChoice(usize, usize),
     /// Forget the progress in this lab.
     LabReset,
+    /// The fixes for a pane's view were checked.
+    Checked(usize, ViewKey, Rc<Vec<crate::explain::Suggestion>>),
+    /// Stack every warp, or show one in detail.
+    AllWarps(bool),
 }
 
 impl Reducible for State {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        match &action {
+            Action::Edit(..) => super::perf::start("edit"),
+            Action::Tick | Action::Step(_) | Action::SetStep(_) => super::perf::start("step"),
+            _ => {}
+        }
         let mut s = (*self).clone();
         match action {
             Action::Edit(p, edit) => {
@@ -378,7 +417,7 @@ impl Reducible for State {
                     s.step = Some(next);
                 }
             }
-            Action::Speed(ms) => s.speed_ms = ms.clamp(100, 3000),
+            Action::Speed(ms) => s.speed_ms = ms.clamp(50, 3000),
             Action::Compare(on) => {
                 if on && s.panes.len() == 1 {
                     let mut b = s.panes[0].clone();
@@ -402,6 +441,18 @@ impl Reducible for State {
             Action::Theme(t) => s.theme = t,
             Action::Carveout(c) => s.carveout = c,
             Action::Notice(n) => s.notice = n,
+            Action::AllWarps(on) => {
+                s.all_warps = on;
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Checked(p, key, fixes) => {
+                if let Some(pane) = s.panes.get_mut(p) {
+                    if pane.view_key() == Some(key) {
+                        pane.checked = Some((key, fixes));
+                    }
+                }
+            }
             Action::LabLoaded(Ok((key, json, saved))) => match super::json::from_json::<crate::lab::Course>(&json) {
                 Ok(lab) => {
                     let progress = saved.and_then(|j| super::json::from_json::<Progress>(&j).ok()).unwrap_or_default();
