@@ -95,13 +95,13 @@ pub fn unique_bytes(starts: impl Iterator<Item = u64>, size_bytes: u64) -> u64 {
     let mut v: Vec<u64> = starts.collect();
     v.sort_unstable();
     v.dedup();
-    let mut total = 0u64;
-    let mut covered_to = 0u64;
-    for (i, &a) in v.iter().enumerate() {
-        let end = a.saturating_add(size_bytes);
-        let from = if i == 0 { a } else { a.max(covered_to) };
-        total += end.saturating_sub(from);
-        covered_to = if i == 0 { end } else { covered_to.max(end) };
+    // Ends in u128: the last access of the address space ends at 2^64, one past u64::MAX.
+    let mut total = 0u128;
+    let mut covered_to = 0u128;
+    for &a in &v {
+        let (a, end) = (u128::from(a), u128::from(a) + u128::from(size_bytes));
+        total += end - a.max(covered_to).min(end);
+        covered_to = covered_to.max(end);
     }
-    total
+    u64::try_from(total).unwrap_or(u64::MAX)
 }

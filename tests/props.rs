@@ -289,3 +289,28 @@ proptest! {
         prop_assert_eq!(c, e);
     }
 }
+
+/// Found by `cargo fuzz run engine`: the last word of the 64-bit address space, [2^64 - 4, 2^64), is 4 bytes.
+/// The detailed path once ended that interval at u64::MAX and counted 3; the fast path counted 4.
+#[test]
+fn the_last_word_of_the_address_space_is_four_bytes() {
+    let instr = Instr::parse("LDG.E.32").expect("listed op");
+    let mut a = [None; WARP_LANES];
+    a[0] = Some(u64::MAX - 3);
+    a[1] = Some(0x1000);
+    let warp = WarpAddrs(a);
+    let cc = Cc::parse("8.0").expect("known CC");
+    let r = warpscope::engine::analyze_lanes(cc, &instr, &warp, None, &Config::default());
+    let c = warpscope::count::count(cc, &instr, &warp, None, &Config::default());
+    let unique: u64 = r
+        .parts()
+        .into_iter()
+        .map(|p| match &p.cost {
+            Cost::Memory(m) => m.bytes_unique,
+            _ => 0,
+        })
+        .sum();
+    // Two lanes, 4 bytes each, no overlap: 8 bytes (MODEL.md: bytes unique is the union of the lanes' bytes).
+    assert_eq!(unique, 8);
+    assert_eq!(c.bytes_unique, 8);
+}
