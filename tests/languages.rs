@@ -219,6 +219,10 @@ fn cuda_errors_name_their_position() {
         run(Lang::Cuda, kernel).err(),
         "2:7: the condition depends on the parameter `n`, which has no value (give it one with --set n=VALUE)"
     );
+    // 3000 nested blocks once overflowed the wasm stack ("memory access out of bounds"); the 65th level
+    // (MAX_NESTING = 64 in src/pattern/cuda.rs) starts at column 65.
+    let deep = format!("{}{}", "{".repeat(3000), "}".repeat(3000));
+    assert_eq!(run(Lang::Cuda, &deep).err(), "1:65: statements nested more than 64 deep");
 }
 
 // ------------------------------------------------------------------------------------------------------

@@ -303,7 +303,11 @@ fn stmt_start(s: &Stmt) -> usize {
 struct CudaParser<'a> {
     p: Parser<'a>,
     types: Types,
+    depth: u32,
 }
+
+/// Statements (blocks, ifs, loops) nested deeper than this are refused rather than risking the stack.
+pub const MAX_NESTING: u32 = 64;
 
 const QUALIFIERS: [&str; 13] = [
     "const",
@@ -543,6 +547,16 @@ impl<'a> CudaParser<'a> {
     }
 
     fn statement(&mut self, top: bool) -> Result<Stmt, InputError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.p.err(format!("statements nested more than {MAX_NESTING} deep")));
+        }
+        let r = self.statement_inner(top);
+        self.depth -= 1;
+        r
+    }
+
+    fn statement_inner(&mut self, top: bool) -> Result<Stmt, InputError> {
         if let Tok::Hash(line) = self.p.peek().clone() {
             let span = self.p.span();
             self.p.bump();
@@ -1481,7 +1495,7 @@ pub fn trace(src: &str, launch: Launch, vars: &Vars) -> Result<Trace, InputError
     types_set.extend(VECTOR_NAMES.iter().map(|s| s.to_string()));
     let mut parser = Parser::new(src, toks);
     parser.types = types_set;
-    let mut cp = CudaParser { p: parser, types: Types { structs: Vec::new() } };
+    let mut cp = CudaParser { p: parser, types: Types { structs: Vec::new() }, depth: 0 };
     let stmts = cp.program()?;
     if stmts.is_empty() {
         return Err(InputError::at(
