@@ -176,7 +176,8 @@ pub fn decode(link: &str) -> Result<ViewState, ShareError> {
 /// Packs a view's JSON as link text: the version, a dot, deflated JSON in URL-safe base64. The page passes
 /// JSON made by the browser; [`encode`] passes serde_json's.
 pub fn pack(json: &[u8]) -> String {
-    let packed = miniz_oxide::deflate::compress_to_vec(json, 9);
+    // Level 6 bounds deflate's match search: level 9 takes seconds on large repetitive text.
+    let packed = miniz_oxide::deflate::compress_to_vec(json, 6);
     format!("{VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
 }
 

@@ -472,11 +472,16 @@ fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
             notify(&d, r, &format!("{} frames saved, one per step, for a slide build.", frames.len()));
         })
     };
+    let no_link = link.is_empty();
     html! {
         <div class="share" aria-label="share and export">
-            <input id="share-link" class="mono" readonly=true value={full} aria-label="link to this view" />
-            <button id="copy-link" onclick={copy_link}>{ "copy link" }</button>
-            <button id="copy-embed" onclick={copy_embed} title={iframe}>{ "copy embed code" }</button>
+            if no_link {
+                <input id="share-link" readonly=true value="this pattern is too large to share as a link: export the figure, or save the text" aria-label="link to this view" />
+            } else {
+                <input id="share-link" class="mono" readonly=true value={full} aria-label="link to this view" />
+            }
+            <button id="copy-link" onclick={copy_link} disabled={no_link}>{ "copy link" }</button>
+            <button id="copy-embed" onclick={copy_embed} title={iframe} disabled={no_link}>{ "copy embed code" }</button>
             <span class="sep" />
             <button id="export-svg" onclick={export_svg_cb}>{ "SVG" }</button>
             <button id="export-png" onclick={export_png_cb}>{ "PNG 2x" }</button>
@@ -536,14 +541,23 @@ fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
 pub fn app() -> Html {
     let state = use_reducer(|| {
         let (link, embed) = browser::location();
-        State::from_link(link.as_deref(), embed)
+        let mut s = State::from_link(link.as_deref(), embed);
+        if let Some(texts) = super::rescue::take_saved() {
+            s.restore(texts);
+        }
+        s
     });
     let d = state.dispatcher();
     // After every render: close the pending performance measure (see perf.rs).
     use_effect(super::perf::rendered);
     // The address bar always holds the current view.
     let link = super::json::encode_view(&state.view());
-    use_effect_with(link.clone(), |link| browser::set_hash(link));
+    use_effect_with(link.clone(), |link| {
+        if let Some(link) = link {
+            browser::set_hash(link);
+        }
+    });
+    let link = link.unwrap_or_default();
     // After each repaint, check the suggested fixes of any pane whose view changed (each check runs the
     // scenario again, so it stays out of the keystroke-to-paint path).
     {
@@ -576,11 +590,18 @@ pub fn app() -> Html {
         let d = d.clone();
         use_effect_with((), move |_| {
             if let Some(param) = browser::lab_param() {
-                let url = if param.contains('/') || param.contains(':') {
-                    param.clone()
-                } else {
-                    format!("labs/{param}.toml")
-                };
+                // A lab is a plain name (labs/NAME.toml on this site) or an http(s) URL; nothing else is fetched.
+                let is_name =
+                    !param.is_empty() && param.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+                let is_url = param.starts_with("https://") || param.starts_with("http://");
+                if !is_name && !is_url {
+                    d.dispatch(Action::LabLoaded(Err(format!(
+                        "`?lab=` takes a lab name (letters, digits, - and _) or an http(s) URL, not `{}`",
+                        param.chars().take(80).collect::<String>()
+                    ))));
+                    return;
+                }
+                let url = if is_url { param.clone() } else { format!("labs/{param}.toml") };
                 wasm_bindgen_futures::spawn_local(async move {
                     let key = format!("warpscope-lab:{url}");
                     match browser::fetch_text(&url).await {

@@ -181,7 +181,11 @@ pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'st
     let worker = web_sys::Worker::new(&url)
         .map_err(|_| "this browser could not start the lab reader (a web worker)".to_string())?;
     let w2 = worker.clone();
-    let done = std::cell::RefCell::new(Some(done));
+    // Whichever comes first, the answer or a failure, reports once.
+    type Done = Box<dyn FnOnce(Result<String, String>)>;
+    let fail_once: std::rc::Rc<std::cell::RefCell<Option<Done>>> =
+        std::rc::Rc::new(std::cell::RefCell::new(Some(Box::new(done))));
+    let done = std::rc::Rc::clone(&fail_once);
     let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
         let data = msg.data().as_string().unwrap_or_default();
         if data == "ready" {
@@ -208,6 +212,17 @@ pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'st
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
+    // If the reader itself fails on a file, say so instead of waiting for an answer that never comes.
+    let (w3, failed) = (worker.clone(), std::rc::Rc::clone(&fail_once));
+    let onerror = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+        e.prevent_default();
+        if let Some(f) = failed.borrow_mut().take() {
+            f(Err("The lab reader stopped on this file; check it with `warpscope-lab FILE.toml`".to_string()));
+        }
+        w3.terminate();
+    });
+    worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    onerror.forget();
     let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())
 }

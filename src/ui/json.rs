@@ -33,9 +33,14 @@ pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
 }
 
-/// A share link for a view.
-pub fn encode_view(view: &crate::share::ViewState) -> String {
-    crate::share::pack(to_json(view).as_bytes())
+/// A share link for a view, or `None` when the view is too large for a link (a pasted file of tens of
+/// kilobytes): links stay short enough for every browser and for [`crate::share::decode`].
+pub fn encode_view(view: &crate::share::ViewState) -> Option<String> {
+    let total: usize = view.panes.iter().map(|p| p.text.len()).sum();
+    if total > crate::share::MAX_LINK_CHARS * 4 {
+        return None;
+    }
+    Some(crate::share::pack(to_json(view).as_bytes())).filter(|l| l.len() <= crate::share::MAX_LINK_CHARS)
 }
 
 /// The view a share link holds.

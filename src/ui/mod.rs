@@ -7,11 +7,13 @@ mod figure;
 pub mod json;
 mod lab;
 mod perf;
+pub mod rescue;
 pub mod state;
 
 pub use app::App;
 
-/// Mounts the app on the page's body.
+/// Mounts the app on the page's body, after installing the hook that keeps the user's work if it crashes.
 pub fn start() {
+    rescue::install();
     yew::Renderer::<App>::new().render();
 }

@@ -58,7 +58,7 @@ impl Pane {
     }
 
     /// Runs the scenario: a good result replaces the old one; an error is kept beside the last good result.
-    fn rerun(&mut self) {
+    pub fn rerun(&mut self) {
         match Dim3::parse(&self.block_text, "block") {
             Ok(b) => self.scenario.block = b,
             Err(e) => {
@@ -249,6 +249,15 @@ impl State {
             Err(e) => s.notice = Some(format!("{e}. Showing the default view instead.")),
         }
         s
+    }
+
+    /// Puts back the editors' text saved when the page last stopped on a bug.
+    pub fn restore(&mut self, texts: Vec<String>) {
+        for (pane, text) in self.panes.iter_mut().zip(texts) {
+            pane.scenario.text = text;
+            pane.rerun();
+        }
+        self.notice = Some("warpscope restarted after a bug; your text was restored.".into());
     }
 
     /// The view as a share link stores it.
