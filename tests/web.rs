@@ -294,3 +294,18 @@ async fn all_warps_stacks_every_warp_and_steps_them_together() {
     click(&root, "#step").await;
     assert_eq!(text_of(&root, "caption"), "Step 1 of 32 in every warp at once.");
 }
+
+/// After a panic the hook saved the editor's text in sessionStorage (src/ui/rescue.rs); the next page start
+/// restores it, says so, and analyses it: `8*lane` over 32 lanes of 4 bytes touches 8 sectors (256 B / 32 B).
+#[wasm_bindgen_test]
+async fn text_saved_by_the_panic_hook_comes_back_on_the_next_start() {
+    let store = web_sys::window().and_then(|w| w.session_storage().ok().flatten()).expect("sessionStorage");
+    store.set_item("warpscope-rescue", "8*lane").expect("store");
+    let root = mount().await;
+    let pattern: HtmlTextAreaElement = by_id(&root, "pattern");
+    assert_eq!(pattern.value(), "8*lane");
+    assert_eq!(metric(&root, "sectors"), "8");
+    let notice = root.query_selector("#notice").ok().flatten().expect("a notice").text_content().unwrap_or_default();
+    assert!(notice.contains("your text was restored"), "{notice}");
+    assert_eq!(store.get_item("warpscope-rescue").expect("read"), None, "read once");
+}
