@@ -223,6 +223,10 @@ fn cuda_errors_name_their_position() {
     // (MAX_NESTING = 64 in src/pattern/cuda.rs) starts at column 65.
     let deep = format!("{}{}", "{".repeat(3000), "}".repeat(3000));
     assert_eq!(run(Lang::Cuda, &deep).err(), "1:65: statements nested more than 64 deep");
+    // Its 6000-character line is cut to a 100-character window (EXCERPT_CHARS) around column 65: from 40
+    // characters before it, with `…` on both sides and the caret under the 65th brace.
+    let e = run(Lang::Cuda, &deep).sc.run().expect_err("too deep").error;
+    assert_eq!(e.excerpt, format!("…{}…\n{}^", "{".repeat(100), " ".repeat(41)));
 }
 
 // ------------------------------------------------------------------------------------------------------

@@ -52,9 +52,28 @@ impl InputError {
             end += 1;
         }
         let width = source[start..end].chars().count().max(1);
-        let excerpt = format!("{text}\n{}{}", " ".repeat(column - 1), "^".repeat(width));
-        InputError { message: message.into(), line, column, excerpt }
+        InputError { message: message.into(), line, column, excerpt: excerpt(text, column - 1, width) }
     }
+}
+
+/// At most this many characters of a line are shown under an error; a longer line (a minified paste, a
+/// thousand braces) is cut to a window around the problem, so the message fits on a screen.
+pub const EXCERPT_CHARS: usize = 100;
+
+/// The line and a caret line under `width` characters from character `at`, windowed to [`EXCERPT_CHARS`].
+fn excerpt(text: &str, at: usize, width: usize) -> String {
+    let n = text.chars().count();
+    if n <= EXCERPT_CHARS {
+        return format!("{text}\n{}{}", " ".repeat(at), "^".repeat(width));
+    }
+    // Keep up to 40 characters of context before the problem.
+    let from = at.saturating_sub(40);
+    let to = (from + EXCERPT_CHARS).min(n);
+    let (lead, trail) = (if from > 0 { "…" } else { "" }, if to < n { "…" } else { "" });
+    let shown: String = text.chars().skip(from).take(to - from).collect();
+    let caret_at = at - from + lead.chars().count();
+    let width = width.min(to.saturating_sub(at)).max(1);
+    format!("{lead}{shown}{trail}\n{}{}", " ".repeat(caret_at), "^".repeat(width))
 }
 
 impl fmt::Display for InputError {

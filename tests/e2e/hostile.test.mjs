@@ -84,6 +84,8 @@ test('hostile patterns in every language leave the page alive and the text untou
     assert.equal(await page.locator('#pattern').inputValue(), text, `${what}: the editor keeps the text`);
     const err = await page.locator('#error').count();
     if (err) assert.match(await page.locator('#error').textContent(), /\d+:\d+/, `${what}: the error names a position`);
+    const [wide, view] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    assert.ok(wide <= view, `${what}: the page stays ${view} px wide (it is ${wide} px)`);
     assert.equal(await page.locator('img[src=x], script:not([src])').evaluateAll((n) => n.filter((e) => !e.closest('head')).length), 0, `${what}: no user HTML`);
     await stillWorks(page, problems, what);
   }
