@@ -316,6 +316,12 @@ fn sass_errors_say_which_instruction_an_address_depends_on() {
     assert_eq!(e, "1:1: `ldg.e.32` is not a SASS instruction (opcodes are upper case, e.g. LDG.E.32)");
     let e = run(Lang::Sass, "LDG.E.32 R4, [R2] ;\n").err();
     assert!(e.contains("R2 has no value"), "{e}");
+    // Register and constant-bank limits: registers are R0..R255, and a constant bank is 64 KB (CUDA C++
+    // Programming Guide, constant memory size).
+    let e = run(Lang::Sass, "LDG.E.32 R0, [R999] ;\n").err();
+    assert_eq!(e, "1:14: `R999` is not a register or an offset in `[R999]`");
+    let e = run(Lang::Sass, "MOV R2, c[0x0][0x10000] ;\n").err();
+    assert_eq!(e, "1:9: c[0x0][0x10000]: offset 0x10000 is past the end of the 64 KB constant bank (at most 0xfffc)");
 }
 
 // ------------------------------------------------------------------------------------------------------

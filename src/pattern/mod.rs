@@ -230,6 +230,7 @@ pub fn parse_set(text: &str) -> Result<(String, i128), String> {
         Some(rest) if rest.trim_start().starts_with('[') => {
             let (bank, off) =
                 sass::parse_cbank(name).ok_or_else(|| format!("--set `{name}`: expected c[BANK][OFFSET]"))?;
+            sass::check_cbank(bank, off).map_err(|e| format!("--set {e}"))?;
             sass::cbank_key(bank, off)
         }
         _ if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') => {

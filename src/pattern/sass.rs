@@ -42,6 +42,21 @@ pub fn parse_cbank(text: &str) -> Option<(u32, u32)> {
     Some((parse_u32(bank.trim())?, parse_u32(off.trim())?))
 }
 
+/// Bytes in one constant bank: the CUDA C++ Programming Guide's "constant memory size" is 64 KB, and SASS
+/// offsets address one bank.
+pub const CBANK_BYTES: u32 = 0x1_0000;
+
+/// Refuses a constant-bank offset past the bank (a typo such as `c[0x0][0x1600]0`).
+pub fn check_cbank(bank: u32, offset: u32) -> Result<(), String> {
+    if offset >= CBANK_BYTES {
+        return Err(format!(
+            "c[{bank:#x}][{offset:#x}]: offset {offset:#x} is past the end of the 64 KB constant bank (at most {:#x})",
+            CBANK_BYTES - 4
+        ));
+    }
+    Ok(())
+}
+
 /// The `--set` key of a constant-bank word.
 pub fn cbank_key(bank: u32, offset: u32) -> String {
     format!("c[{bank:#x}][{offset:#x}]")
@@ -161,6 +176,7 @@ fn parse_operand(t: &str) -> Result<Operand, String> {
         return Ok(r);
     }
     if let Some((b, o)) = parse_cbank(t) {
+        check_cbank(b, o)?;
         return Ok(Operand::CBank(b, o));
     }
     if t.to_ascii_uppercase().starts_with("SR_") || t.eq_ignore_ascii_case("SRZ") {
