@@ -314,3 +314,49 @@ fn the_last_word_of_the_address_space_is_four_bytes() {
     assert_eq!(unique, 8);
     assert_eq!(c.bytes_unique, 8);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Print-parse round trip: an expression's warp, printed as a raw address list (the report's addresses,
+    /// `-` for inactive lanes), parses back to the same addresses and costs the same.
+    #[test]
+    fn an_expression_printed_as_an_address_list_analyses_the_same(
+        a in 0u64..300, b in 0u64..100_000, c in 1u64..40, shape in 0..3usize, op in 0..6usize, mask in 1u32..32,
+    ) {
+        const OPS: [&str; 6] = ["LDG.E.32", "LDG.E.64", "LDG.E.128", "LDS.32", "LDS.64", "STG.E.U16"];
+        let size = [4, 8, 16, 4, 8, 2][op];
+        let text = match shape {
+            0 => format!("{}*lane + {} if lane < {mask}", a * size, b * size),
+            1 => format!("({}*lane) ^ {}", a * size, b * size),
+            _ => format!("{}*(lane/{c}) + {}", a * size, b * size),
+        };
+        let sc = warpscope::scenario::Scenario {
+            lang: warpscope::pattern::Lang::Expr,
+            text,
+            op: OPS[op].to_string(),
+            ..warpscope::scenario::Scenario::default()
+        };
+        let first = sc.run().expect("the expression runs");
+        let r = &first.instructions[0].reports[0];
+        let list: Vec<String> = r.addresses.iter().map(|x| x.map_or("-".into(), |v| format!("{v:#x}"))).collect();
+        let printed = warpscope::scenario::Scenario {
+            lang: warpscope::pattern::Lang::Addresses,
+            text: format!("{}\n{}\n", OPS[op], list.join(" ")),
+            op: String::new(),
+            ..warpscope::scenario::Scenario::default()
+        };
+        let again = printed.run().expect("the printed list parses");
+        let back = &again.instructions[0].reports[0];
+        prop_assert_eq!(&back.addresses, &r.addresses);
+        prop_assert_eq!(&back.cost, &r.cost);
+        prop_assert_eq!(back.active_lanes, r.active_lanes);
+    }
+
+    /// Print-parse round trip for launch sizes: `Dim3`'s `XxYxZ` text parses back to itself.
+    #[test]
+    fn block_sizes_print_and_parse_back(x in 1u32..2000, y in 1u32..70, z in 1u32..70) {
+        let d = warpscope::launch::Dim3 { x, y, z };
+        prop_assert_eq!(warpscope::launch::Dim3::parse(&d.to_string(), "block"), Ok(d));
+    }
+}
