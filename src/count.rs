@@ -156,11 +156,13 @@ fn memory(rule: arch::MemoryRule, l: &Lanes, size: u32, c: &mut Counts) {
     // aligned to `size` (a power of two at most 16), so an access never crosses a sector and two accesses
     // overlap only when their addresses are equal: unique bytes = distinct addresses x size.
     let (mut sectors, mut lines, mut distinct) = (0u32, 0u32, 0u64);
-    let (mut last_sector, mut last_line, mut last) = (u64::MAX, u64::MAX, u64::MAX);
-    for &x in a.iter() {
+    // The shifted values never reach u64::MAX, so it marks "none yet"; the address itself can (a byte load at
+    // the top of the address space), hence the `k == 0` test.
+    let (mut last_sector, mut last_line, mut last) = (u64::MAX, u64::MAX, 0);
+    for (k, &x) in a.iter().enumerate() {
         sectors += u32::from(x >> 5 != last_sector);
         lines += u32::from(x >> 7 != last_line);
-        distinct += u64::from(x != last);
+        distinct += u64::from(k == 0 || x != last);
         last_sector = x >> 5;
         last_line = x >> 7;
         last = x;

@@ -315,6 +315,21 @@ fn the_last_word_of_the_address_space_is_four_bytes() {
     assert_eq!(c.bytes_unique, 8);
 }
 
+/// Found by `cargo fuzz run engine`: a byte load at u64::MAX, the last byte of the address space, is 1 unique
+/// byte; the fast path once took that address for its "no address yet" marker and counted 0.
+#[test]
+fn a_byte_at_the_top_of_the_address_space_is_one_unique_byte() {
+    let instr = Instr::parse("LDG.E.U8").expect("listed op");
+    let mut a = [None; WARP_LANES];
+    a[7] = Some(u64::MAX);
+    let warp = WarpAddrs(a);
+    let cc = Cc::parse("7.0").expect("known CC");
+    let c = warpscope::count::count(cc, &instr, &warp, None, &Config::default());
+    // One lane, one byte (MODEL.md: bytes unique is the union of the lanes' bytes).
+    assert_eq!(c.bytes_unique, 1);
+    assert_eq!(c.bytes_requested, 1);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
