@@ -39,6 +39,36 @@ pub struct Counts {
     pub misaligned: LaneSet,
 }
 
+impl Counts {
+    /// The detailed path's numbers in this form: a report's parts summed (`misaligned` is left empty; reports
+    /// list misaligned lanes as warnings). The fast path must equal this, which tests and fuzzing check.
+    pub fn of_report(r: &crate::report::Report) -> Counts {
+        let mut c = Counts { error_lanes: r.error_lanes, ..Counts::default() };
+        for p in r.parts() {
+            c.active_lanes += p.active_lanes;
+            match &p.cost {
+                crate::report::Cost::Memory(m) => {
+                    c.requests += m.requests;
+                    c.lines += m.lines;
+                    c.sectors += m.sectors;
+                    c.transactions += m.transactions;
+                    c.bytes_requested += m.bytes_requested;
+                    c.bytes_unique += m.bytes_unique;
+                    c.bytes_moved += m.bytes_moved;
+                }
+                crate::report::Cost::Banks(b) => {
+                    c.wavefronts += b.wavefronts;
+                    c.ideal_wavefronts += b.ideal_wavefronts;
+                    c.conflict_degree = c.conflict_degree.max(b.conflict_degree);
+                }
+                // `parts` flattens splits.
+                crate::report::Cost::Split { .. } => {}
+            }
+        }
+        c
+    }
+}
+
 /// One space's active lanes, compacted: lane numbers (ascending) and their aligned addresses.
 struct Lanes {
     lane: [u8; WARP_LANES],

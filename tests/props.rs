@@ -265,27 +265,7 @@ proptest! {
         let plg = plg.map(warpscope::LaneSet);
         let r = warpscope::engine::analyze_lanes(cc, &instr, &warp, plg, &cfg);
         let c = warpscope::count::count(cc, &instr, &warp, plg, &cfg);
-        let mut e = warpscope::count::Counts { error_lanes: r.error_lanes, misaligned: c.misaligned, ..Default::default() };
-        for p in r.parts() {
-            e.active_lanes += p.active_lanes;
-            match &p.cost {
-                Cost::Memory(m) => {
-                    e.requests += m.requests;
-                    e.lines += m.lines;
-                    e.sectors += m.sectors;
-                    e.transactions += m.transactions;
-                    e.bytes_requested += m.bytes_requested;
-                    e.bytes_unique += m.bytes_unique;
-                    e.bytes_moved += m.bytes_moved;
-                }
-                Cost::Banks(b) => {
-                    e.wavefronts += b.wavefronts;
-                    e.ideal_wavefronts += b.ideal_wavefronts;
-                    e.conflict_degree = e.conflict_degree.max(b.conflict_degree);
-                }
-                Cost::Split { .. } => prop_assert!(false),
-            }
-        }
+        let e = warpscope::count::Counts { misaligned: c.misaligned, ..warpscope::count::Counts::of_report(&r) };
         prop_assert_eq!(c, e);
     }
 }
@@ -302,14 +282,7 @@ fn the_last_word_of_the_address_space_is_four_bytes() {
     let cc = Cc::parse("8.0").expect("known CC");
     let r = warpscope::engine::analyze_lanes(cc, &instr, &warp, None, &Config::default());
     let c = warpscope::count::count(cc, &instr, &warp, None, &Config::default());
-    let unique: u64 = r
-        .parts()
-        .into_iter()
-        .map(|p| match &p.cost {
-            Cost::Memory(m) => m.bytes_unique,
-            _ => 0,
-        })
-        .sum();
+    let unique = warpscope::count::Counts::of_report(&r).bytes_unique;
     // Two lanes, 4 bytes each, no overlap: 8 bytes (MODEL.md: bytes unique is the union of the lanes' bytes).
     assert_eq!(unique, 8);
     assert_eq!(c.bytes_unique, 8);
@@ -339,7 +312,7 @@ proptest! {
     fn an_expression_printed_as_an_address_list_analyses_the_same(
         a in 0u64..300, b in 0u64..100_000, c in 1u64..40, shape in 0..3usize, op in 0..6usize, mask in 1u32..32,
     ) {
-        const OPS: [&str; 6] = ["LDG.E.32", "LDG.E.64", "LDG.E.128", "LDS.32", "LDS.64", "STG.E.U16"];
+        const ROUND_TRIP_OPS: [&str; 6] = ["LDG.E.32", "LDG.E.64", "LDG.E.128", "LDS.32", "LDS.64", "STG.E.U16"];
         let size = [4, 8, 16, 4, 8, 2][op];
         let text = match shape {
             0 => format!("{}*lane + {} if lane < {mask}", a * size, b * size),
@@ -349,7 +322,7 @@ proptest! {
         let sc = warpscope::scenario::Scenario {
             lang: warpscope::pattern::Lang::Expr,
             text,
-            op: OPS[op].to_string(),
+            op: ROUND_TRIP_OPS[op].to_string(),
             ..warpscope::scenario::Scenario::default()
         };
         let first = sc.run().expect("the expression runs");
@@ -357,7 +330,7 @@ proptest! {
         let list: Vec<String> = r.addresses.iter().map(|x| x.map_or("-".into(), |v| format!("{v:#x}"))).collect();
         let printed = warpscope::scenario::Scenario {
             lang: warpscope::pattern::Lang::Addresses,
-            text: format!("{}\n{}\n", OPS[op], list.join(" ")),
+            text: format!("{}\n{}\n", ROUND_TRIP_OPS[op], list.join(" ")),
             op: String::new(),
             ..warpscope::scenario::Scenario::default()
         };

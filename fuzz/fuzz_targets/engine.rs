@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use warpscope::count::{count, Counts};
-use warpscope::{engine, BankMode, Config, Cost, Instr, L1Choice, LaneSet, WarpAddrs, ALL_CCS};
+use warpscope::{engine, BankMode, Config, Instr, L1Choice, LaneSet, WarpAddrs, ALL_CCS};
 
 const OPS: [&str; 16] = [
     "LDG.E.U8",
@@ -58,26 +58,6 @@ fuzz_target!(|data: &[u8]| {
     let warp = WarpAddrs(a);
     let r = engine::analyze_lanes(cc, &instr, &warp, plg, &cfg);
     let c = count(cc, &instr, &warp, plg, &cfg);
-    let mut e = Counts { error_lanes: r.error_lanes, misaligned: c.misaligned, ..Counts::default() };
-    for p in r.parts() {
-        e.active_lanes += p.active_lanes;
-        match &p.cost {
-            Cost::Memory(m) => {
-                e.requests += m.requests;
-                e.lines += m.lines;
-                e.sectors += m.sectors;
-                e.transactions += m.transactions;
-                e.bytes_requested += m.bytes_requested;
-                e.bytes_unique += m.bytes_unique;
-                e.bytes_moved += m.bytes_moved;
-            }
-            Cost::Banks(b) => {
-                e.wavefronts += b.wavefronts;
-                e.ideal_wavefronts += b.ideal_wavefronts;
-                e.conflict_degree = e.conflict_degree.max(b.conflict_degree);
-            }
-            Cost::Split { .. } => unreachable!("parts are never split"),
-        }
-    }
+    let e = Counts { misaligned: c.misaligned, ..Counts::of_report(&r) };
     assert_eq!(c, e);
 });

@@ -79,73 +79,43 @@ fn scalar(name: &str) -> Option<Ty> {
     }
 }
 
+/// CUDA's vector types: (name, element, count, size, alignment) as in vector_types.h.
+const VECTORS: [(&str, &str, u32, u32, u32); 27] = [
+    ("char2", "char", 2, 2, 2),
+    ("char4", "char", 4, 4, 4),
+    ("uchar2", "unsigned char", 2, 2, 2),
+    ("uchar4", "unsigned char", 4, 4, 4),
+    ("short2", "short", 2, 4, 4),
+    ("short4", "short", 4, 8, 8),
+    ("ushort2", "unsigned short", 2, 4, 4),
+    ("ushort4", "unsigned short", 4, 8, 8),
+    ("int2", "int", 2, 8, 8),
+    ("int3", "int", 3, 12, 4),
+    ("int4", "int", 4, 16, 16),
+    ("uint2", "unsigned int", 2, 8, 8),
+    ("uint3", "unsigned int", 3, 12, 4),
+    ("uint4", "unsigned int", 4, 16, 16),
+    ("float2", "float", 2, 8, 8),
+    ("float3", "float", 3, 12, 4),
+    ("float4", "float", 4, 16, 16),
+    ("double2", "double", 2, 16, 16),
+    ("double3", "double", 3, 24, 8),
+    ("double4", "double", 4, 32, 16),
+    ("longlong2", "long long", 2, 16, 16),
+    ("long2", "long", 2, 16, 16),
+    ("ulong2", "unsigned long", 2, 16, 16),
+    ("short3", "short", 3, 6, 2),
+    ("char3", "char", 3, 3, 1),
+    ("half2", "half", 2, 4, 4),
+    ("__half2", "half", 2, 4, 4),
+];
+
 fn vector(name: &str) -> Option<Ty> {
-    // (name, element, count, size, alignment) as in CUDA's vector_types.h.
-    let table: [(&str, &str, u32, u32, u32); 27] = [
-        ("char2", "char", 2, 2, 2),
-        ("char4", "char", 4, 4, 4),
-        ("uchar2", "unsigned char", 2, 2, 2),
-        ("uchar4", "unsigned char", 4, 4, 4),
-        ("short2", "short", 2, 4, 4),
-        ("short4", "short", 4, 8, 8),
-        ("ushort2", "unsigned short", 2, 4, 4),
-        ("ushort4", "unsigned short", 4, 8, 8),
-        ("int2", "int", 2, 8, 8),
-        ("int3", "int", 3, 12, 4),
-        ("int4", "int", 4, 16, 16),
-        ("uint2", "unsigned int", 2, 8, 8),
-        ("uint3", "unsigned int", 3, 12, 4),
-        ("uint4", "unsigned int", 4, 16, 16),
-        ("float2", "float", 2, 8, 8),
-        ("float3", "float", 3, 12, 4),
-        ("float4", "float", 4, 16, 16),
-        ("double2", "double", 2, 16, 16),
-        ("double3", "double", 3, 24, 8),
-        ("double4", "double", 4, 32, 16),
-        ("longlong2", "long long", 2, 16, 16),
-        ("long2", "long", 2, 16, 16),
-        ("ulong2", "unsigned long", 2, 16, 16),
-        ("short3", "short", 3, 6, 2),
-        ("char3", "char", 3, 3, 1),
-        ("half2", "half", 2, 4, 4),
-        ("__half2", "half", 2, 4, 4),
-    ];
-    table
+    VECTORS
         .iter()
         .find(|t| t.0 == name)
         .and_then(|&(_, elem, n, bytes, align)| Some(Ty::Vector { elem: Rc::new(scalar(elem)?), n, bytes, align }))
 }
-
-/// The vector type names a cast or declaration may use.
-const VECTOR_NAMES: [&str; 27] = [
-    "char2",
-    "char4",
-    "uchar2",
-    "uchar4",
-    "short2",
-    "short4",
-    "ushort2",
-    "ushort4",
-    "int2",
-    "int3",
-    "int4",
-    "uint2",
-    "uint3",
-    "uint4",
-    "float2",
-    "float3",
-    "float4",
-    "double2",
-    "double3",
-    "double4",
-    "longlong2",
-    "long2",
-    "ulong2",
-    "short3",
-    "char3",
-    "half2",
-    "__half2",
-];
 
 struct Types {
     structs: Vec<StructDef>,
@@ -1492,7 +1462,7 @@ pub fn trace(src: &str, launch: Launch, vars: &Vars) -> Result<Trace, InputError
     let toks = lex(src)?;
     let mut types_set: std::collections::HashSet<String> =
         super::cexpr::BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
-    types_set.extend(VECTOR_NAMES.iter().map(|s| s.to_string()));
+    types_set.extend(VECTORS.iter().map(|v| v.0.to_string()));
     let mut parser = Parser::new(src, toks);
     parser.types = types_set;
     let mut cp = CudaParser { p: parser, types: Types { structs: Vec::new() }, depth: 0 };
