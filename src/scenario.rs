@@ -6,7 +6,7 @@ use crate::arch::{BankMode, Cc, L1Choice};
 use crate::engine::Config;
 use crate::launch::{Dim3, Launch};
 use crate::pattern::{self, expr::Vars, InputError, Lang, Source, Span};
-use crate::trace::{analyze_trace, ProgramResult};
+use crate::trace::{analyze_trace, ProgramResult, Trace};
 use std::fmt;
 
 /// What the user asked for.
@@ -115,6 +115,12 @@ impl Scenario {
 
     /// Runs the scenario: parse, trace every thread of the block, analyse every warp-level issue.
     pub fn run(&self) -> Result<ProgramResult, ScenarioError> {
+        Ok(analyze_trace(self.cc, &self.trace()?, &self.config))
+    }
+
+    /// Parses and traces every thread of the block: each memory instruction with its warp-level issues, before
+    /// any analysis (`--mask` applied).
+    pub fn trace(&self) -> Result<Trace, ScenarioError> {
         // An address list may name its instructions itself; an empty op then means "none given".
         let op = match self.lang {
             Lang::Expr => Some(self.instr()?),
@@ -137,7 +143,7 @@ impl Scenario {
                 item.issues.retain(|i| i.addrs.0.iter().any(Option::is_some));
             }
         }
-        Ok(analyze_trace(self.cc, &trace, &self.config))
+        Ok(trace)
     }
 }
 
