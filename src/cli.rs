@@ -31,6 +31,52 @@ enum Command {
     Figure(Box<FigureArgs>),
     /// Grade a student's saved answers against a lab file (exit 0 when every goal passes, 1 when not).
     Check(CheckArgs),
+    /// Check the engine against a GPU: emit the probe kernels, ingest Nsight Compute's counts, compare.
+    #[command(subcommand)]
+    Calibrate(CalibrateCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum CalibrateCommand {
+    /// Write the probe program (probes.cu) and the list of probes (probes.txt: id, kernel, fingerprint,
+    /// instruction, title; tab-separated) into a directory.
+    Emit {
+        /// The directory (created if missing).
+        #[arg(long, default_value = "hw/build")]
+        out: String,
+    },
+    /// Print the Nsight Compute metrics to collect, comma-separated.
+    Metrics,
+    /// Join the probe program's device file and Nsight Compute's CSV into one measurement file.
+    Ingest {
+        /// What the probe program wrote (its argument).
+        #[arg(long)]
+        device: String,
+        /// `ncu --csv --print-units base --metrics ...` output.
+        #[arg(long)]
+        ncu: String,
+        /// The driver release (`nvidia-smi --query-gpu=driver_version`).
+        #[arg(long, default_value = "")]
+        driver: String,
+        /// The Nsight Compute version (`ncu --version`).
+        #[arg(long, default_value = "")]
+        ncu_version: String,
+        /// The measurement file to write (`-` for standard output).
+        #[arg(short = 'o', long = "output", default_value = "-")]
+        output: String,
+    },
+    /// Compare a measurement file with the engine, probe by probe (exit 1 when a count differs with no
+    /// recorded reason).
+    Compare {
+        /// The measurement file.
+        file: String,
+        /// Also draw the agreement figure (SVG) here.
+        #[arg(long)]
+        svg: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -190,6 +236,20 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Facts(f) => run_facts(f),
         Command::Presets(p) => run_presets(p),
         Command::Figure(f) => run_figure(*f),
+        Command::Calibrate(c) => {
+            return match run_calibrate(c) {
+                Ok((text, code)) => {
+                    if !text.is_empty() {
+                        println!("{text}");
+                    }
+                    code
+                }
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    2
+                }
+            }
+        }
         Command::Check(c) => {
             return match run_check(c) {
                 Ok((text, all_pass)) => {
@@ -217,6 +277,90 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             2
         }
     }
+}
+
+fn write_output(path: &str, text: &str) -> Result<(), String> {
+    if path == "-" {
+        print!("{text}");
+        Ok(())
+    } else {
+        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+    }
+}
+
+/// Runs a `calibrate` subcommand; returns its report and exit code (compare: 1 when a count differs with no
+/// recorded reason).
+fn run_calibrate(c: CalibrateCommand) -> Result<(String, i32), String> {
+    use crate::calibrate;
+    match c {
+        CalibrateCommand::Emit { out } => {
+            let (probes, skipped) = calibrate::probes();
+            std::fs::create_dir_all(&out).map_err(|e| format!("{out}: {e}"))?;
+            let cu = format!("{out}/probes.cu");
+            write_output(&cu, &calibrate::cuda_source(&probes))?;
+            let mut list = String::new();
+            for p in &probes {
+                let cut = if p.issues_total > p.trace.items[0].issues.len() {
+                    format!(" (first {} of {} warp issues)", p.trace.items[0].issues.len(), p.issues_total)
+                } else {
+                    String::new()
+                };
+                list.push_str(&format!(
+                    "{}\t{}\t{}\t{}\t{}{cut}\n",
+                    p.id,
+                    p.kernel_name(),
+                    p.fingerprint(),
+                    p.instr().text,
+                    p.title
+                ));
+            }
+            write_output(&format!("{out}/probes.txt"), &list)?;
+            let mut text = format!("{cu}: {} probes", probes.len());
+            for s in &skipped {
+                text.push_str(&format!("\nskipped {}: {}", s.id, s.reason));
+            }
+            Ok((text, 0))
+        }
+        CalibrateCommand::Metrics => Ok((calibrate::metrics().join(","), 0)),
+        CalibrateCommand::Ingest { device, ncu, driver, ncu_version, output } => {
+            let device_text = read_input(&device)?;
+            let run: calibrate::DeviceRun =
+                serde_json::from_str(&device_text).map_err(|e| format!("{device}:{}:{}: {e}", e.line(), e.column()))?;
+            let counts = calibrate::parse_ncu_csv(&read_input(&ncu)?).map_err(|e| format!("{ncu}: {e}"))?;
+            let (m, missing) = calibrate::ingest(&run, &counts, &driver, &ncu_version).map_err(|e| e.to_string())?;
+            let json = serde_json::to_string_pretty(&m).map_err(|e| e.to_string())? + "\n";
+            write_output(&output, &json)?;
+            let mut text = format!("{} (CC {}): {} probes measured", m.gpu, m.cc, m.probes.len());
+            for s in &missing {
+                text.push_str(&format!("\nnot measured {}: {}", s.id, s.reason));
+            }
+            if output == "-" {
+                eprintln!("{text}");
+                Ok((String::new(), 0))
+            } else {
+                Ok((text, 0))
+            }
+        }
+        CalibrateCommand::Compare { file, svg, format } => run_compare(&file, svg.as_deref(), format),
+    }
+}
+
+/// Compares a measurement file; returns the report and 0 when every difference is explained, else 1.
+fn run_compare(file: &str, svg_out: Option<&str>, format: Format) -> Result<(String, i32), String> {
+    use crate::calibrate;
+    let text = read_input(file)?;
+    let m: calibrate::Measurement =
+        serde_json::from_str(&text).map_err(|e| format!("{file}:{}:{}: {e}", e.line(), e.column()))?;
+    let c = calibrate::compare(&m, calibrate::DEPARTURES).map_err(|e| format!("{file}: {e}"))?;
+    if let Some(path) = svg_out {
+        write_output(path, &calibrate::agreement_svg(&c))?;
+    }
+    let code = i32::from(!c.problems().is_empty());
+    let out = match format {
+        Format::Text => c.to_text(),
+        Format::Json => serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?,
+    };
+    Ok((out, code))
 }
 
 fn flag_error(flag: &str, err: InputError) -> String {

@@ -21,6 +21,8 @@
 
 pub mod access;
 pub mod arch;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod calibrate;
 pub mod count;
 pub mod engine;
 pub mod explain;
