@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: set up what is missing, then run every check and test:
-# formatting, clippy (native and wasm32), native tests, browser tests in headless Chromium, and the release site build.
+# formatting, clippy (native and wasm32), native tests, the calibration kernels' machine code, browser tests in
+# headless Chromium, and the release site build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source .ci/setup.sh
@@ -30,6 +31,9 @@ done
 
 step "native tests"
 cargo test --locked
+
+step "probe kernels' machine code (clang, ptxas, nvdisasm: no GPU needed)"
+bash hw/check-offline.sh
 
 step "browser tests (headless Chromium)"
 CHROMEDRIVER=$(command -v chromedriver) cargo test --locked --target wasm32-unknown-unknown --test web

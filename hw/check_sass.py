@@ -27,7 +27,7 @@ def main(listing, sass):
     found = {}
     current = None
     for line in open(sass):
-        m = re.match(r"^(ws_\w+):\s*$", line) or re.match(r"^\s+Function : (ws_\w+)\s*$", line)
+        m = re.match(r"^(\w+):\s*$", line) or re.match(r"^\s+Function : (\w+)\s*$", line)
         if m:
             current = m.group(1)
             found.setdefault(current, [])
