@@ -38,10 +38,15 @@ fi
 
 echo "== profile"
 # Keep the metrics this Nsight Compute knows for this GPU (older versions lack some instruction counters).
-known=$(ncu --query-metrics 2>/dev/null | awk '{print $1}')
+# If the query's format is not understood (no sector metric in it), ask for all of them and let ncu decide.
+known=$(ncu --query-metrics 2>/dev/null | awk '{print $1}' || true)
 metrics=()
 for m in $("$ws" calibrate metrics | tr ',' ' '); do
-  if grep -qx "${m%.sum}" <<<"$known"; then metrics+=("$m"); else echo "not on this GPU: $m"; fi
+  if ! grep -qx l1tex__t_sectors_pipe_lsu_mem_global_op_ld <<<"$known" || grep -qx "${m%.sum}" <<<"$known"; then
+    metrics+=("$m")
+  else
+    echo "not on this GPU: $m"
+  fi
 done
 (IFS=,; ncu --csv --print-units base --clock-control none --kernel-name "regex:^ws_" \
   --metrics "${metrics[*]}" --log-file "$build/ncu.csv" "$build/probes" "$build/device.json")
