@@ -15,10 +15,11 @@ use crate::access::{CacheOp, Instr, Space, WARP_LANES};
 use crate::arch::Cc;
 use crate::engine::{classify, Config};
 use crate::launch::Dim3;
+use crate::launch::Launch;
 use crate::pattern::Lang;
 use crate::presets::PRESETS;
 use crate::scenario::Scenario;
-use crate::trace::{analyze_trace, Trace};
+use crate::trace::{analyze_trace, Trace, TraceItem};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -63,8 +64,10 @@ pub struct Probe {
     pub title: String,
     /// The engine settings the prediction uses (the preset's, or the defaults).
     pub config: Config,
-    /// One site with the issues measured.
-    pub trace: Trace,
+    /// The launch the pattern ran under.
+    pub launch: Launch,
+    /// The instruction (site) with the issues measured.
+    pub item: TraceItem,
     /// How many issues the site had before the cut to [`MAX_ISSUES`].
     pub issues_total: usize,
 }
@@ -81,7 +84,7 @@ pub struct Skipped {
 impl Probe {
     /// The instruction.
     pub fn instr(&self) -> &Instr {
-        &self.trace.items[0].site.instr
+        &self.item.site.instr
     }
 
     /// The kernel's name in the generated CUDA and in Nsight Compute's report.
@@ -98,7 +101,7 @@ impl Probe {
     pub fn fingerprint(&self) -> String {
         let mut h = crc32fast::Hasher::new();
         h.update(self.instr().text.as_bytes());
-        for issue in &self.trace.items[0].issues {
+        for issue in &self.item.issues {
             h.update(b"|");
             for a in issue.addrs.0 {
                 h.update(&a.map_or([0xFF; 9], |a| {
@@ -117,9 +120,14 @@ impl Probe {
     /// The engine's counts for this probe on `cc`, under [`metrics`]' names (every metric present, zeros
     /// included).
     pub fn predict(&self, cc: Cc) -> BTreeMap<String, u64> {
-        let result = analyze_trace(cc, &self.trace, &self.config);
-        let ncu = &result.instructions[0].ncu;
+        let result = analyze_trace(cc, &self.trace(), &self.config);
+        let ncu = result.instructions.first().map(|r| r.ncu.clone()).unwrap_or_default();
         metrics().into_iter().map(|m| (m.clone(), ncu.get(&m).copied().unwrap_or(0))).collect()
+    }
+
+    /// The probe as a one-instruction trace, for [`analyze_trace`].
+    pub fn trace(&self) -> Trace {
+        Trace { launch: self.launch, items: vec![self.item.clone()] }
     }
 }
 
@@ -233,13 +241,7 @@ fn probes_of(id_prefix: &str, title: &str, scenario: &Scenario, one_site: bool) 
         } else {
             format!("{title}, instruction {}: {} `{}`", i + 1, item.site.instr.text, item.site.access)
         };
-        out.push(Probe {
-            id,
-            title,
-            config: scenario.config,
-            trace: Trace { launch: trace.launch, items: vec![item] },
-            issues_total,
-        });
+        out.push(Probe { id, title, config: scenario.config, launch: trace.launch, item, issues_total });
     }
     Ok(out)
 }
@@ -296,7 +298,7 @@ pub struct Plan {
 pub fn plan(p: &Probe) -> Result<Plan, String> {
     let instr = p.instr();
     let size = u64::from(instr.size_bytes);
-    let issues = &p.trace.items[0].issues;
+    let issues = &p.item.issues;
     if issues.is_empty() {
         return Err("no lane issues the instruction".into());
     }
@@ -465,7 +467,9 @@ fn kernel(out: &mut String, p: &Probe, plan: &Plan) {
 /// The whole CUDA program for `probes`: one kernel each, their lane tables, and a `main` that runs every
 /// kernel once and writes the device's description as JSON to the path in `argv[1]`.
 pub fn cuda_source(probes: &[Probe]) -> String {
-    let plans: Vec<Plan> = probes.iter().map(|p| plan(p).expect("probes() returns only plannable probes")).collect();
+    // probes() returns only probes that plan; any other is left out here.
+    let (probes, plans): (Vec<&Probe>, Vec<Plan>) =
+        probes.iter().filter_map(|p| plan(p).ok().map(|pl| (p, pl))).unzip();
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -300,8 +300,8 @@ fn run_calibrate(c: CalibrateCommand) -> Result<(String, i32), String> {
             write_output(&cu, &calibrate::cuda_source(&probes))?;
             let mut list = String::new();
             for p in &probes {
-                let cut = if p.issues_total > p.trace.items[0].issues.len() {
-                    format!(" (first {} of {} warp issues)", p.trace.items[0].issues.len(), p.issues_total)
+                let cut = if p.issues_total > p.item.issues.len() {
+                    format!(" (first {} of {} warp issues)", p.item.issues.len(), p.issues_total)
                 } else {
                     String::new()
                 };

@@ -199,7 +199,7 @@ fn the_probe_set_covers_what_calibration_needs() {
     // bank at k different words serialise k-fold).
     for (k, degree) in [(1, 1), (2, 2), (3, 3), (4, 4), (8, 8), (16, 16), (32, 32)] {
         let p = all.iter().find(|p| p.id == format!("shared/ld/32-k{k}")).unwrap();
-        let r = warpscope::trace::analyze_trace(Cc::new(9, 0), &p.trace, &p.config);
+        let r = warpscope::trace::analyze_trace(Cc::new(9, 0), &p.trace(), &p.config);
         assert_eq!(r.instructions[0].banks.as_ref().unwrap().conflict_degree, degree, "k = {k}");
     }
     // Ids and kernel names are unique; kernels are C identifiers.
