@@ -89,9 +89,15 @@ async fn bad_input_shows_an_error_and_keeps_the_last_result() {
     let text = err.text_content().unwrap_or_default();
     assert!(text.contains("1:10"), "the error names its position: {text}");
     assert_eq!(metric(&root, "sectors"), "5", "the last good result stays on screen");
+    let result: Element = by_id(&root, "result");
+    let class = result.get_attribute("class").unwrap_or_default();
+    assert!(class.split(' ').any(|c| c == "stale"), "and is dimmed, with a label saying so: {class}");
+    assert!(result.text_content().unwrap_or_default().contains("Showing the last pattern that ran"));
 
     type_into(&root, "pattern", "8*lane").await;
     assert!(root.query_selector("#error").ok().flatten().is_none(), "the error goes away once fixed");
+    let class = by_id::<Element>(&root, "result").get_attribute("class").unwrap_or_default();
+    assert!(!class.split(' ').any(|c| c == "stale"), "no longer dimmed: {class}");
     assert_eq!(metric(&root, "sectors"), "8", "stride 2: 8 sectors (BPG 9.2.1.3)");
 }
 

@@ -214,6 +214,12 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 <pre id={id("error", k)} class="error" role="alert">{ e.clone() }</pre>
             }
             if let Some(r) = &result {
+              // While the text has an error, the last result that ran stays visible but dimmed, so that nobody
+              // reads it as the result of the text above.
+              <div class={classes!("result", pane.error.is_some().then_some("stale"))} id={id("result", k)}>
+                if pane.error.is_some() {
+                    <p class="stale-label">{ "Showing the last pattern that ran. Fix the error above to update." }</p>
+                }
                 <div class="instructions-row">
                     <ol class="instructions" aria-label="memory instructions">
                         { for r.instructions.iter().enumerate().map(|(i, ins)| {
@@ -259,6 +265,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                         { for ins.warnings.iter().take(6).map(|w| html! { <li class="warning">{ w.clone() }</li> }) }
                     </ul>
                 }
+              </div>
             }
         </section>
     }

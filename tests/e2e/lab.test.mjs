@@ -71,9 +71,14 @@ test('an error shows its position and the last result stays; fixing it recovers'
   const err = await page.locator('#error').textContent();
   assert.match(err, /1:10/);
   assert.equal(await metric(page, 'sectors'), '5', 'the last good result stays on screen');
+  // ... dimmed, and labelled, so that nobody reads it as the result of the broken text.
+  assert.match(await page.locator('#result').getAttribute('class'), /\bstale\b/);
+  const opacity = await page.locator('#figure').evaluate((el) => getComputedStyle(el.closest('.figure-wrap')).opacity);
+  assert.equal(opacity, '0.4');
   await page.screenshot({ path: join(SHOTS, 'lab-error.png') });
   await page.fill('#pattern', '4*lane');
   assert.equal(await page.locator('#error').count(), 0);
+  assert.doesNotMatch(await page.locator('#result').getAttribute('class'), /\bstale\b/);
   assert.equal(await metric(page, 'sectors'), '4');
   assert.deepEqual(errors, []);
   await page.close();
