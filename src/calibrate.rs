@@ -584,31 +584,48 @@ int main(int argc, char** argv) {
   json_string(f, prop.name);
   fprintf(f, ",\n  \"cc\": \"%d.%d\",\n  \"cuda_driver\": %d,\n  \"cuda_runtime\": %d,\n  \"shared_base\": %llu,\n  \"probes\": [",
           prop.major, prop.minor, driver, runtime, sbase);
+  // A failed probe is recorded in the file and the run goes on; after an error that loses the CUDA context
+  // (an illegal address, say), the remaining probes are recorded as not run. The exit code is 0 once the
+  // file is complete, so that ncu's results for the other probes are kept.
   unsigned failed = 0;
+  const char* lost = 0;
   for (unsigned i = 0; i < count; ++i) {
     const WsProbe& p = ws_probes[i];
-    WS_CHECK(cudaMemcpyToSymbol(ws_lanes, p.lanes, p.warps * 32 * sizeof(unsigned long long)));
-    if (p.shared_bytes > 48 * 1024)
-      WS_CHECK(cudaFuncSetAttribute((const void*)p.k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.shared_bytes));
-    unsigned threads = p.warps * 32;
-    unsigned block = threads < 1024 ? threads : 1024;
-    p.k<<<(threads + block - 1) / block, block, p.shared_bytes>>>(gbase, threads, 0x9E3779B9u);
-    cudaError_t err = cudaGetLastError();
-    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    char why[256] = "";
+    cudaError_t err = cudaSuccess;
+    if (lost) {
+      snprintf(why, sizeof why, "not run: the CUDA context was lost at probe %s", lost);
+    } else if (p.shared_bytes > prop.sharedMemPerBlockOptin) {
+      snprintf(why, sizeof why, "needs %u bytes of shared memory; this GPU allows %zu per block", p.shared_bytes,
+               prop.sharedMemPerBlockOptin);
+    } else {
+      err = cudaMemcpyToSymbol(ws_lanes, p.lanes, p.warps * 32 * sizeof(unsigned long long));
+      if (err == cudaSuccess && p.shared_bytes > 48 * 1024)
+        err = cudaFuncSetAttribute((const void*)p.k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.shared_bytes);
+      if (err == cudaSuccess) {
+        unsigned threads = p.warps * 32;
+        unsigned block = threads < 1024 ? threads : 1024;
+        p.k<<<(threads + block - 1) / block, block, p.shared_bytes>>>(gbase, threads, 0x9E3779B9u);
+        err = cudaGetLastError();
+        if (err == cudaSuccess) err = cudaDeviceSynchronize();
+      }
+      if (err != cudaSuccess) {
+        snprintf(why, sizeof why, "%s", cudaGetErrorString(err));
+        // A sticky error survives cudaGetLastError(): every later call fails too.
+        cudaGetLastError();
+        if (cudaDeviceSynchronize() != cudaSuccess) lost = p.id;
+      }
+    }
     fprintf(f, "%s\n    {\"id\": ", i ? "," : "");
     json_string(f, p.id);
     fprintf(f, ", \"kernel\": \"%s\", \"warps\": %u, \"error\": ", p.kernel, p.warps);
-    if (err == cudaSuccess) fprintf(f, "null}"); else { json_string(f, cudaGetErrorString(err)); fprintf(f, "}"); }
-    if (err != cudaSuccess) {
-      ++failed;
-      fprintf(stderr, "probe %s: %s\n", p.id, cudaGetErrorString(err));
-      if (err != cudaErrorInvalidValue && err != cudaErrorInvalidConfiguration) break;  // the context is gone
-    }
+    if (why[0]) { json_string(f, why); fprintf(f, "}"); ++failed; fprintf(stderr, "probe %s: %s\n", p.id, why); }
+    else fprintf(f, "null}");
   }
   fprintf(f, "\n  ]\n}\n");
   fclose(f);
   printf("ran %u probes on %s (CC %d.%d), %u failed\n", count, prop.name, prop.major, prop.minor, failed);
-  return failed ? 1 : 0;
+  return 0;
 }
 #endif
 "#;
@@ -654,7 +671,8 @@ fn err(msg: impl Into<String>) -> CalibrationError {
 
 /// Reads Nsight Compute's CSV (`ncu --csv --print-units base --metrics ...`, the default "details" page: one
 /// row per kernel launch and metric) into kernel name -> metric -> value. Lines before the header (`==PROF==`
-/// messages, the program's own output) are skipped; thousands separators are accepted. A kernel that
+/// messages, the program's own output) are skipped; thousands separators are accepted; `n/a` and empty
+/// values are left out. A kernel that
 /// appears under two launch IDs is an error: each probe runs once.
 pub fn parse_ncu_csv(text: &str) -> Result<BTreeMap<String, BTreeMap<String, u64>>, CalibrationError> {
     let start = text
@@ -683,6 +701,10 @@ pub fn parse_ncu_csv(text: &str) -> Result<BTreeMap<String, BTreeMap<String, u64
                     "line {line}: kernel {kernel} was profiled twice (IDs {prev} and {id}); run each probe once"
                 )));
             }
+        }
+        // Nsight writes `n/a` (or nothing) for a metric a kernel has no value for: left out, not compared.
+        if matches!(field(c_value), "" | "n/a") {
+            continue;
         }
         let raw = field(c_value).replace(',', "");
         let value: f64 = raw.parse().map_err(|_| {

@@ -151,8 +151,14 @@ fn ncu_csv_errors_name_the_line() {
     let ok =
         parse_ncu_csv(&format!("{head}\"0\",\"ws_a(char *, unsigned int)\",\"m.sum\",\"sector\",\"1,024\"\n")).unwrap();
     assert_eq!(ok["ws_a"]["m.sum"], 1024);
-    let e = parse_ncu_csv(&format!("{head}\"0\",\"ws_a\",\"m.sum\",\"\",\"n/a\"\n")).unwrap_err();
-    assert_eq!(e.to_string(), "line 2: metric value \"n/a\" of m.sum is not a number");
+    // `n/a`: no value for this kernel; left out (and so not compared), the rest is kept.
+    let na =
+        parse_ncu_csv(&format!("{head}\"0\",\"ws_a\",\"m.sum\",\"\",\"n/a\"\n\"0\",\"ws_a\",\"k.sum\",\"\",\"3\"\n"))
+            .unwrap();
+    assert_eq!(na["ws_a"].len(), 1);
+    assert_eq!(na["ws_a"]["k.sum"], 3);
+    let e = parse_ncu_csv(&format!("{head}\"0\",\"ws_a\",\"m.sum\",\"\",\"12 KB\"\n")).unwrap_err();
+    assert_eq!(e.to_string(), "line 2: metric value \"12 KB\" of m.sum is not a number");
     let e = parse_ncu_csv(&format!("==PROF== hello\n{head}\"0\",\"ws_a\",\"m.sum\",\"\",\"2.5\"\n")).unwrap_err();
     assert_eq!(e.to_string(), "line 3: m.sum = 2.5 is not a count");
     let e = parse_ncu_csv(&format!("{head}\"0\",\"ws_a\",\"m.sum\",\"\",\"1\"\n\"1\",\"ws_a\",\"m.sum\",\"\",\"1\"\n"))
