@@ -245,6 +245,32 @@ fn line(x1: f64, y1: f64, x2: f64, y2: f64, class: Class) -> Item {
     Item::Line { x1, y1, x2, y2, class }
 }
 
+/// The lanes that moved data in any part of a report.
+fn active_lanes(report: &Report) -> LaneSet {
+    let mut m = LaneSet::default();
+    for p in report.parts() {
+        for (l, a) in p.addresses.iter().enumerate() {
+            if a.is_some() {
+                m.insert(l);
+            }
+        }
+    }
+    m
+}
+
+/// How a lane is drawn: an error, in the current step, active, or inactive.
+fn lane_class(report: &Report, active: LaneSet, current: Option<&Step>, l: usize) -> Class {
+    if report.error_lanes.contains(l) {
+        Class::LaneError
+    } else if current.is_some_and(|s| s.lanes.contains(l)) {
+        Class::LaneCurrent
+    } else if active.contains(l) {
+        Class::Lane
+    } else {
+        Class::LaneInactive
+    }
+}
+
 /// Lays out one issue at animation step `shown` (0 = nothing moved yet; `steps(report).len()` = all done).
 pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
     let all = steps(report);
@@ -254,28 +280,10 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
     items.push(text(16.0, 24.0, title, 18.0, Class::Title, Anchor::Start));
 
     // Lanes.
-    let active: LaneSet = {
-        let mut m = LaneSet::default();
-        for p in report.parts() {
-            for (l, a) in p.addresses.iter().enumerate() {
-                if a.is_some() {
-                    m.insert(l);
-                }
-            }
-        }
-        m
-    };
+    let active = active_lanes(report);
     items.push(text(LANE_X0 - 8.0, LANE_Y + 20.0, "lane", 13.0, Class::Muted, Anchor::End));
     for l in 0..WARP_LANES {
-        let class = if report.error_lanes.contains(l) {
-            Class::LaneError
-        } else if current.is_some_and(|s| s.lanes.contains(l)) {
-            Class::LaneCurrent
-        } else if active.contains(l) {
-            Class::Lane
-        } else {
-            Class::LaneInactive
-        };
+        let class = lane_class(report, active, current, l);
         let tip = lane_tip(report, l);
         items.push(rect(lane_x(l), LANE_Y, LANE_W, LANE_H, class, Some(tip)));
         items.push(text(lane_x(l) + LANE_W / 2.0, LANE_Y + 20.0, l.to_string(), 13.0, Class::Label, Anchor::Middle));
@@ -608,24 +616,9 @@ pub fn block_scene(reports: &[&Report], labels: &[String], title: &str, shown: u
         max_steps = max_steps.max(all.len());
         let current = shown.checked_sub(1).and_then(|i| all.get(i));
         items.push(text(X0 - 8.0, y + 12.0, label.clone(), 12.0, Class::Muted, Anchor::End));
-        let mut active = LaneSet::default();
-        for p in r.parts() {
-            for (l, a) in p.addresses.iter().enumerate() {
-                if a.is_some() {
-                    active.insert(l);
-                }
-            }
-        }
+        let active = active_lanes(r);
         for l in 0..WARP_LANES {
-            let class = if r.error_lanes.contains(l) {
-                Class::LaneError
-            } else if current.is_some_and(|s| s.lanes.contains(l)) {
-                Class::LaneCurrent
-            } else if active.contains(l) {
-                Class::Lane
-            } else {
-                Class::LaneInactive
-            };
+            let class = lane_class(r, active, current, l);
             items.push(rect(X0 + l as f64 * CELL, y, CELL - 2.0, ROW - 4.0, class, None));
         }
         for (k, s) in all.iter().enumerate().take(40) {
