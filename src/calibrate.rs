@@ -19,6 +19,7 @@ use crate::launch::Launch;
 use crate::pattern::Lang;
 use crate::presets::PRESETS;
 use crate::scenario::Scenario;
+use crate::svg::escape;
 use crate::trace::{analyze_trace, Trace, TraceItem};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -1013,10 +1014,6 @@ pub fn compare(m: &Measurement, departures: &[Departure]) -> Result<Comparison, 
     Ok(Comparison { gpu: m.gpu.clone(), cc, probes: out })
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 /// The agreement figure: one row per probe, one cell per metric with a non-zero count, green where the
 /// engine's count equals the measured one, amber for a recorded departure, red for an unexplained
 /// difference; grey rows are stale.
@@ -1046,7 +1043,7 @@ pub fn agreement_svg(c: &Comparison) -> String {
          <rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n\
          <text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{} (CC {}): {a} of {n} probes agree with warpscope ({:.1}%)</text>\n\
          <text x=\"10\" y=\"40\" fill=\"#555\">Each cell: engine / measured count. Green equal, amber a recorded departure, red a difference, grey a stale pattern.</text>\n",
-        esc(&c.gpu),
+        escape(&c.gpu),
         c.cc,
         percent(a, n)
     );
@@ -1056,12 +1053,12 @@ pub fn agreement_svg(c: &Comparison) -> String {
             s,
             "<text transform=\"translate({x},{}) rotate(-50)\" fill=\"#333\">{}</text>",
             top - 6.0,
-            esc(&short(m))
+            escape(&short(m))
         );
     }
     for (i, p) in c.probes.iter().enumerate() {
         let y = top + row_h * i as f64;
-        let _ = writeln!(s, "<text x=\"10\" y=\"{}\">{}</text>", y + 13.0, esc(&p.id));
+        let _ = writeln!(s, "<text x=\"10\" y=\"{}\">{}</text>", y + 13.0, escape(&p.id));
         for (j, m) in used.iter().enumerate() {
             let x = label_w + cell_w * j as f64;
             let (fill, label) = match (&p.verdict, p.counts.get(*m)) {

@@ -279,12 +279,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     }
 }
 
-fn write_output(path: &str, text: &str) -> Result<(), String> {
+/// Writes bytes to a file, or to standard output for `-`.
+fn write_output(path: &str, bytes: impl AsRef<[u8]>) -> Result<(), String> {
     if path == "-" {
-        print!("{text}");
-        Ok(())
+        use std::io::Write as _;
+        std::io::stdout().write_all(bytes.as_ref()).map_err(|e| format!("standard output: {e}"))
     } else {
-        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+        std::fs::write(path, bytes).map_err(|e| format!("{path}: {e}"))
     }
 }
 
@@ -297,7 +298,7 @@ fn run_calibrate(c: CalibrateCommand) -> Result<(String, i32), String> {
             let (probes, skipped) = calibrate::probes();
             std::fs::create_dir_all(&out).map_err(|e| format!("{out}: {e}"))?;
             let cu = format!("{out}/probes.cu");
-            write_output(&cu, &calibrate::cuda_source(&probes))?;
+            write_output(&cu, calibrate::cuda_source(&probes))?;
             let mut list = String::new();
             for p in &probes {
                 let cut = if p.issues_total > p.item.issues.len() {
@@ -353,7 +354,7 @@ fn run_compare(file: &str, svg_out: Option<&str>, format: Format) -> Result<(Str
         serde_json::from_str(&text).map_err(|e| format!("{file}:{}:{}: {e}", e.line(), e.column()))?;
     let c = calibrate::compare(&m, calibrate::DEPARTURES).map_err(|e| format!("{file}: {e}"))?;
     if let Some(path) = svg_out {
-        write_output(path, &calibrate::agreement_svg(&c))?;
+        write_output(path, calibrate::agreement_svg(&c))?;
     }
     let code = i32::from(!c.problems().is_empty());
     let out = match format {
@@ -499,14 +500,6 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
             FigureFormat::Png => png(&text),
         }
     };
-    let write = |path: &str, bytes: &[u8]| -> Result<(), String> {
-        if path == "-" {
-            use std::io::Write as _;
-            std::io::stdout().write_all(bytes).map_err(|e| format!("standard output: {e}"))
-        } else {
-            std::fs::write(path, bytes).map_err(|e| format!("{path}: {e}"))
-        }
-    };
     match f.step.as_str() {
         "all" => {
             if f.output == "-" {
@@ -519,7 +512,7 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
             let mut names = Vec::new();
             for k in 0..=n {
                 let name = format!("{stem}-{k:02}{ext}");
-                write(&name, &render(k)?)?;
+                write_output(&name, render(k)?)?;
                 names.push(name);
             }
             Ok(format!("wrote {} frames: {} .. {}", names.len(), names[0], names[names.len() - 1]))
@@ -533,7 +526,7 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
                     .filter(|&k| k <= n)
                     .ok_or_else(|| format!("--step `{s}`: give 0..{n} or all"))?,
             };
-            write(&f.output, &render(k)?)?;
+            write_output(&f.output, render(k)?)?;
             Ok(String::new())
         }
     }

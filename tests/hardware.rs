@@ -208,6 +208,16 @@ fn the_probe_set_covers_what_calibration_needs() {
         let r = warpscope::trace::analyze_trace(Cc::new(9, 0), &p.trace(), &p.config);
         assert_eq!(r.instructions[0].banks.as_ref().unwrap().conflict_degree, degree, "k = {k}");
     }
+    // Every count the engine names for a probe is one that calibration asks Nsight for (trace.rs and
+    // calibrate::metrics spell the names separately).
+    let asked = calibrate::metrics();
+    for p in &all {
+        for r in warpscope::trace::analyze_trace(Cc::new(9, 0), &p.trace(), &p.config).instructions {
+            for name in r.ncu.keys() {
+                assert!(asked.contains(name), "{}: {name} is not measured", p.id);
+            }
+        }
+    }
     // Ids and kernel names are unique; kernels are C identifiers.
     let mut names: Vec<String> = all.iter().map(|p| p.kernel_name()).collect();
     names.sort();
