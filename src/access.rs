@@ -3,14 +3,14 @@
 //! Instructions are parsed once, here, from SASS mnemonics (`LDG.E.CG.64`, `LDS.U.128`, `ST.E.64`, ...) as
 //! the seeds write them. After parsing nothing in the engine can fail.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The number of lanes in a warp on every compute capability.
 pub const WARP_LANES: usize = 32;
 
 /// The mnemonic without modifiers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Base {
     /// Load from the global window (`LDG`).
     Ldg,
@@ -61,7 +61,7 @@ impl Base {
 }
 
 /// A memory space.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Space {
     /// Device memory through L2 (and L1 where the CC caches it).
@@ -83,7 +83,7 @@ impl fmt::Display for Space {
 }
 
 /// A cache operator from the seeds' syntax (`.cop`). Loads and stores have different sets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CacheOp {
     /// `.CA`: cache at all levels (the load default). `.CS` maps to it.
     Ca,
@@ -104,7 +104,7 @@ pub enum CacheOp {
 }
 
 /// A parsed memory instruction.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Instr {
     /// The mnemonic.
     pub base: Base,
@@ -358,7 +358,21 @@ impl LaneSet {
 
 impl Serialize for LaneSet {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
+        s.collect_seq(self.iter().map(|l| l as u32))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LaneSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LaneSet, D::Error> {
+        let lanes: Vec<u32> = Vec::deserialize(d)?;
+        let mut s = LaneSet::default();
+        for l in lanes {
+            if l as usize >= WARP_LANES {
+                return Err(serde::de::Error::custom(format!("lane {l} is not a lane of a warp (0..31)")));
+            }
+            s.insert(l as usize);
+        }
+        Ok(s)
     }
 }
 
@@ -388,5 +402,52 @@ impl WarpAddrs {
             }
         }
         m
+    }
+}
+
+/// One space's active lanes of a warp issue, compacted: lane numbers in ascending order and each lane's
+/// aligned address. A fixed-size array, so costing an issue allocates nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct Lanes {
+    /// The lanes, ascending.
+    pub lane: [u8; WARP_LANES],
+    /// Each lane's address.
+    pub addr: [u64; WARP_LANES],
+    /// How many lanes.
+    pub n: usize,
+}
+
+impl Lanes {
+    /// No lanes.
+    pub const EMPTY: Lanes = Lanes { lane: [0; WARP_LANES], addr: [0; WARP_LANES], n: 0 };
+
+    /// Adds a lane (lanes must come in ascending order).
+    pub fn push(&mut self, lane: usize, addr: u64) {
+        self.lane[self.n] = lane as u8;
+        self.addr[self.n] = addr;
+        self.n += 1;
+    }
+
+    /// The lanes as a set.
+    pub fn set(&self) -> LaneSet {
+        let mut s = LaneSet::default();
+        for &l in &self.lane[..self.n] {
+            s.insert(usize::from(l));
+        }
+        s
+    }
+
+    /// (lane, address) pairs.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.lane[..self.n].iter().zip(&self.addr[..self.n]).map(|(&l, &a)| (usize::from(l), a))
+    }
+
+    /// Each lane's address or `None`, as [`WarpAddrs`] holds them.
+    pub fn to_options(&self) -> [Option<u64>; WARP_LANES] {
+        let mut out = [None; WARP_LANES];
+        for (l, a) in self.iter() {
+            out[l] = Some(a);
+        }
+        out
     }
 }

@@ -4,7 +4,7 @@
 //! modules (`global`, `shared`, `local`) ask it for a rule and follow that rule without knowing which GPU it
 //! came from. Every rule cites its source (see `MODEL.md` in the project's shared notes and the README).
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
 /// A compute capability such as 8.0. Only the values in [`ALL_CCS`] can be constructed through [`Cc::parse`].
@@ -79,6 +79,13 @@ impl fmt::Display for Cc {
 impl Serialize for Cc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Cc {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Cc, D::Error> {
+        let text = String::deserialize(d)?;
+        Cc::parse(&text).map_err(serde::de::Error::custom)
     }
 }
 
@@ -458,7 +465,7 @@ use crate::access::{Base, CacheOp, LaneSet, Space};
 use crate::report::Note;
 
 /// The user's L1 choice for global loads: the nvcc flag `-Xptxas -dlcm=ca|cg`, or the CC's default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum L1Choice {
     /// The CC's documented default.
@@ -471,7 +478,7 @@ pub enum L1Choice {
 }
 
 /// Kepler's shared-memory bank mode (`cudaDeviceSetSharedMemConfig`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BankMode {
     /// Successive 32-bit words in successive banks (the default).
     #[default]
@@ -483,7 +490,7 @@ pub enum BankMode {
 }
 
 /// Which cache a global or local access goes through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DataPath {
     /// Cached in L1 and L2.
@@ -527,7 +534,7 @@ fn add(notes: &mut Option<&mut Vec<Note>>, f: impl FnOnce() -> Note) {
 }
 
 fn note(id: &'static str, text: impl Into<String>, source: &'static str) -> Note {
-    Note { id, text: text.into(), source }
+    Note::new(id, text, source)
 }
 
 /// Chooses the rule for a global or local access and appends the model notes that touch it.
@@ -766,44 +773,51 @@ pub fn bank_rule(cc: Cc, size_bytes: u32, mode: BankMode, mut notes: Option<&mut
     }
 }
 
-/// The documented cases where real hardware departs from the phase model for a shared access; each becomes
-/// a model note with what NVIDIA staff report.
-pub fn shared_exceptions(
-    cc: Cc,
-    size_bytes: u32,
-    addrs: &[Option<u64>],
-    modelled_wavefronts: u32,
-    mut notes: Option<&mut Vec<Note>>,
-) {
-    let active: Vec<(usize, u64)> = addrs.iter().enumerate().filter_map(|(l, a)| a.map(|a| (l, a))).collect();
-    if active.len() < 2 {
-        return;
+/// Which documented departures from the phase model an issue's shared lanes show (bits of
+/// [`crate::count::flags`]); [`shared_exception_notes`] says what NVIDIA staff report about them.
+pub fn shared_exception_flags(cc: Cc, size_bytes: u32, lanes: &crate::access::Lanes) -> u8 {
+    use crate::count::flags;
+    if lanes.n < 2 || !matches!(size_bytes, 8 | 16) {
+        return 0;
     }
-    let all_same = active.iter().all(|&(_, a)| a == active[0].1);
-    let pairs_same = |x: usize| {
-        active.iter().all(|&(l, a)| match addrs.get(l ^ x).copied().flatten() {
-            Some(b) => a == b,
-            None => true,
-        })
-    };
+    let first = lanes.addr[0];
+    let all_same = lanes.addr[..lanes.n].iter().all(|&a| a == first);
     let volta_turing = cc.family() == Family::Volta || cc.family() == Family::Turing;
-    if size_bytes == 16 && volta_turing && (all_same || pairs_same(1) || pairs_same(2)) {
-        add(&mut notes, || {
-            note(
+    let mut f = 0;
+    if size_bytes == 16 && volta_turing {
+        let by_lane = lanes.to_options();
+        let pairs_same = |x: usize| {
+            lanes.iter().all(|(l, a)| match by_lane[l ^ x] {
+                Some(b) => a == b,
+                None => true,
+            })
+        };
+        if all_same || pairs_same(1) || pairs_same(2) {
+            f |= flags::LDS128_PAIRS;
+        }
+    }
+    if size_bytes == 8 && all_same && cc.major >= 5 {
+        f |= flags::LDS64_UNIFORM;
+    }
+    f
+}
+
+/// The model notes for the departures in `flags` ([`shared_exception_flags`]); `modelled_wavefronts` is the
+/// phase model's count for the issue.
+pub fn shared_exception_notes(flags: u8, modelled_wavefronts: u32, notes: &mut Vec<Note>) {
+    if flags & crate::count::flags::LDS128_PAIRS != 0 {
+        notes.push(note(
             "volta-lds128-pairs",
             format!("On CC 7.0-7.5 NVIDIA staff state that LDS.128 whose lane pairs (n, n^1) or (n, n^2) share an address takes 2 requests, not the phase model's {modelled_wavefronts}; the .U hint targets this case"),
             "NVIDIA forums t/359822; seeds/000 (.U uniform hint)",
-        )
-        });
+        ));
     }
-    if size_bytes == 8 && all_same && cc.major >= 5 {
-        add(&mut notes, || {
-            note(
+    if flags & crate::count::flags::LDS64_UNIFORM != 0 {
+        notes.push(note(
             "lds64-uniform-unverified",
             "LDS.64 with every lane on one address is counted as one wavefront per half-warp; hardware behaviour for this case is unverified",
             "MODEL.md section B",
-        )
-        });
+        ));
     }
 }
 

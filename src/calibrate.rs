@@ -13,7 +13,7 @@
 
 use crate::access::{CacheOp, Instr, Space, WARP_LANES};
 use crate::arch::Cc;
-use crate::engine::{classify, Config};
+use crate::engine::Config;
 use crate::launch::Dim3;
 use crate::launch::Launch;
 use crate::pattern::Lang;
@@ -230,13 +230,12 @@ const EXTRAS: &[(&str, &str, &str, u32)] = &[
 ];
 
 fn probes_of(id_prefix: &str, title: &str, scenario: &Scenario, one_site: bool) -> Result<Vec<Probe>, Skipped> {
-    let trace = scenario.trace().map_err(|e| Skipped { id: id_prefix.into(), reason: e.to_string() })?;
+    let trace = scenario.trace(MAX_ISSUES).map_err(|e| Skipped { id: id_prefix.into(), reason: e.to_string() })?;
     let mut out = Vec::new();
     for (i, item) in trace.items.iter().enumerate() {
         let id = if one_site { id_prefix.to_string() } else { format!("{id_prefix}/{}", i + 1) };
-        let mut item = item.clone();
-        let issues_total = item.issues.len();
-        item.issues.truncate(MAX_ISSUES);
+        let item = item.clone();
+        let issues_total = item.issues_total;
         let title = if one_site {
             format!("{} `{}`", item.site.instr.text, item.site.access)
         } else {
@@ -306,15 +305,23 @@ pub fn plan(p: &Probe) -> Result<Plan, String> {
     let mut per_issue = Vec::new();
     let mut low = u64::MAX;
     for issue in issues {
-        let c = classify(instr, &issue.addrs, issue.plg, &p.config);
+        let mut addrs = [0u64; WARP_LANES];
+        let mut mask = 0u32;
+        for (l, a) in issue.addrs.0.iter().enumerate() {
+            if let Some(a) = a {
+                addrs[l] = *a;
+                mask |= 1 << l;
+            }
+        }
+        let c = crate::count::gather(instr, &addrs, mask, issue.plg.map(|x| x.0), &p.config);
         if !c.errors.is_empty() {
             return Err(format!(
                 "lanes {} address memory outside a window or allocation: the kernel would fault",
                 c.errors.ranges()
             ));
         }
-        for lane in c.masks[Space::Global as usize].iter() {
-            low = low.min(c.addrs[Space::Global as usize][lane]);
+        for (_, a) in c.lanes[Space::Global as usize].iter() {
+            low = low.min(a);
         }
         per_issue.push(c);
     }
@@ -324,8 +331,7 @@ pub fn plan(p: &Probe) -> Result<Plan, String> {
         let mut row = [INACTIVE; WARP_LANES];
         for space in [Space::Global, Space::Shared, Space::Local] {
             let s = space as usize;
-            for lane in c.masks[s].iter() {
-                let a = c.addrs[s][lane];
+            for (lane, a) in c.lanes[s].iter() {
                 let off = if space == Space::Global { a - base } else { a };
                 let end = u128::from(off) + u128::from(size);
                 let (limit, used, what) = match space {

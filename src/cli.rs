@@ -6,7 +6,9 @@ use crate::arch::{self, BankMode, Carveout, Cc, L1Choice, ALL_CCS};
 use crate::engine::{analyze, Windows};
 use crate::launch::Dim3;
 use crate::pattern::{InputError, Lang, Span};
-use crate::scenario::{Field, Scenario};
+use crate::report::Report;
+use crate::scenario::{Deadline, Field, Scenario, ScenarioError};
+use crate::trace::{Analysis, ProgramResult};
 use crate::{presets, scene, svg};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -98,6 +100,13 @@ struct AnalyzeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Also give each instruction's detailed steps (requests, transactions, wavefronts and their lanes) for
+    /// one warp issue: the first, or the one `--issue` names.
+    #[arg(long)]
+    steps: bool,
+    /// With --steps: which warp-level issue, counting from 0 (warps, then loop iterations) in the listed block.
+    #[arg(long, default_value_t = 0)]
+    issue: usize,
 }
 
 #[derive(clap::Args, Debug)]
@@ -163,9 +172,19 @@ struct InputArgs {
     /// Block size X[xY[xZ]], at most 1024 threads (default 32).
     #[arg(long)]
     block: Option<String>,
-    /// Grid size X[xY[xZ]] (default 1).
+    /// Grid size X[xY[xZ]] (default 1). Every block of the grid is counted.
     #[arg(long)]
     grid: Option<String>,
+    /// Count only this block, X[,Y[,Z]] (the issues listed and drawn are always one block's: this one, or
+    /// block 0,0,0).
+    #[arg(long, value_name = "X,Y,Z")]
+    block_idx: Option<String>,
+    /// Stop a run that takes longer than this many seconds (default 60).
+    #[arg(long, value_name = "SECONDS")]
+    max_seconds: Option<f64>,
+    /// Stop a program whose block needs more register state than this (default 1024).
+    #[arg(long, value_name = "MB")]
+    max_memory_mb: Option<u64>,
     /// NAME=VALUE: a variable, pointer base, register (R4=0x1000) or constant word (c[0x0][0x160]=...).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
@@ -419,6 +438,18 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     if let Some(g) = &a.grid {
         sc.grid = Dim3::parse(g, "--grid")?;
     }
+    if let Some(b) = &a.block_idx {
+        sc.block_idx = Some(parse_block_idx(b)?);
+    }
+    if let Some(t) = a.max_seconds {
+        if !(t > 0.0 && t.is_finite()) {
+            return Err(format!("--max-seconds {t}: give a positive number of seconds"));
+        }
+        sc.limits.max_seconds = t;
+    }
+    if let Some(m) = a.max_memory_mb {
+        sc.limits.max_memory_mb = m;
+    }
     sc.sets.extend(a.sets.iter().cloned());
     if let Some(m) = &a.mask {
         sc.lane_mask = parse_mask(m).map_err(|e| flag_error("--mask", e))?;
@@ -440,23 +471,60 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     Ok((sc, origin))
 }
 
-fn run_scenario(sc: &Scenario, origin: &str) -> Result<crate::trace::ProgramResult, String> {
-    sc.run().map_err(|e| match e.field {
-        Field::Pattern => format!("{origin} {}", e.error),
+/// `X`, `X,Y` or `X,Y,Z`: a block index (missing coordinates are 0).
+fn parse_block_idx(text: &str) -> Result<Dim3, String> {
+    let parts: Vec<&str> = text.split([',', 'x']).map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("--block-idx `{text}` is not X, X,Y or X,Y,Z"));
+    }
+    let mut v = [0u32; 3];
+    for (k, p) in parts.iter().enumerate() {
+        v[k] = p.parse().map_err(|_| format!("--block-idx `{text}`: `{p}` is not a whole number"))?;
+    }
+    Ok(Dim3 { x: v[0], y: v[1], z: v[2] })
+}
+
+/// A scenario's error as the CLI prints it: which option, and where in it.
+fn scenario_error(e: ScenarioError, origin: &str) -> String {
+    match e.field {
+        Field::Pattern | Field::Limit => format!("{origin} {}", e.error),
         Field::Op => flag_error("--op", e.error),
         Field::Launch => format!("--block/--grid: {}", e.error.message),
         Field::Set => format!("--set: {}", e.error.message),
-    })
+    }
+}
+
+/// Lowers and runs a scenario under its time limit: the analysis (for details) and the result.
+fn run_scenario(sc: &Scenario, origin: &str) -> Result<(Analysis, ProgramResult), String> {
+    let analysis = sc.analysis().map_err(|e| scenario_error(e, origin))?;
+    let mut deadline = Deadline::new(sc.limits.max_seconds);
+    let result = analysis.run(sc.blocks(), &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))?;
+    Ok((analysis, result))
+}
+
+/// The detailed report of issue `issue` of instruction `instr` (an index into the result).
+fn issue_report(
+    sc: &Scenario,
+    origin: &str,
+    analysis: &Analysis,
+    result: &ProgramResult,
+    instr: usize,
+    issue: usize,
+) -> Result<Option<Report>, String> {
+    let Some(i) = result.instructions.get(instr) else { return Ok(None) };
+    let Some((warp, pass)) = i.issue_at(issue) else { return Ok(None) };
+    let mut deadline = Deadline::new(sc.limits.max_seconds);
+    analysis.report(i.site, warp, pass, &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))
 }
 
 fn run_analyze(args: AnalyzeArgs) -> Result<String, String> {
     let a = &args.input;
     let (sc, origin) = scenario_from(a)?;
     // The engine issue's contract: one instruction of one warp from --addr prints one report object.
-    let single = a.addr.is_some() && a.preset.is_none() && sc.block.volume() <= 32;
-    let result = run_scenario(&sc, &origin)?;
+    let single = a.addr.is_some() && a.preset.is_none() && sc.block.volume() <= 32 && sc.grid.volume() == 1;
+    let (analysis, result) = run_scenario(&sc, &origin)?;
     if single {
-        let report = result.instructions.first().and_then(|i| i.reports.first()).cloned().unwrap_or_else(|| {
+        let report = issue_report(&sc, &origin, &analysis, &result, 0, 0)?.unwrap_or_else(|| {
             let instr = sc.instr().ok().unwrap_or_else(|| Instr::parse("LDG.E.32").expect("a valid mnemonic"));
             analyze(sc.cc, &instr, &crate::access::WarpAddrs([None; 32]), &sc.config)
         });
@@ -465,28 +533,65 @@ fn run_analyze(args: AnalyzeArgs) -> Result<String, String> {
             Format::Text => report.to_text().trim_end().to_string(),
         });
     }
+    let details: Vec<Option<Report>> = if args.steps {
+        (0..result.instructions.len())
+            .map(|k| issue_report(&sc, &origin, &analysis, &result, k, args.issue))
+            .collect::<Result<_, _>>()?
+    } else {
+        Vec::new()
+    };
     Ok(match args.format {
-        Format::Json => serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?,
-        Format::Text => result.to_text().trim_end().to_string(),
+        Format::Json => {
+            let mut v = serde_json::to_value(&result).map_err(|e| e.to_string())?;
+            if let Some(list) = v.get_mut("instructions").and_then(|x| x.as_array_mut()) {
+                for ((entry, d), r) in list.iter_mut().zip(&details).zip(&result.instructions) {
+                    if let (Some(obj), Some(d)) = (entry.as_object_mut(), d) {
+                        let (warp, pass) = r.issue_at(args.issue).unwrap_or((0, 0));
+                        let report = serde_json::to_value(d).map_err(|e| e.to_string())?;
+                        obj.insert(
+                            "detail".into(),
+                            serde_json::json!({ "issue": args.issue, "warp": warp, "pass": pass, "report": report }),
+                        );
+                    }
+                }
+            }
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        }
+        Format::Text => {
+            let mut out = result.to_text();
+            if args.steps {
+                for (k, (d, r)) in details.iter().zip(&result.instructions).enumerate() {
+                    let (warp, pass) = r.issue_at(args.issue).unwrap_or((0, 0));
+                    out.push_str(&format!("\n#{} steps of warp {warp}, pass {}:\n", k + 1, pass + 1));
+                    match d {
+                        Some(d) => out.push_str(&d.to_text()),
+                        None => out.push_str(&format!("  (instruction {} has no issue {})\n", k + 1, args.issue)),
+                    }
+                }
+            }
+            out.trim_end().to_string()
+        }
     })
 }
 
 fn run_figure(f: FigureArgs) -> Result<String, String> {
     let (sc, origin) = scenario_from(&f.input)?;
-    let result = run_scenario(&sc, &origin)?;
+    let (analysis, result) = run_scenario(&sc, &origin)?;
     let count = result.instructions.len();
-    let instr =
-        f.instr.checked_sub(1).and_then(|i| result.instructions.get(i)).ok_or_else(|| {
+    let k =
+        f.instr.checked_sub(1).filter(|&k| k < count).ok_or_else(|| {
             format!("--instr {}: the program has {count} memory instruction(s), counted from 1", f.instr)
         })?;
-    let report = instr.reports.get(f.issue).ok_or_else(|| {
+    let instr = &result.instructions[k];
+    let report = issue_report(&sc, &origin, &analysis, &result, k, f.issue)?.ok_or_else(|| {
         format!(
-            "--issue {}: instruction {} has {} warp-level issue(s), counted from 0",
+            "--issue {}: instruction {} has {} warp-level issue(s) in the listed block, counted from 0",
             f.issue,
             f.instr,
-            instr.reports.len()
+            instr.issue_count()
         )
     })?;
+    let report = &report;
     let theme = match f.theme {
         ThemeArg::Light => scene::Theme::Light,
         ThemeArg::Dark => scene::Theme::Dark,

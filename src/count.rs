@@ -1,287 +1,399 @@
-//! The fast path: the same numbers as [`crate::engine::analyze`] for one warp, with no allocation: fixed-size
-//! arrays for the 32 lanes, sorting instead of hashing, and no notes, warnings or animation steps. Bulk users
-//! (whole grids, benchmarks, block totals) call this; the figure calls `analyze` for the one issue it draws.
-//! Property tests hold the two paths equal.
+//! The counts of one warp-level instruction, computed on the allocation-free path: fixed-size arrays for the
+//! 32 lanes, no notes, warnings or animation steps. Bulk users (programs, whole grids, benchmarks) call
+//! [`count_lanes`] for every issue; the figure calls [`crate::engine::analyze`] for the one issue it draws.
+//! Both gather lanes with [`gather`] and cost them with `global::cost` and `shared::cost`, the detailed path
+//! only with recording sinks, so the numbers come from one set of rules.
 
-use crate::access::{Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
+use crate::access::{Base, Instr, LaneSet, Lanes, Space, WarpAddrs, WARP_LANES};
 use crate::arch::{self, Cc, MemoryAccess};
-use crate::engine::{classify, Config, WINDOW_BYTES};
+use crate::engine::{Config, WINDOW_BYTES};
+use crate::global::{self, MemCounts};
 use crate::local;
+use crate::shared::{self, BankCounts};
 
-/// What one warp-level instruction costs, summed over the spaces it reaches.
+/// Conditions of one part that some model notes depend on (see [`crate::engine::part_notes`]).
+pub mod flags {
+    /// A block was charged in more than one request.
+    pub const DOUBLE_COUNTED: u8 = 1;
+    /// More bytes moved than were used.
+    pub const MOVED_UNUSED: u8 = 2;
+    /// LDS.128 whose lane pairs share addresses on CC 7.0-7.5.
+    pub const LDS128_PAIRS: u8 = 4;
+    /// LDS.64 with every lane on one address.
+    pub const LDS64_UNIFORM: u8 = 8;
+}
+
+/// A space's share of an instruction's cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartCost {
+    /// Global or local memory.
+    Memory(MemCounts),
+    /// Shared memory.
+    Banks(BankCounts),
+}
+
+/// One space's part of a warp-level instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// The space.
+    pub space: Space,
+    /// Lanes that moved data in it.
+    pub active_lanes: u32,
+    /// What it costs.
+    pub cost: PartCost,
+    /// [`flags`].
+    pub flags: u8,
+}
+
+/// What one warp-level instruction costs, per space it reaches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Lanes that moved data.
-    pub active_lanes: u32,
-    /// Global and local: requests.
-    pub requests: u32,
-    /// Global and local: distinct 128-byte lines.
-    pub lines: u32,
-    /// Global and local: distinct 32-byte sectors.
-    pub sectors: u32,
-    /// Global and local: transactions.
-    pub transactions: u32,
-    /// Global and local: active lanes x size.
-    pub bytes_requested: u64,
-    /// Global and local: distinct bytes.
-    pub bytes_unique: u64,
-    /// Global and local: bytes the transactions move.
-    pub bytes_moved: u64,
-    /// Shared: wavefronts.
-    pub wavefronts: u32,
-    /// Shared: ideal wavefronts.
-    pub ideal_wavefronts: u32,
-    /// Shared: the worst phase's cost.
-    pub conflict_degree: u32,
-    /// Lanes that moved no data.
+    /// Per space (global, shared, local), the part when the instruction reaches it. A fixed-space instruction
+    /// always has its part (empty when no lane moved data); a generic one has a part per space its lanes
+    /// reach, or an empty global part.
+    pub parts: [Option<Part>; 3],
+    /// Lanes that moved no data (outside a window or allocation, or misaligned under `--strict`).
     pub error_lanes: LaneSet,
     /// Lanes whose address was aligned down.
     pub misaligned: LaneSet,
+    /// Lanes outside their window or allocation.
+    pub out_of_window: LaneSet,
+    /// For stores: lanes whose bytes another lane also writes (global and shared).
+    pub same_address: LaneSet,
+}
+
+/// The spaces' counts added together: the numbers a block total adds up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sums {
+    /// Lanes that moved data.
+    pub active_lanes: u32,
+    /// Requests (global and local).
+    pub requests: u32,
+    /// Lines.
+    pub lines: u32,
+    /// Sectors.
+    pub sectors: u32,
+    /// Transactions.
+    pub transactions: u32,
+    /// Bytes requested.
+    pub bytes_requested: u64,
+    /// Unique bytes.
+    pub bytes_unique: u64,
+    /// Bytes moved.
+    pub bytes_moved: u64,
+    /// Wavefronts (shared).
+    pub wavefronts: u32,
+    /// Ideal wavefronts.
+    pub ideal_wavefronts: u32,
+    /// The worst phase.
+    pub conflict_degree: u32,
 }
 
 impl Counts {
-    /// The detailed path's numbers in this form: a report's parts summed (`misaligned` is left empty; reports
-    /// list misaligned lanes as warnings). The fast path must equal this, which tests and fuzzing check.
+    /// The parts in the order global, shared, local.
+    pub fn parts(&self) -> impl Iterator<Item = &Part> {
+        self.parts.iter().flatten()
+    }
+
+    /// The spaces added together.
+    pub fn sums(&self) -> Sums {
+        let mut s = Sums::default();
+        for p in self.parts() {
+            s.active_lanes += p.active_lanes;
+            match &p.cost {
+                PartCost::Memory(m) => {
+                    s.requests += m.requests;
+                    s.lines += m.lines;
+                    s.sectors += m.sectors;
+                    s.transactions += m.transactions;
+                    s.bytes_requested += m.bytes_requested;
+                    s.bytes_unique += m.bytes_unique;
+                    s.bytes_moved += m.bytes_moved;
+                }
+                PartCost::Banks(b) => {
+                    s.wavefronts += b.wavefronts;
+                    s.ideal_wavefronts += b.ideal_wavefronts;
+                    s.conflict_degree = s.conflict_degree.max(b.conflict_degree);
+                }
+            }
+        }
+        s
+    }
+
+    /// The one-line summary, word for word what [`crate::report::Report::summary`] says for the same issue.
+    pub fn summary(&self) -> String {
+        let parts: Vec<&Part> = self.parts().collect();
+        let one = |p: &Part| match &p.cost {
+            PartCost::Memory(m) => crate::report::memory_summary(
+                m.requests,
+                m.lines,
+                m.sectors,
+                m.transactions,
+                m.transaction_bytes,
+                crate::report::ratio(m.bytes_unique, m.bytes_moved),
+            ),
+            PartCost::Banks(b) => crate::report::bank_summary(b.wavefronts, b.ideal_wavefronts, b.conflict_degree),
+        };
+        match parts.as_slice() {
+            [p] => one(p),
+            ps => ps
+                .iter()
+                .map(|p| format!("{:?}: {}", crate::report::SpaceTag::from(p.space), one(p)).to_ascii_lowercase())
+                .collect::<Vec<_>>()
+                .join("; "),
+        }
+    }
+
+    /// The detailed path's numbers in this form (flags read back from the report's notes), for tests that hold
+    /// the two paths equal.
     pub fn of_report(r: &crate::report::Report) -> Counts {
         let mut c = Counts { error_lanes: r.error_lanes, ..Counts::default() };
-        for p in r.parts() {
-            c.active_lanes += p.active_lanes;
-            match &p.cost {
-                crate::report::Cost::Memory(m) => {
-                    c.requests += m.requests;
-                    c.lines += m.lines;
-                    c.sectors += m.sectors;
-                    c.transactions += m.transactions;
-                    c.bytes_requested += m.bytes_requested;
-                    c.bytes_unique += m.bytes_unique;
-                    c.bytes_moved += m.bytes_moved;
+        for w in &r.warnings {
+            match w.kind {
+                crate::report::WarningKind::OutOfWindow => c.out_of_window = w.lanes,
+                crate::report::WarningKind::Misaligned | crate::report::WarningKind::MisalignedError => {
+                    c.misaligned = w.lanes
                 }
-                crate::report::Cost::Banks(b) => {
-                    c.wavefronts += b.wavefronts;
-                    c.ideal_wavefronts += b.ideal_wavefronts;
-                    c.conflict_degree = c.conflict_degree.max(b.conflict_degree);
-                }
-                // `parts` flattens splits.
-                crate::report::Cost::Split { .. } => {}
+                crate::report::WarningKind::SameAddressStore => c.same_address = w.lanes,
             }
+        }
+        for p in r.parts() {
+            let has = |id: &str| p.notes.iter().any(|n| n.id == id);
+            let mut f = 0u8;
+            if has("split-double-count") {
+                f |= flags::DOUBLE_COUNTED;
+            }
+            if has("counts-not-performance") {
+                f |= flags::MOVED_UNUSED;
+            }
+            if has("volta-lds128-pairs") {
+                f |= flags::LDS128_PAIRS;
+            }
+            if has("lds64-uniform-unverified") {
+                f |= flags::LDS64_UNIFORM;
+            }
+            let space = match p.space {
+                crate::report::SpaceTag::Shared => Space::Shared,
+                crate::report::SpaceTag::Local => Space::Local,
+                _ => Space::Global,
+            };
+            let cost = match &p.cost {
+                crate::report::Cost::Memory(m) => PartCost::Memory(MemCounts {
+                    requests: m.requests,
+                    lines: m.lines,
+                    sectors: m.sectors,
+                    transactions: m.transactions,
+                    transaction_bytes: m.transaction_bytes,
+                    bytes_requested: m.bytes_requested,
+                    bytes_unique: m.bytes_unique,
+                    bytes_moved: m.bytes_moved,
+                    double_counted: f & flags::DOUBLE_COUNTED != 0,
+                    path: m.path,
+                }),
+                crate::report::Cost::Banks(b) => PartCost::Banks(BankCounts {
+                    wavefronts: b.wavefronts,
+                    ideal_wavefronts: b.ideal_wavefronts,
+                    conflict_degree: b.conflict_degree,
+                    bank_bytes: b.bank_bytes,
+                }),
+                crate::report::Cost::Split { .. } => continue,
+            };
+            c.parts[space as usize] = Some(Part { space, active_lanes: p.active_lanes, cost, flags: f });
         }
         c
     }
 }
 
-/// One space's active lanes, compacted: lane numbers (ascending) and their aligned addresses.
-struct Lanes {
-    lane: [u8; WARP_LANES],
-    addr: [u64; WARP_LANES],
-    n: usize,
+/// One issue's lanes sorted into spaces, aligned, and checked against windows and allocations.
+pub struct Gathered {
+    /// Per space (global, shared, local), the lanes that go there with their aligned addresses (offsets in
+    /// the window for shared and local).
+    pub lanes: [Lanes; 3],
+    /// The spaces that have parts (see [`Counts::parts`]).
+    pub spaces: [bool; 3],
+    /// Lanes that move no data.
+    pub errors: LaneSet,
+    /// Lanes outside their window or allocation.
+    pub out_of_window: LaneSet,
+    /// Lanes aligned down.
+    pub misaligned: LaneSet,
 }
 
-impl Lanes {
-    const EMPTY: Lanes = Lanes { lane: [0; WARP_LANES], addr: [0; WARP_LANES], n: 0 };
-
-    fn push(&mut self, lane: usize, addr: u64) {
-        self.lane[self.n] = lane as u8;
-        self.addr[self.n] = addr;
-        self.n += 1;
-    }
-}
-
-/// Counts the cost of one warp-level instruction (see [`crate::engine::analyze_lanes`] for `plg`).
-pub fn count(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Counts {
-    let size = instr.size_bytes;
-    let mut c = Counts::default();
-    match instr.base.fixed_space() {
-        // The common case: one space, decided by the mnemonic. Gather the lanes in one pass (the same checks
-        // as engine::classify, which the property tests hold equal).
-        Some(space) => {
-            let size64 = u64::from(size);
-            let win = cfg.windows;
-            let limit = match space {
-                Space::Global => u64::MAX,
-                Space::Shared => win.shared_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
-                Space::Local => win.local_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
-            };
-            let strict = cfg.strict_align && instr.base != crate::access::Base::Ldg;
-            let align_mask = !(size64 - 1);
-            let mut l = Lanes::EMPTY;
-            for (lane, a) in warp.0.iter().enumerate() {
-                let Some(a) = *a else { continue };
-                if space != Space::Global && a.saturating_add(size64) > limit {
-                    c.error_lanes.insert(lane);
-                    continue;
-                }
-                let aligned = a & align_mask;
-                if aligned != a {
-                    c.misaligned.insert(lane);
-                    if strict {
-                        c.error_lanes.insert(lane);
-                        continue;
-                    }
-                }
-                l.push(lane, aligned);
-            }
-            cost_space(cc, instr, space, &mut l, cfg, &mut c);
+/// Decides each lane's space (a generic address by its window, or by an explicit Plg: `plg` holds the lanes
+/// whose Plg is true, "local or global"), checks windows and allocations, and aligns addresses down. `addrs`
+/// holds every lane's address; only the lanes of `mask` take part.
+pub fn gather(instr: &Instr, addrs: &[u64; WARP_LANES], mask: u32, plg: Option<u32>, cfg: &Config) -> Gathered {
+    let size = u64::from(instr.size_bytes);
+    let win = cfg.windows;
+    let mut g = Gathered {
+        lanes: [Lanes::EMPTY; 3],
+        spaces: [false; 3],
+        errors: LaneSet::default(),
+        out_of_window: LaneSet::default(),
+        misaligned: LaneSet::default(),
+    };
+    let limits = [
+        u64::MAX,
+        win.shared_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
+        win.local_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
+    ];
+    let strict = cfg.strict_align && instr.base != Base::Ldg;
+    // Sizes are powers of two: a mask aligns down without a division per lane.
+    let align_mask = !(size - 1);
+    let fixed = instr.base.fixed_space();
+    for (lane, &addr) in addrs.iter().enumerate() {
+        if mask >> lane & 1 == 0 {
+            continue;
         }
-        None => {
-            let cl = classify(instr, warp, plg, cfg);
-            c.error_lanes = cl.errors;
-            c.misaligned = cl.misaligned;
-            for space in [Space::Global, Space::Shared, Space::Local] {
-                let mask = cl.masks[space as usize];
-                if mask.is_empty() {
-                    continue;
+        let in_window = |base: u64| addr.checked_sub(base).filter(|&off| off < WINDOW_BYTES);
+        let (space, offset) = match (fixed, plg) {
+            (Some(space), _) => (space, addr),
+            // Plg false: the lane goes to shared memory whatever its address says; outside the window it is an
+            // error lane.
+            (None, Some(p)) if p >> lane & 1 == 0 => {
+                let base = if instr.extended { win.shared_base } else { win.shared_base & 0xFFFF_FFFF };
+                match addr.checked_sub(base) {
+                    Some(off) => (Space::Shared, off),
+                    None => (Space::Shared, u64::MAX - size),
                 }
-                let mut l = Lanes::EMPTY;
-                for lane in mask.iter() {
-                    l.push(lane, cl.addrs[space as usize][lane]);
-                }
-                cost_space(cc, instr, space, &mut l, cfg, &mut c);
             }
+            (None, Some(_)) if instr.extended => match in_window(win.local_base) {
+                Some(off) => (Space::Local, off),
+                None => (Space::Global, addr),
+            },
+            (None, Some(_)) => (Space::Global, addr),
+            (None, None) if instr.extended => match (in_window(win.shared_base), in_window(win.local_base)) {
+                (Some(off), _) => (Space::Shared, off),
+                (_, Some(off)) => (Space::Local, off),
+                _ => (Space::Global, addr),
+            },
+            // A 32-bit generic address is always global: the windows sit above 4 GB.
+            (None, None) => (Space::Global, addr),
+        };
+        if space != Space::Global && offset.saturating_add(size) > limits[space as usize] {
+            g.out_of_window.insert(lane);
+            g.errors.insert(lane);
+            continue;
+        }
+        let aligned = offset & align_mask;
+        if aligned != offset {
+            g.misaligned.insert(lane);
+            if strict {
+                g.errors.insert(lane);
+                continue;
+            }
+        }
+        g.lanes[space as usize].push(lane, aligned);
+    }
+    match fixed {
+        Some(space) => g.spaces[space as usize] = true,
+        None => {
+            for s in 0..3 {
+                g.spaces[s] = g.lanes[s].n > 0;
+            }
+            if !g.spaces.iter().any(|&x| x) {
+                g.spaces[Space::Global as usize] = true;
+            }
+        }
+    }
+    g
+}
+
+/// The counts of one warp-level instruction: the lanes of `mask` are active, with addresses in `addrs`.
+pub fn count_lanes(
+    cc: Cc,
+    instr: &Instr,
+    addrs: &[u64; WARP_LANES],
+    mask: u32,
+    plg: Option<u32>,
+    cfg: &Config,
+) -> Counts {
+    let mut g = gather(instr, addrs, mask, plg, cfg);
+    let mut c =
+        Counts { error_lanes: g.errors, misaligned: g.misaligned, out_of_window: g.out_of_window, ..Counts::default() };
+    if instr.is_store() {
+        c.same_address = same_address(&g);
+    }
+    for s in [Space::Global, Space::Shared, Space::Local] {
+        if g.spaces[s as usize] {
+            let lanes = &mut g.lanes[s as usize];
+            c.parts[s as usize] = Some(part(cc, instr, s, lanes, cfg, &mut global::NoDetail, &mut shared::NoWaves));
         }
     }
     c
 }
 
-fn cost_space(cc: Cc, instr: &Instr, space: Space, l: &mut Lanes, cfg: &Config, c: &mut Counts) {
+/// [`count_lanes`] for addresses as [`WarpAddrs`] holds them.
+pub fn count(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Counts {
+    let mut a = [0u64; WARP_LANES];
+    let mut mask = 0u32;
+    for (l, x) in warp.0.iter().enumerate() {
+        if let Some(x) = x {
+            a[l] = *x;
+            mask |= 1 << l;
+        }
+    }
+    count_lanes(cc, instr, &a, mask, plg.map(|p| p.0), cfg)
+}
+
+/// Costs one space's lanes with the given sinks (the detailed path records, the fast path does not). Local
+/// lanes are interleaved first, so `lanes` holds the addresses that were costed afterwards.
+pub fn part<T: global::TxSink, W: shared::WaveSink>(
+    cc: Cc,
+    instr: &Instr,
+    space: Space,
+    lanes: &mut Lanes,
+    cfg: &Config,
+    tx: &mut T,
+    waves: &mut W,
+) -> Part {
     let size = instr.size_bytes;
-    c.active_lanes += l.n as u32;
+    let active_lanes = lanes.n as u32;
     match space {
         Space::Shared => {
             let rule = arch::bank_rule(cc, size, cfg.bank_mode, None);
-            banks(rule, l, size, c);
+            let b = shared::cost(rule, lanes, size, waves);
+            let flags = arch::shared_exception_flags(cc, size, lanes);
+            Part { space, active_lanes, cost: PartCost::Banks(b), flags }
         }
         Space::Global | Space::Local => {
             if space == Space::Local {
-                for k in 0..l.n {
-                    l.addr[k] = local::interleave(l.addr[k], usize::from(l.lane[k]), size);
+                for k in 0..lanes.n {
+                    lanes.addr[k] = local::interleave(lanes.addr[k], usize::from(lanes.lane[k]), size);
                 }
             }
             let acc = MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: size };
             let rule = arch::memory_rule(cc, acc, cfg.l1, None);
-            memory(rule, l, size, c);
+            let m = global::cost(rule, lanes, size, tx);
+            let mut flags = 0;
+            if m.double_counted {
+                flags |= flags::DOUBLE_COUNTED;
+            }
+            if m.bytes_moved > m.bytes_unique {
+                flags |= flags::MOVED_UNUSED;
+            }
+            Part { space, active_lanes, cost: PartCost::Memory(m), flags }
         }
     }
 }
 
-/// The number of distinct values in a sorted slice.
-fn distinct_sorted(v: &[u64]) -> u32 {
-    let mut n = 0u32;
-    for (i, x) in v.iter().enumerate() {
-        if i == 0 || v[i - 1] != *x {
-            n += 1;
+/// Store lanes whose bytes another lane writes too, in global and shared memory (local addresses are per
+/// thread, so equal offsets of different lanes are different bytes).
+pub fn same_address(g: &Gathered) -> LaneSet {
+    let mut out = LaneSet::default();
+    for l in &g.lanes[..Space::Local as usize] {
+        let mut pairs: [(u64, u8); WARP_LANES] = [(0, 0); WARP_LANES];
+        for (slot, (&a, &lane)) in pairs.iter_mut().zip(l.addr.iter().zip(&l.lane)).take(l.n) {
+            *slot = (a, lane);
         }
-    }
-    n
-}
-
-fn memory(rule: arch::MemoryRule, l: &Lanes, size: u32, c: &mut Counts) {
-    let n = l.n;
-    let mut a = l.addr;
-    let a = &mut a[..n];
-    // Most warps are already in address order; sorting only the others saves most of the work.
-    if !a.is_sorted() {
-        a.sort_unstable();
-    }
-    // Sectors, lines and distinct addresses from the sorted addresses. Every lane accesses `size` bytes
-    // aligned to `size` (a power of two at most 16), so an access never crosses a sector and two accesses
-    // overlap only when their addresses are equal: unique bytes = distinct addresses x size.
-    let (mut sectors, mut lines, mut distinct) = (0u32, 0u32, 0u64);
-    // The shifted values never reach u64::MAX, so it marks "none yet"; the address itself can (a byte load at
-    // the top of the address space), hence the `k == 0` test.
-    let (mut last_sector, mut last_line, mut last) = (u64::MAX, u64::MAX, 0);
-    for (k, &x) in a.iter().enumerate() {
-        sectors += u32::from(x >> 5 != last_sector);
-        lines += u32::from(x >> 7 != last_line);
-        distinct += u64::from(k == 0 || x != last);
-        last_sector = x >> 5;
-        last_line = x >> 7;
-        last = x;
-    }
-    let unique = distinct * u64::from(size);
-    let tx_bytes = u64::from(rule.transaction_bytes);
-    // 32 or 128: a shift instead of a division.
-    let tx_shift = rule.transaction_bytes.trailing_zeros();
-    let (mut requests, mut transactions) = (0u32, 0u32);
-    if rule.lanes_per_request == WARP_LANES as u32 {
-        if n > 0 {
-            requests = 1;
-            transactions = match tx_bytes {
-                32 => sectors,
-                _ => lines,
-            };
-        }
-    } else {
-        // Half- or quarter-warp requests: the lanes are in ascending order, so each group is a run.
-        let per = rule.lanes_per_request as u8;
-        let mut k = 0;
-        while k < n {
-            let group = l.lane[k] / per;
-            let mut u = [0u64; WARP_LANES];
-            let mut m = 0;
-            while k < n && l.lane[k] / per == group {
-                u[m] = l.addr[k] >> tx_shift;
-                m += 1;
-                k += 1;
-            }
-            requests += 1;
-            if !u[..m].is_sorted() {
-                u[..m].sort_unstable();
-            }
-            transactions += distinct_sorted(&u[..m]);
-        }
-    }
-    c.requests += requests;
-    c.lines += lines;
-    c.sectors += sectors;
-    c.transactions += transactions;
-    c.bytes_requested += n as u64 * u64::from(size);
-    c.bytes_unique += unique;
-    c.bytes_moved += u64::from(transactions) * tx_bytes;
-}
-
-fn banks(rule: arch::BankRule, l: &Lanes, size: u32, c: &mut Counts) {
-    let words = u64::from(size.div_ceil(4));
-    let per = rule.lanes_per_phase as u8;
-    let mut k = 0;
-    while k < l.n {
-        let phase = l.lane[k] / per;
-        // Every word the phase touches as one u64: bank in the high half, conflict key in the low half
-        // (shared offsets are below 16 MB, so keys fit). At most 16 lanes x 4 words = 64.
-        let mut pairs = [0u64; 64];
-        let mut n = 0;
-        while k < l.n && l.lane[k] / per == phase {
-            let first = l.addr[k] & !3;
-            k += 1;
-            for w in 0..words {
-                let word = first + 4 * w;
-                pairs[n] = u64::from(rule.banking.bank(word)) << 32 | (rule.banking.key(word) & 0xFFFF_FFFF);
-                n += 1;
+        let pairs = &mut pairs[..l.n];
+        pairs.sort_unstable();
+        for k in 1..pairs.len() {
+            if pairs[k].0 == pairs[k - 1].0 {
+                out.insert(usize::from(pairs[k].1));
+                out.insert(usize::from(pairs[k - 1].1));
             }
         }
-        // Distinct pairs through a small open-addressed set (128 slots for at most 64 pairs), counting each
-        // bank's distinct keys as they arrive: the busiest bank is the phase's cost.
-        let mut slots = [u64::MAX; 128];
-        let mut per_bank = [0u8; 32];
-        let (mut distinct, mut worst) = (0u32, 0u32);
-        for &p in &pairs[..n] {
-            let mut h = (p.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize;
-            loop {
-                if slots[h] == p {
-                    break;
-                }
-                if slots[h] == u64::MAX {
-                    slots[h] = p;
-                    distinct += 1;
-                    let b = (p >> 32) as usize & 31;
-                    per_bank[b] += 1;
-                    worst = worst.max(u32::from(per_bank[b]));
-                    break;
-                }
-                h = (h + 1) & 127;
-            }
-        }
-        c.wavefronts += worst;
-        c.ideal_wavefronts += distinct.div_ceil(32).max(1);
-        c.conflict_degree = c.conflict_degree.max(worst);
     }
+    out
 }

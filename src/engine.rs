@@ -6,9 +6,10 @@
 
 use crate::access::{Base, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
 use crate::arch::{self, BankMode, Cc, L1Choice, MemoryAccess};
-use crate::report::{Cost, Note, Report, SpaceTag, Warning, WarningKind};
-use crate::{global, local, shared};
-use serde::Serialize;
+use crate::count::{flags, Counts, Part, PartCost};
+use crate::report::{BankCost, Cost, MemoryCost, Note, Report, SpaceTag, Warning, WarningKind};
+use crate::{global, shared};
+use serde::{Deserialize, Serialize};
 
 /// Bytes in the shared and in the local window (seeds/000: "Each address window is 16 MB in size").
 pub const WINDOW_BYTES: u64 = 16 << 20;
@@ -19,7 +20,7 @@ pub const DEFAULT_SHARED_WINDOW: u64 = 0x0000_7F00_0000_0000;
 pub const DEFAULT_LOCAL_WINDOW: u64 = 0x0000_7F00_0100_0000;
 
 /// Where the shared and local windows sit in the generic address space, and how much of each is allocated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Windows {
     /// Generic address of the start of the shared window.
     pub shared_base: u64,
@@ -44,7 +45,7 @@ impl Default for Windows {
 
 /// Settings that change the result, besides the CC and the instruction. A config struct, not bool
 /// parameters, so that call sites say what they mean.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     /// `-Xptxas -dlcm=ca|cg`, or the CC's default.
     pub l1: L1Choice,
@@ -70,173 +71,163 @@ pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report 
     analyze_lanes(cc, instr, warp, None, cfg)
 }
 
-/// Each lane's space and aligned address within it, and the lanes with problems. Shared by [`analyze`] and
-/// [`crate::count::count`] so the detailed and the fast path always agree.
-pub struct Classified {
-    /// Per space (global, shared, local), each lane's aligned address within that space; only the lanes in
-    /// `masks` are meaningful.
-    pub addrs: [[u64; WARP_LANES]; 3],
-    /// Per space, the lanes that go there.
-    pub masks: [LaneSet; 3],
-    /// Lanes that move no data.
-    pub errors: LaneSet,
-    /// Lanes outside their window or allocation.
-    pub out_of_window: LaneSet,
-    /// Lanes whose address was not a multiple of the access size.
-    pub misaligned: LaneSet,
+/// The model notes that touch one part of an issue: the rule's notes for its CC and settings, and those
+/// that the part's addresses call for. The detailed report and the block totals both take their notes here.
+pub fn part_notes(cc: Cc, instr: &Instr, cfg: &Config, p: &Part) -> Vec<Note> {
+    let mut notes = Vec::new();
+    match &p.cost {
+        PartCost::Banks(b) => {
+            arch::bank_rule(cc, instr.size_bytes, cfg.bank_mode, Some(&mut notes));
+            arch::shared_exception_notes(p.flags, b.wavefronts, &mut notes);
+        }
+        PartCost::Memory(_) => {
+            if p.space == Space::Local {
+                notes.push(Note::new("local-interleave", if instr.size_bytes > 4 {
+                        "Local memory interleaves consecutive words across lanes; the layout of 64- and 128-bit local values is not documented, so warpscope interleaves at the access width"
+                    } else {
+                        "Local memory interleaves consecutive 32-bit words across lanes, so lanes reading the same per-thread address are coalesced"
+                    }, "PG, Local Memory; MODEL.md section C"));
+            }
+            let acc = MemoryAccess {
+                space: p.space,
+                base: instr.base,
+                cop: instr.effective_cop(),
+                size_bytes: instr.size_bytes,
+            };
+            arch::memory_rule(cc, acc, cfg.l1, Some(&mut notes));
+            if p.flags & flags::DOUBLE_COUNTED != 0 {
+                notes.push(Note::new("split-double-count", "The warp was split into half- or quarter-warp requests and one block is charged in more than one request: that is the documented cost (each request is broken into cache-line requests issued independently)", "PG-5.0 F.4.2"));
+            }
+            if p.flags & flags::MOVED_UNUSED != 0 {
+                notes.push(Note::new("counts-not-performance", "These counts are per warp, not performance: neighbouring warps often reuse the same lines from cache (the Best Practices Guide's misaligned copy reaches about 9/10 of peak bandwidth, not the 4/5 the sector count suggests)", "BPG 9.2.1.2"));
+            }
+        }
+    }
+    if instr.uniform_hint {
+        push_unique(
+            &mut notes,
+            [Note::new("uniform-hint", "The .U uniform hint tells the hardware that addresses are likely uniform (or equal in lane pairs); it does not change the counts warpscope models", "seeds/000 (.U), seeds/001 (.U.128)")],
+        );
+    }
+    notes
 }
 
-/// Decides each lane's space (generic addresses by window, or by an explicit Plg), checks windows and
-/// allocations, and aligns addresses down.
-pub fn classify(instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Classified {
-    let size = u64::from(instr.size_bytes);
-    let win = cfg.windows;
-    let mut errors = LaneSet::default();
-    let mut out_of_window = LaneSet::default();
-    let mut misaligned = LaneSet::default();
-    let mut addrs = [[0u64; WARP_LANES]; 3];
-    let mut masks = [LaneSet::default(); 3];
-    // What is the same for every lane is decided once.
-    let fixed = instr.base.fixed_space();
-    let limits = [
-        u64::MAX,
-        win.shared_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
-        win.local_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
-    ];
-    let strict = cfg.strict_align && instr.base != Base::Ldg;
-    let align_mask = !(size - 1);
-    // The common case, a global-only instruction: no windows, no limits.
-    if fixed == Some(Space::Global) {
-        let (a, m) = (&mut addrs[0], &mut masks[0]);
-        for (lane, addr) in warp.0.iter().enumerate() {
-            let Some(addr) = *addr else { continue };
-            let aligned = addr & align_mask;
-            if aligned != addr {
-                misaligned.insert(lane);
-                if strict {
-                    errors.insert(lane);
-                    continue;
-                }
-            }
-            a[lane] = aligned;
-            m.insert(lane);
-        }
-        return Classified { addrs, masks, errors, out_of_window, misaligned };
+/// The notes of a whole issue: each part's, once each, in the order global, shared, local.
+pub fn issue_notes(cc: Cc, instr: &Instr, cfg: &Config, c: &Counts) -> Vec<Note> {
+    let mut notes = Vec::new();
+    for p in c.parts() {
+        push_unique(&mut notes, part_notes(cc, instr, cfg, p));
     }
-    for (lane, addr) in warp.0.iter().enumerate() {
-        let Some(addr) = *addr else { continue };
-        // Which space, and the address within it.
-        let in_window = |base: u64| addr.checked_sub(base).filter(|&off| off < WINDOW_BYTES);
-        let (space, offset) = match (fixed, plg) {
-            (Some(space), _) => (space, addr),
-            // Plg false: the lane goes to shared memory whatever its address says; outside the window it
-            // is an error lane.
-            (None, Some(p)) if !p.contains(lane) => {
-                let base = if instr.extended { win.shared_base } else { win.shared_base & 0xFFFF_FFFF };
-                match addr.checked_sub(base) {
-                    Some(off) => (Space::Shared, off),
-                    None => (Space::Shared, u64::MAX - size),
-                }
-            }
-            (None, Some(_)) if instr.extended => match in_window(win.local_base) {
-                Some(off) => (Space::Local, off),
-                None => (Space::Global, addr),
-            },
-            (None, Some(_)) => (Space::Global, addr),
-            (None, None) if instr.extended => match (in_window(win.shared_base), in_window(win.local_base)) {
-                (Some(off), _) => (Space::Shared, off),
-                (_, Some(off)) => (Space::Local, off),
-                _ => (Space::Global, addr),
-            },
-            // A 32-bit generic address is always global: the windows sit above 4 GB.
-            (None, None) => (Space::Global, addr),
-        };
-        if space != Space::Global && offset.saturating_add(size) > limits[space as usize] {
-            out_of_window.insert(lane);
-            errors.insert(lane);
-            continue;
-        }
-        // Sizes are powers of two: a mask aligns down without a 64-bit division per lane.
-        let aligned = offset & align_mask;
-        if aligned != offset {
-            misaligned.insert(lane);
-            if strict {
-                errors.insert(lane);
-                continue;
-            }
-        }
-        addrs[space as usize][lane] = aligned;
-        masks[space as usize].insert(lane);
-    }
-
-    Classified { addrs, masks, errors, out_of_window, misaligned }
+    notes
 }
 
-impl Classified {
-    /// One space's lanes as optional addresses.
-    pub fn offsets(&self, space: Space) -> [Option<u64>; WARP_LANES] {
-        let (a, m) = (&self.addrs[space as usize], self.masks[space as usize]);
-        std::array::from_fn(|l| m.contains(l).then_some(a[l]))
+/// The warnings of an issue: lanes outside a window, misaligned lanes, stores to the same address.
+pub fn warnings(instr: &Instr, cfg: &Config, c: &Counts) -> Vec<Warning> {
+    let size = instr.size_bytes;
+    let mut out = Vec::new();
+    if !c.out_of_window.is_empty() {
+        out.push(Warning {
+            kind: WarningKind::OutOfWindow,
+            lanes: c.out_of_window,
+            text: format!(
+                "lanes {} address memory outside the window or the allocation: on hardware they read 0 and raise an error; they move no data here",
+                c.out_of_window.ranges()
+            ),
+        });
     }
+    if !c.misaligned.is_empty() {
+        let strict = cfg.strict_align && instr.base != Base::Ldg;
+        out.push(Warning {
+            kind: if strict { WarningKind::MisalignedError } else { WarningKind::Misaligned },
+            lanes: c.misaligned,
+            text: if strict {
+                format!("lanes {} are not aligned to {size} bytes: with strict alignment they raise an error and move no data", c.misaligned.ranges())
+            } else {
+                format!("lanes {} are not aligned to {size} bytes: the hardware forces them down to the aligned address", c.misaligned.ranges())
+            },
+        });
+    }
+    if !c.same_address.is_empty() {
+        out.push(Warning {
+            kind: WarningKind::SameAddressStore,
+            lanes: c.same_address,
+            text: format!(
+                "lanes {} store to the same address: one undefined lane's value is written",
+                c.same_address.ranges()
+            ),
+        });
+    }
+    out
 }
 
 /// Analyses one warp-level memory instruction whose generic address may come with an explicit `Plg`
 /// predicate (seeds/004): `plg` holds the lanes whose Plg is true ("local or global"); the others go to shared
 /// memory. Without it (`None`), the address alone decides the space, as current hardware does.
+///
+/// The counts come from the same gathering and costing as [`crate::count::count`]; this path also records
+/// the steps the animation shows, and the notes and warnings.
 pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Report {
-    let size = u64::from(instr.size_bytes);
-    let mut warnings = Vec::new();
-    let cl = classify(instr, warp, plg, cfg);
-    let (errors, out_of_window, misaligned) = (cl.errors, cl.out_of_window, cl.misaligned);
-    let per_space = [cl.offsets(Space::Global), cl.offsets(Space::Shared), cl.offsets(Space::Local)];
-
-    if !out_of_window.is_empty() {
-        warnings.push(Warning {
-            kind: WarningKind::OutOfWindow,
-            lanes: out_of_window,
-            text: format!(
-                "lanes {} address memory outside the window or the allocation: on hardware they read 0 and raise an error; they move no data here",
-                out_of_window.ranges()
-            ),
-        });
+    let mut addrs = [0u64; WARP_LANES];
+    let mut mask = 0u32;
+    for (l, x) in warp.0.iter().enumerate() {
+        if let Some(x) = x {
+            addrs[l] = *x;
+            mask |= 1 << l;
+        }
     }
-    if !misaligned.is_empty() {
-        let strict = cfg.strict_align && instr.base != Base::Ldg;
-        warnings.push(Warning {
-            kind: if strict { WarningKind::MisalignedError } else { WarningKind::Misaligned },
-            lanes: misaligned,
-            text: if strict {
-                format!("lanes {} are not aligned to {size} bytes: with strict alignment they raise an error and move no data", misaligned.ranges())
-            } else {
-                format!("lanes {} are not aligned to {size} bytes: the hardware forces them down to the aligned address", misaligned.ranges())
-            },
+    let mut g = crate::count::gather(instr, &addrs, mask, plg.map(|p| p.0), cfg);
+    let mut counts =
+        Counts { error_lanes: g.errors, misaligned: g.misaligned, out_of_window: g.out_of_window, ..Counts::default() };
+    let mut parts: Vec<Report> = Vec::new();
+    for space in [Space::Global, Space::Shared, Space::Local] {
+        if !g.spaces[space as usize] {
+            continue;
+        }
+        let lanes = &mut g.lanes[space as usize];
+        let mut tx = global::Steps::default();
+        let mut waves = shared::Phases::default();
+        let p = crate::count::part(cc, instr, space, lanes, cfg, &mut tx, &mut waves);
+        counts.parts[space as usize] = Some(p);
+        let cost = match p.cost {
+            PartCost::Banks(b) => Cost::Banks(BankCost {
+                wavefronts: b.wavefronts,
+                ideal_wavefronts: b.ideal_wavefronts,
+                bank_conflicts: b.wavefronts - b.ideal_wavefronts,
+                conflict_degree: b.conflict_degree,
+                banks: shared::BANKS,
+                bank_bytes: b.bank_bytes,
+                phases: waves.0,
+            }),
+            PartCost::Memory(m) => Cost::Memory(MemoryCost {
+                requests: m.requests,
+                lines: m.lines,
+                sectors: m.sectors,
+                transactions: m.transactions,
+                transaction_bytes: m.transaction_bytes,
+                bytes_requested: m.bytes_requested,
+                bytes_unique: m.bytes_unique,
+                bytes_moved: m.bytes_moved,
+                efficiency: crate::report::ratio(m.bytes_unique, m.bytes_moved),
+                sectors_per_request: crate::report::ratio(u64::from(m.sectors), u64::from(m.requests)),
+                path: m.path,
+                steps: tx.0,
+            }),
+        };
+        parts.push(Report {
+            cc,
+            op: instr.text.clone(),
+            space: space.into(),
+            size: instr.size_bytes,
+            active_lanes: p.active_lanes,
+            cost,
+            error_lanes: LaneSet::default(),
+            addresses: lanes.to_options().to_vec(),
+            notes: part_notes(cc, instr, cfg, &p),
+            warnings: Vec::new(),
         });
     }
     if instr.is_store() {
-        let overlapping = same_address_lanes(&per_space);
-        if !overlapping.is_empty() {
-            warnings.push(Warning {
-                kind: WarningKind::SameAddressStore,
-                lanes: overlapping,
-                text: format!(
-                    "lanes {} store to the same address: one undefined lane's value is written",
-                    overlapping.ranges()
-                ),
-            });
-        }
-    }
-
-    let spaces = [Space::Global, Space::Shared, Space::Local];
-    let mut parts: Vec<Report> = match instr.base.fixed_space() {
-        Some(space) => vec![part(cc, instr, space, &per_space[space as usize], cfg)],
-        None => spaces
-            .iter()
-            .filter(|&&s| per_space[s as usize].iter().any(Option::is_some))
-            .map(|&s| part(cc, instr, s, &per_space[s as usize], cfg))
-            .collect(),
-    };
-    if parts.is_empty() {
-        parts.push(part(cc, instr, Space::Global, &[None; WARP_LANES], cfg));
+        counts.same_address = crate::count::same_address(&g);
     }
     let mut report = if parts.len() == 1 {
         parts.remove(0)
@@ -251,105 +242,14 @@ pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSe
             space: SpaceTag::Generic,
             size: instr.size_bytes,
             active_lanes: parts.iter().map(|p| p.active_lanes).sum(),
-            addresses: warp.0.iter().map(|_| None).collect(),
+            addresses: vec![None; WARP_LANES],
             cost: Cost::Split { parts },
             error_lanes: LaneSet::default(),
             notes,
             warnings: Vec::new(),
         }
     };
-    report.error_lanes = errors;
-    report.warnings = warnings;
+    report.error_lanes = counts.error_lanes;
+    report.warnings = warnings(instr, cfg, &counts);
     report
-}
-
-/// Lanes whose stores overlap another lane's bytes in the same space.
-fn same_address_lanes(per_space: &[[Option<u64>; WARP_LANES]; 3]) -> LaneSet {
-    let mut out = LaneSet::default();
-    // Local offsets are per thread: equal offsets of different lanes are different bytes after interleaving.
-    for addrs in &per_space[..Space::Local as usize] {
-        for (i, a) in addrs.iter().enumerate() {
-            let Some(a) = a else { continue };
-            if addrs.iter().enumerate().any(|(j, b)| j != i && b == &Some(*a)) {
-                out.insert(i);
-            }
-        }
-    }
-    out
-}
-
-/// The report for the lanes of one space.
-fn part(cc: Cc, instr: &Instr, space: Space, offsets: &[Option<u64>; WARP_LANES], cfg: &Config) -> Report {
-    let mut notes = Vec::new();
-    let active = offsets.iter().filter(|a| a.is_some()).count() as u32;
-    let (cost, addresses) = match space {
-        Space::Shared => {
-            let rule = arch::bank_rule(cc, instr.size_bytes, cfg.bank_mode, Some(&mut notes));
-            let banks = shared::cost(rule, offsets, instr.size_bytes);
-            arch::shared_exceptions(cc, instr.size_bytes, offsets, banks.wavefronts, Some(&mut notes));
-            (Cost::Banks(banks), offsets.to_vec())
-        }
-        Space::Global | Space::Local => {
-            let mut phys = *offsets;
-            if space == Space::Local {
-                for (lane, a) in phys.iter_mut().enumerate() {
-                    *a = a.map(|off| local::interleave(off, lane, instr.size_bytes));
-                }
-                notes.push(Note {
-                    id: "local-interleave",
-                    text: if instr.size_bytes > 4 {
-                        "Local memory interleaves consecutive words across lanes; the layout of 64- and 128-bit local values is not documented, so warpscope interleaves at the access width".into()
-                    } else {
-                        "Local memory interleaves consecutive 32-bit words across lanes, so lanes reading the same per-thread address are coalesced".into()
-                    },
-                    source: "PG, Local Memory; MODEL.md section C",
-                });
-            }
-            let acc =
-                MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: instr.size_bytes };
-            let rule = arch::memory_rule(cc, acc, cfg.l1, Some(&mut notes));
-            let m = global::cost(rule, &phys, instr.size_bytes);
-            let mut tx_addrs: Vec<u64> = m.steps.iter().flat_map(|r| r.transactions.iter().map(|t| t.addr)).collect();
-            let all = tx_addrs.len();
-            tx_addrs.sort_unstable();
-            tx_addrs.dedup();
-            if tx_addrs.len() < all {
-                notes.push(Note {
-                    id: "split-double-count",
-                    text: "The warp was split into half- or quarter-warp requests and one block is charged in more than one request: that is the documented cost (each request is broken into cache-line requests issued independently)".into(),
-                    source: "PG-5.0 F.4.2",
-                });
-            }
-            if m.bytes_moved > m.bytes_unique {
-                notes.push(Note {
-                    id: "counts-not-performance",
-                    text: "These counts are per warp, not performance: neighbouring warps often reuse the same lines from cache (the Best Practices Guide's misaligned copy reaches about 9/10 of peak bandwidth, not the 4/5 the sector count suggests)".into(),
-                    source: "BPG 9.2.1.2",
-                });
-            }
-            (Cost::Memory(m), phys.to_vec())
-        }
-    };
-    if instr.uniform_hint {
-        push_unique(
-            &mut notes,
-            [Note {
-                id: "uniform-hint",
-                text: "The .U uniform hint tells the hardware that addresses are likely uniform (or equal in lane pairs); it does not change the counts warpscope models".into(),
-                source: "seeds/000 (.U), seeds/001 (.U.128)",
-            }],
-        );
-    }
-    Report {
-        cc,
-        op: instr.text.clone(),
-        space: space.into(),
-        size: instr.size_bytes,
-        active_lanes: active,
-        cost,
-        error_lanes: LaneSet::default(),
-        addresses,
-        notes,
-        warnings: Vec::new(),
-    }
 }

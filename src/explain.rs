@@ -8,10 +8,10 @@ use crate::report::{Cost, Report};
 use crate::scenario::Scenario;
 use crate::scene::{hex, lanes_phrase};
 use crate::trace::ProgramResult;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A change the page can apply with one click.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Fix {
     /// Replace the pattern text.
@@ -25,7 +25,7 @@ pub enum Fix {
 }
 
 /// A suggested change.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Suggestion {
     /// What to do, in a few words.
     pub title: String,
@@ -36,7 +36,7 @@ pub struct Suggestion {
 }
 
 /// The explanation of one issue.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Explanation {
     /// Sentences, most important first.
     pub lines: Vec<String>,

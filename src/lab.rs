@@ -286,7 +286,7 @@ pub fn metrics_of(i: &InstrResult) -> BTreeMap<&'static str, i128> {
     m.insert("bank_conflicts", i128::from(banks.bank_conflicts));
     m.insert("conflict_degree", i128::from(banks.conflict_degree));
     m.insert("warps", i128::from(i.warps));
-    m.insert("lanes", i.issues.iter().map(|x| i128::from(x.active_lanes)).sum());
+    m.insert("lanes", i128::from(i.active_lanes));
     m.insert("size", i128::from(i.size));
     m.insert("instructions", 1);
     m
@@ -366,8 +366,16 @@ pub struct ExerciseGrade {
     pub error: Option<String>,
 }
 
-/// Grades one exercise with an answer (or its starting view).
+/// Grades one exercise with an answer (or its starting view): runs the answer's scenario.
 pub fn grade_exercise(ex: &Exercise, answer: Option<&Answer>) -> ExerciseGrade {
+    let result =
+        ex.scenario(answer).map_err(|(f, m)| format!("{f}: {m}")).and_then(|sc| sc.run().map_err(|e| e.to_string()));
+    grade_result(ex, answer, result.as_ref().map_err(String::clone))
+}
+
+/// Grades one exercise from the result its answer's scenario gave (or why it did not run). The page grades
+/// with the result its analysis worker sent, so it never runs a scenario itself.
+pub fn grade_result(ex: &Exercise, answer: Option<&Answer>, result: Result<&ProgramResult, String>) -> ExerciseGrade {
     let id = ex.id.clone();
     let questions: Vec<bool> = ex
         .questions
@@ -375,11 +383,9 @@ pub fn grade_exercise(ex: &Exercise, answer: Option<&Answer>) -> ExerciseGrade {
         .enumerate()
         .map(|(k, q)| answer.and_then(|a| a.choices.get(k).copied().flatten()) == Some(q.answer))
         .collect();
-    let result =
-        ex.scenario(answer).map_err(|(f, m)| format!("{f}: {m}")).and_then(|sc| sc.run().map_err(|e| e.to_string()));
     match result {
         Ok(r) => {
-            let goals: Vec<GoalResult> = ex.goals.iter().map(|g| check_goal(g, &r)).collect();
+            let goals: Vec<GoalResult> = ex.goals.iter().map(|g| check_goal(g, r)).collect();
             let done = goals.iter().all(|g| g.pass) && questions.iter().all(|q| *q);
             ExerciseGrade { id, goals, questions, done, error: None }
         }

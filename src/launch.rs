@@ -2,14 +2,14 @@
 //! hardware: `x + y * blockDim.x + z * blockDim.x * blockDim.y`, 32 consecutive threads per warp).
 
 use crate::access::WARP_LANES;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The most threads one block may have on every CC warpscope models.
 pub const MAX_BLOCK_THREADS: u32 = 1024;
 
 /// Three sizes or coordinates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dim3 {
     /// x
     pub x: u32,
@@ -70,7 +70,7 @@ pub struct Thread {
 }
 
 /// The launch configuration warpscope simulates: one block of a grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {
     /// blockDim.
     pub block: Dim3,

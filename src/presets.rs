@@ -48,6 +48,7 @@ impl Preset {
             sets: self.sets.iter().map(|s| s.to_string()).collect(),
             config: Config { l1: self.l1, bank_mode: self.bank_mode, ..Config::default() },
             lane_mask: crate::access::LaneSet::ALL,
+            ..Scenario::default()
         }
     }
 }

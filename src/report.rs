@@ -5,23 +5,31 @@
 
 use crate::access::{LaneSet, Space};
 use crate::arch::{Cc, DataPath};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
 /// A documented disagreement between sources, or a place where hardware departs from the simple rule, that
 /// touches this result. The product shows these to users; it never hides them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Note {
     /// A stable identifier (`kepler-3.0-l1-default`).
-    pub id: &'static str,
+    pub id: Cow<'static, str>,
     /// One or two sentences for the user.
     pub text: String,
     /// Where the rule and the disagreement are documented.
-    pub source: &'static str,
+    pub source: Cow<'static, str>,
+}
+
+impl Note {
+    /// A note with a fixed identifier and source.
+    pub fn new(id: &'static str, text: impl Into<String>, source: &'static str) -> Note {
+        Note { id: Cow::Borrowed(id), text: text.into(), source: Cow::Borrowed(source) }
+    }
 }
 
 /// What kind of problem a lane had.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WarningKind {
     /// The address was not a multiple of the access size and was aligned down.
@@ -35,7 +43,7 @@ pub enum WarningKind {
 }
 
 /// A problem with some lanes of this instruction.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
     /// The kind of problem.
     pub kind: WarningKind,
@@ -46,7 +54,7 @@ pub struct Warning {
 }
 
 /// The space of a report: one of the three memories, or `generic` for a generic op whose lanes split.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SpaceTag {
     /// Global memory.
@@ -70,7 +78,7 @@ impl From<Space> for SpaceTag {
 }
 
 /// The analysis of one warp-level memory instruction (or one space's part of a generic one).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The compute capability.
     pub cc: Cc,
@@ -98,7 +106,7 @@ pub struct Report {
 }
 
 /// The cost of an instruction: memory transactions, shared-memory wavefronts, or parts of a generic op.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Cost {
     /// Global or local memory.
@@ -113,7 +121,7 @@ pub enum Cost {
 }
 
 /// What a global or local access costs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemoryCost {
     /// Requests with at least one active lane.
     pub requests: u32,
@@ -142,7 +150,7 @@ pub struct MemoryCost {
 }
 
 /// One request of a global or local access.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestStep {
     /// The lanes the request covers (active or not).
     pub lanes: LaneSet,
@@ -151,7 +159,7 @@ pub struct RequestStep {
 }
 
 /// One transaction: a 128-byte line or a 32-byte sector or segment.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransactionStep {
     /// First byte address of the transaction (aligned to its size).
     pub addr: u64,
@@ -165,7 +173,7 @@ pub struct TransactionStep {
 }
 
 /// What a shared-memory access costs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BankCost {
     /// Conflict-free passes actually needed, summed over phases.
     pub wavefronts: u32,
@@ -184,7 +192,7 @@ pub struct BankCost {
 }
 
 /// One phase (the whole warp, a half-warp or a quarter-warp) of a shared access.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhaseStep {
     /// The lanes of the phase (active or not).
     pub lanes: LaneSet,
@@ -195,7 +203,7 @@ pub struct PhaseStep {
 }
 
 /// One conflict-free pass of shared memory.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WavefrontStep {
     /// The lanes served (a wide access may be served over several wavefronts).
     pub lanes: LaneSet,
@@ -204,7 +212,7 @@ pub struct WavefrontStep {
 }
 
 /// A 4-byte word of shared memory served in a wavefront.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BankWord {
     /// The bank.
     pub bank: u32,
@@ -240,22 +248,10 @@ impl Report {
     /// The one-line summary used in the text form and the page's metric line.
     pub fn summary(&self) -> String {
         match &self.cost {
-            Cost::Memory(m) => format!(
-                "{}, {}, {}, {} x {} B transactions, efficiency {:.1}%",
-                plural(m.requests, "request"),
-                plural(m.lines, "line"),
-                plural(m.sectors, "sector"),
-                m.transactions,
-                m.transaction_bytes,
-                m.efficiency * 100.0
-            ),
-            Cost::Banks(b) => format!(
-                "{}, ideal {}, {}, {}-way",
-                plural(b.wavefronts, "wavefront"),
-                b.ideal_wavefronts,
-                plural(b.bank_conflicts, "bank conflict"),
-                b.conflict_degree
-            ),
+            Cost::Memory(m) => {
+                memory_summary(m.requests, m.lines, m.sectors, m.transactions, m.transaction_bytes, m.efficiency)
+            }
+            Cost::Banks(b) => bank_summary(b.wavefronts, b.ideal_wavefronts, b.conflict_degree),
             Cost::Split { parts } => parts
                 .iter()
                 .map(|p| format!("{:?}: {}", p.space, p.summary()).to_ascii_lowercase())
@@ -344,6 +340,42 @@ impl Report {
             SpaceTag::Local => "local",
             SpaceTag::Generic => "generic",
         }
+    }
+}
+
+/// The summary of a global or local access (the report's and the fast path's, word for word).
+pub fn memory_summary(
+    requests: u32,
+    lines: u32,
+    sectors: u32,
+    transactions: u32,
+    transaction_bytes: u32,
+    efficiency: f64,
+) -> String {
+    format!(
+        "{}, {}, {}, {transactions} x {transaction_bytes} B transactions, efficiency {:.1}%",
+        plural(requests, "request"),
+        plural(lines, "line"),
+        plural(sectors, "sector"),
+        efficiency * 100.0
+    )
+}
+
+/// The summary of a shared access.
+pub fn bank_summary(wavefronts: u32, ideal_wavefronts: u32, conflict_degree: u32) -> String {
+    format!(
+        "{}, ideal {ideal_wavefronts}, {}, {conflict_degree}-way",
+        plural(wavefronts, "wavefront"),
+        plural(wavefronts - ideal_wavefronts, "bank conflict")
+    )
+}
+
+/// a / b, or 0 when b is 0.
+pub fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
     }
 }
 

@@ -6,11 +6,15 @@ use crate::arch::{BankMode, Cc, L1Choice};
 use crate::engine::Config;
 use crate::launch::{Dim3, Launch};
 use crate::pattern::{self, expr::Vars, InputError, Lang, Source, Span};
-use crate::trace::{analyze_trace, ProgramResult, Trace};
+use crate::program::grid::{Blocks, Control, RunError};
+use crate::report::Report;
+use crate::trace::{Analysis, ProgramResult, Trace};
+use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::rc::Rc;
 
 /// What the user asked for.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
     /// The compute capability.
     pub cc: Cc,
@@ -30,6 +34,10 @@ pub struct Scenario {
     pub config: Config,
     /// Lanes allowed to take part in every warp (the CLI's `--mask`); all by default.
     pub lane_mask: LaneSet,
+    /// The one block to run (`--block-idx`), or `None` for every block of the grid.
+    pub block_idx: Option<Dim3>,
+    /// Limits on time and memory.
+    pub limits: Limits,
 }
 
 impl Default for Scenario {
@@ -44,12 +52,14 @@ impl Default for Scenario {
             sets: Vec::new(),
             config: Config::default(),
             lane_mask: LaneSet::ALL,
+            block_idx: None,
+            limits: Limits::default(),
         }
     }
 }
 
 /// Which input a problem is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Field {
     /// The pattern text.
     Pattern,
@@ -59,6 +69,8 @@ pub enum Field {
     Launch,
     /// A `--set` value.
     Set,
+    /// A limit on time or memory.
+    Limit,
 }
 
 /// A problem with a scenario: which input, and the error with its position in that input.
@@ -77,6 +89,7 @@ impl fmt::Display for ScenarioError {
             Field::Op => "instruction",
             Field::Launch => "launch",
             Field::Set => "setting",
+            Field::Limit => "limit",
         };
         write!(f, "{what} {}", self.error)
     }
@@ -113,14 +126,8 @@ impl Scenario {
         Launch::new(self.block, self.grid).map_err(|m| ScenarioError { field: Field::Launch, error: whole(&text, m) })
     }
 
-    /// Runs the scenario: parse, trace every thread of the block, analyse every warp-level issue.
-    pub fn run(&self) -> Result<ProgramResult, ScenarioError> {
-        Ok(analyze_trace(self.cc, &self.trace()?, &self.config))
-    }
-
-    /// Parses and traces every thread of the block: each memory instruction with its warp-level issues, before
-    /// any analysis (`--mask` applied).
-    pub fn trace(&self) -> Result<Trace, ScenarioError> {
+    /// Parses and lowers the pattern into a program, with everything needed to run it.
+    pub fn analysis(&self) -> Result<Analysis, ScenarioError> {
         // An address list may name its instructions itself; an empty op then means "none given".
         let op = match self.lang {
             Lang::Expr => Some(self.instr()?),
@@ -128,23 +135,152 @@ impl Scenario {
             _ => None,
         };
         let vars = self.vars()?;
-        let launch = self.launch()?;
+        let mut launch = self.launch()?;
         let source = Source { lang: self.lang, text: &self.text, op, launch, vars: &vars };
-        let mut trace = pattern::trace(&source).map_err(|error| ScenarioError { field: Field::Pattern, error })?;
-        if self.lane_mask != LaneSet::ALL {
-            for item in &mut trace.items {
-                for issue in &mut item.issues {
-                    for (lane, a) in issue.addrs.0.iter_mut().enumerate() {
-                        if !self.lane_mask.contains(lane) {
-                            *a = None;
-                        }
-                    }
-                }
-                item.issues.retain(|i| i.addrs.0.iter().any(Option::is_some));
-            }
+        let lowered = pattern::lower(&source).map_err(|error| ScenarioError { field: Field::Pattern, error })?;
+        if let Some(block) = lowered.block {
+            launch = Launch::new(block, self.grid)
+                .map_err(|m| ScenarioError { field: Field::Launch, error: whole(&self.text, m) })?;
         }
-        Ok(trace)
+        if let Some(b) = self.block_idx {
+            let g = launch.grid;
+            if b.x >= g.x || b.y >= g.y || b.z >= g.z {
+                let text = format!("{b} {g}");
+                return Err(ScenarioError {
+                    field: Field::Launch,
+                    error: whole(&text, format!("block index ({},{},{}) is outside the grid {g}", b.x, b.y, b.z)),
+                });
+            }
+            launch.block_idx = b;
+        }
+        Ok(Analysis {
+            cc: self.cc,
+            config: self.config,
+            launch,
+            program: Rc::new(lowered.program),
+            lane_mask: self.lane_mask,
+            max_memory_bytes: self.limits.max_memory_mb.saturating_mul(1 << 20),
+        })
     }
+
+    /// Which blocks a run covers: the one `block_idx` names, or the whole grid.
+    pub fn blocks(&self) -> Blocks {
+        match self.block_idx {
+            Some(b) => Blocks::One(b),
+            None => Blocks::All,
+        }
+    }
+
+    /// Runs the scenario: parse, lower, run every warp of every block it covers, cost every issue.
+    pub fn run(&self) -> Result<ProgramResult, ScenarioError> {
+        self.run_with(&mut Deadline::new(self.limits.max_seconds))
+    }
+
+    /// [`Scenario::run`] under a caller's control (a time limit, cancellation).
+    pub fn run_with(&self, control: &mut dyn Control) -> Result<ProgramResult, ScenarioError> {
+        let a = self.analysis()?;
+        a.run(self.blocks(), control).map_err(|e| self.run_error(e))
+    }
+
+    /// The detailed report of issue `issue` (numbered warp by warp, as [`InstrResult::issue_at`] does) of
+    /// instruction `instr` of `result`, this scenario's result: what the figure draws.
+    pub fn report(&self, result: &ProgramResult, instr: usize, issue: usize) -> Result<Option<Report>, ScenarioError> {
+        let Some(i) = result.instructions.get(instr) else { return Ok(None) };
+        let Some((warp, pass)) = i.issue_at(issue) else { return Ok(None) };
+        let a = self.analysis()?;
+        a.report(i.site, warp, pass, &mut Deadline::new(self.limits.max_seconds)).map_err(|e| self.run_error(e))
+    }
+
+    /// The first `max_issues` issues of every memory instruction of the listed block, with their addresses.
+    pub fn trace(&self, max_issues: usize) -> Result<Trace, ScenarioError> {
+        let a = self.analysis()?;
+        a.trace(max_issues, &mut Deadline::new(self.limits.max_seconds)).map_err(|e| self.run_error(e))
+    }
+
+    /// A run's error as an error of this scenario's inputs.
+    pub fn run_error(&self, e: RunError) -> ScenarioError {
+        let text = &self.text;
+        match e {
+            RunError::Exec(x) => ScenarioError { field: Field::Pattern, error: InputError::at(text, x.span, x.message) },
+            RunError::Stopped { at, block, warp, progress } => {
+                let limit = format!(
+                    "the analysis stopped at the time limit ({} s; the command line's --max-seconds raises it)",
+                    self.limits.max_seconds
+                );
+                let message = match at {
+                    Some(_) => format!(
+                        "{limit} while warp {warp} of block ({},{},{}) was here, after {} warp instructions: is a loop endless?",
+                        block.x, block.y, block.z, progress.instructions
+                    ),
+                    None => format!(
+                        "{limit} after counting {} of {} blocks",
+                        progress.blocks_done, progress.blocks_total
+                    ),
+                };
+                let span = at.unwrap_or(Span { start: 0, end: 1 });
+                ScenarioError { field: Field::Limit, error: InputError::at(text, span, message) }
+            }
+            RunError::Memory { needed, limit } => ScenarioError {
+                field: Field::Limit,
+                error: whole(
+                    text,
+                    format!(
+                        "a block of this program needs {} MB of register state, over the limit of {} MB (the command line's --max-memory-mb raises it)",
+                        needed.div_ceil(1 << 20),
+                        limit >> 20
+                    ),
+                ),
+            },
+        }
+    }
+}
+
+/// The limits on a run: a hostile or endless pattern must stop, with an error that says which limit it hit.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Wall-clock seconds a run may take.
+    pub max_seconds: f64,
+    /// Megabytes of register state a block may use (every warp of a block is alive between barriers).
+    pub max_memory_mb: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_seconds: 60.0, max_memory_mb: 1024 }
+    }
+}
+
+/// A [`Control`] that stops a run after a number of seconds of wall-clock time. The clock lives here, at the
+/// edge: the core itself is deterministic and only asks its control whether to go on.
+pub struct Deadline {
+    start: f64,
+    seconds: f64,
+}
+
+impl Deadline {
+    /// A deadline `seconds` from now.
+    pub fn new(seconds: f64) -> Deadline {
+        Deadline { start: now_seconds(), seconds }
+    }
+}
+
+impl Control for Deadline {
+    fn keep_going(&mut self, _: &crate::program::grid::Progress) -> bool {
+        now_seconds() - self.start <= self.seconds
+    }
+}
+
+/// Seconds on a monotonic clock (the browser's `performance.now()` in the page).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn now_seconds() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
+}
+
+/// Seconds on a monotonic clock (the browser's `performance.now()` in the page).
+#[cfg(target_arch = "wasm32")]
+pub fn now_seconds() -> f64 {
+    js_sys::Date::now() / 1000.0
 }
 
 /// Builds a config from the two user-facing engine settings.

@@ -116,6 +116,7 @@ impl PaneState {
             sets: self.sets.clone(),
             config: Config { l1, bank_mode, strict_align: self.strict, ..Config::default() },
             lane_mask: crate::access::LaneSet::ALL,
+            ..Scenario::default()
         })
     }
 }

@@ -4,73 +4,140 @@
 //! that `arch` chose: split the warp into phases of `lanes_per_phase` lanes; in each phase every bank serves
 //! one conflict key per pass, so the phase costs the largest number of distinct keys any bank must serve
 //! (PG 20.4.3, BPG 9.2.3). Lanes on the same key never conflict (broadcast / multicast).
+//!
+//! One costing path: [`cost`] counts with fixed-size arrays, and tells a [`WaveSink`] which wavefront serves
+//! each word: a bank's distinct keys are served in the order lanes first use them, key i in wavefront i. The
+//! fast path passes [`NoWaves`]; the figure passes [`Phases`].
 
-use crate::access::{LaneSet, WARP_LANES};
+use crate::access::{LaneSet, Lanes};
 use crate::arch::{group_lanes, BankRule};
-use crate::report::{BankCost, BankWord, PhaseStep, WavefrontStep};
+use crate::report::{BankWord, PhaseStep, WavefrontStep};
 
 /// Banks on every CC.
 pub const BANKS: u32 = 32;
 
-/// Costs one warp's shared access. `addrs` holds each lane's aligned shared-window offset (`None` for lanes
-/// not in this part).
-pub fn cost(rule: BankRule, addrs: &[Option<u64>; WARP_LANES], size_bytes: u32) -> BankCost {
-    let words_per_lane = u64::from(size_bytes.div_ceil(4));
-    let mut phases = Vec::new();
+/// What one warp's shared access costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BankCounts {
+    /// Wavefronts, summed over phases.
+    pub wavefronts: u32,
+    /// Wavefronts without conflicts.
+    pub ideal_wavefronts: u32,
+    /// The most distinct words one bank serves in one phase.
+    pub conflict_degree: u32,
+    /// Bank width in bytes.
+    pub bank_bytes: u32,
+}
+
+/// Receives each phase and, for every word a lane touches, the wavefront that serves it.
+pub trait WaveSink {
+    /// Whether the sink wants them.
+    const DETAIL: bool;
+    /// A phase covering `lanes` starts.
+    fn begin_phase(&mut self, lanes: LaneSet);
+    /// `lane`'s word at `addr` in `bank` is served by wavefront `wavefront` (from 0) of the phase.
+    fn word(&mut self, wavefront: u32, lane: usize, bank: u32, addr: u64);
+    /// The phase ends: it needed `wavefronts`, `ideal` without conflicts.
+    fn end_phase(&mut self, ideal: u32, wavefronts: u32);
+}
+
+/// The fast path's sink.
+pub struct NoWaves;
+
+impl WaveSink for NoWaves {
+    const DETAIL: bool = false;
+    fn begin_phase(&mut self, _: LaneSet) {}
+    fn word(&mut self, _: u32, _: usize, _: u32, _: u64) {}
+    fn end_phase(&mut self, _: u32, _: u32) {}
+}
+
+/// Records the phases with their wavefronts, as the animation shows them.
+#[derive(Default)]
+pub struct Phases(pub Vec<PhaseStep>);
+
+impl WaveSink for Phases {
+    const DETAIL: bool = true;
+    fn begin_phase(&mut self, lanes: LaneSet) {
+        self.0.push(PhaseStep { lanes, ideal: 0, wavefronts: Vec::new() });
+    }
+    fn word(&mut self, wavefront: u32, lane: usize, bank: u32, addr: u64) {
+        let Some(p) = self.0.last_mut() else { return };
+        let k = wavefront as usize;
+        while p.wavefronts.len() <= k {
+            p.wavefronts.push(WavefrontStep { lanes: LaneSet::default(), words: Vec::new() });
+        }
+        let w = &mut p.wavefronts[k];
+        w.lanes.insert(lane);
+        let bw = BankWord { bank, addr };
+        if !w.words.contains(&bw) {
+            w.words.push(bw);
+        }
+    }
+    fn end_phase(&mut self, ideal: u32, _: u32) {
+        if let Some(p) = self.0.last_mut() {
+            p.ideal = ideal;
+            for w in &mut p.wavefronts {
+                w.words.sort_by_key(|w| (w.bank, w.addr));
+            }
+        }
+    }
+}
+
+/// Costs one warp's shared access: `l` holds the active lanes' aligned shared-window offsets.
+pub fn cost<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut S) -> BankCounts {
+    let words = u64::from(size_bytes.div_ceil(4));
+    let per = rule.lanes_per_phase;
     let (mut wavefronts, mut ideal, mut degree) = (0u32, 0u32, 0u32);
-    for p in 0..(WARP_LANES as u32 / rule.lanes_per_phase) {
-        let lanes = group_lanes(p, rule.lanes_per_phase);
-        // (bank, key, word address, lane) for every 4-byte word an active lane of the phase touches.
-        let mut touches: Vec<(u32, u64, u64, usize)> = Vec::new();
-        for lane in lanes.iter() {
-            let Some(addr) = addrs[lane] else { continue };
-            let first_word = addr & !3;
-            for w in 0..words_per_lane {
-                let word = first_word + 4 * w;
-                touches.push((rule.banking.bank(word), rule.banking.key(word), word, lane));
-            }
+    let mut k = 0;
+    while k < l.n {
+        let phase = u32::from(l.lane[k]) / per;
+        if S::DETAIL {
+            sink.begin_phase(group_lanes(phase, per));
         }
-        if touches.is_empty() {
-            continue;
-        }
-        // Per bank, its distinct keys in order of first use (lane order): key i is served in wavefront i.
-        let mut keys_per_bank: Vec<Vec<u64>> = vec![Vec::new(); BANKS as usize];
-        for &(bank, key, _, _) in &touches {
-            let keys = &mut keys_per_bank[bank as usize];
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-        let cost = keys_per_bank.iter().map(|k| k.len() as u32).max().unwrap_or(0);
-        let pairs: u32 = keys_per_bank.iter().map(|k| k.len() as u32).sum();
-        let phase_ideal = pairs.div_ceil(BANKS).max(1);
-        let mut steps: Vec<WavefrontStep> =
-            (0..cost).map(|_| WavefrontStep { lanes: LaneSet::default(), words: Vec::new() }).collect();
-        for &(bank, key, word, lane) in &touches {
-            let k = keys_per_bank[bank as usize].iter().position(|&x| x == key).unwrap_or(0);
-            if let Some(step) = steps.get_mut(k) {
-                step.lanes.insert(lane);
-                let bw = BankWord { bank, addr: word };
-                if !step.words.contains(&bw) {
-                    step.words.push(bw);
+        // Distinct (bank, key) pairs through a small open-addressed set (128 slots for at most 16 lanes x 4
+        // words = 64 pairs), each remembering the wavefront that serves it; a bank's count of distinct keys so
+        // far is the wavefront of its next new key, and the busiest bank is the phase's cost. Shared offsets
+        // are below 16 MB, so a key fits the low half of the pair.
+        let mut slots = [u64::MAX; 128];
+        let mut wave = [0u8; 128];
+        let mut per_bank = [0u8; BANKS as usize];
+        let (mut distinct, mut worst) = (0u32, 0u32);
+        while k < l.n && u32::from(l.lane[k]) / per == phase {
+            let lane = usize::from(l.lane[k]);
+            let first = l.addr[k] & !3;
+            k += 1;
+            for w in 0..words {
+                let word = first + 4 * w;
+                let bank = rule.banking.bank(word);
+                let pair = u64::from(bank) << 32 | (rule.banking.key(word) & 0xFFFF_FFFF);
+                let mut h = (pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize;
+                let served_by = loop {
+                    if slots[h] == pair {
+                        break wave[h];
+                    }
+                    if slots[h] == u64::MAX {
+                        slots[h] = pair;
+                        let b = bank as usize & 31;
+                        wave[h] = per_bank[b];
+                        per_bank[b] += 1;
+                        distinct += 1;
+                        worst = worst.max(u32::from(per_bank[b]));
+                        break wave[h];
+                    }
+                    h = (h + 1) & 127;
+                };
+                if S::DETAIL {
+                    sink.word(u32::from(served_by), lane, bank, word);
                 }
             }
         }
-        for s in &mut steps {
-            s.words.sort_by_key(|w| (w.bank, w.addr));
+        let phase_ideal = distinct.div_ceil(BANKS).max(1);
+        if S::DETAIL {
+            sink.end_phase(phase_ideal, worst);
         }
-        wavefronts += cost;
+        wavefronts += worst;
         ideal += phase_ideal;
-        degree = degree.max(cost);
-        phases.push(PhaseStep { lanes, ideal: phase_ideal, wavefronts: steps });
+        degree = degree.max(worst);
     }
-    BankCost {
-        wavefronts,
-        ideal_wavefronts: ideal,
-        bank_conflicts: wavefronts - ideal,
-        conflict_degree: degree,
-        banks: BANKS,
-        bank_bytes: rule.banking.bank_bytes(),
-        phases,
-    }
+    BankCounts { wavefronts, ideal_wavefronts: ideal, conflict_degree: degree, bank_bytes: rule.banking.bank_bytes() }
 }

@@ -1,38 +1,30 @@
-//! From per-thread accesses to per-warp instructions, and from those to block-level results.
+//! From a lowered program to results: every warp-level issue is costed on the fast path as it happens and
+//! added into per-instruction totals under Nsight Compute's names; the detailed steps of one issue are
+//! computed only when the figure (or `--steps`) asks for them, by running that issue's warp again.
 //!
-//! Every input language ends here: it records, for each thread, each memory access at a *site* (one static
-//! memory instruction: a source access or a SASS line). [`TraceBuilder::finish`] groups the accesses of a site
-//! into warp-level issues (lanes of the same warp that reached the site for the same time issue together;
-//! the others are inactive), and [`analyze_trace`] runs the engine on each issue and sums over the block
-//! under Nsight Compute's metric names.
+//! [`Analysis`] holds a lowered program and its settings; [`Analysis::run`] gives a [`ProgramResult`] for a
+//! block or a whole grid, [`Analysis::report`] the detailed [`Report`] of one issue, and [`Analysis::trace`]
+//! the captured addresses of the first issues (for calibration probes).
 
-use crate::access::{Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
+use crate::access::{Instr, LaneSet, Space, WarpAddrs};
 use crate::arch::Cc;
-use crate::engine::{analyze_lanes, Config};
-use crate::launch::Launch;
-use crate::report::{Cost, Note, Report, SpaceTag};
-use serde::Serialize;
+use crate::count::{count_lanes, Counts, PartCost};
+use crate::engine::{analyze_lanes, issue_notes, warnings, Config};
+use crate::launch::{Dim3, Launch};
+use crate::program::exec::Sink;
+use crate::program::grid::{self, BlockStats, Blocks, Control, Costing, RunError};
+use crate::program::{Program, Site, SiteId};
+use crate::report::{Note, Report, SpaceTag};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
-/// The most accesses one trace may record (all threads, all sites, all loop iterations).
-pub const MAX_EVENTS: usize = 4_000_000;
+/// Issues listed per instruction (the first ones of the shown block); the totals count every issue.
+pub const MAX_LISTED_ISSUES: usize = 64;
+/// Warning lines kept per instruction; the rest are counted.
+pub const MAX_WARNINGS: usize = 16;
 
-/// One static memory instruction.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Site {
-    /// 1-based source line.
-    pub line: usize,
-    /// The source line, trimmed.
-    pub text: String,
-    /// What is accessed, e.g. `in[i]` or `aos[i].y`.
-    pub access: String,
-    /// The instruction.
-    pub instr: Instr,
-    /// Notes from the input language (for example where a local array was placed).
-    pub notes: Vec<Note>,
-}
-
-/// One warp's issue of a site.
+/// One warp's issue of a site, with its addresses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Issue {
     /// The warp in the block.
@@ -45,16 +37,18 @@ pub struct Issue {
     pub plg: Option<LaneSet>,
 }
 
-/// A site and its issues.
+/// A site and some of its issues.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceItem {
     /// The site.
     pub site: Site,
-    /// Its warp-level issues, by warp then iteration.
+    /// Its first warp-level issues, by warp then iteration.
     pub issues: Vec<Issue>,
+    /// How many issues the site had in the block (also those not captured).
+    pub issues_total: usize,
 }
 
-/// What a program did: its sites in program order, each with its warp-level issues.
+/// Captured issues: the sites in program order, each with its first warp-level issues.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
     /// The launch it ran under.
@@ -63,105 +57,8 @@ pub struct Trace {
     pub items: Vec<TraceItem>,
 }
 
-/// An ordering key for sites: languages choose it so that sorting gives program order.
-pub type SiteKey = (usize, usize, usize, usize);
-
-struct SiteData {
-    site: Site,
-    per_thread: Vec<Vec<(u64, Option<bool>)>>,
-}
-
-/// Collects per-thread accesses.
-pub struct TraceBuilder {
-    launch: Launch,
-    sites: Vec<(SiteKey, SiteData)>,
-    index: BTreeMap<SiteKey, usize>,
-    events: usize,
-}
-
-impl TraceBuilder {
-    /// A builder for one block of `launch`.
-    pub fn new(launch: Launch) -> TraceBuilder {
-        TraceBuilder { launch, sites: Vec::new(), index: BTreeMap::new(), events: 0 }
-    }
-
-    /// Records that thread `thread` (linear index) accessed `addr` at site `key`. `make_site` describes the
-    /// site the first time it is seen. Fails when the trace grows past [`MAX_EVENTS`].
-    pub fn record(
-        &mut self,
-        key: SiteKey,
-        thread: u32,
-        addr: u64,
-        plg: Option<bool>,
-        make_site: impl FnOnce() -> Site,
-    ) -> Result<(), String> {
-        self.events += 1;
-        if self.events > MAX_EVENTS {
-            return Err(format!(
-                "the program makes more than {MAX_EVENTS} memory accesses in one block; shorten loops or the block"
-            ));
-        }
-        let threads = self.launch.threads() as usize;
-        let i = match self.index.get(&key) {
-            Some(&i) => i,
-            None => {
-                self.sites.push((key, SiteData { site: make_site(), per_thread: vec![Vec::new(); threads] }));
-                self.index.insert(key, self.sites.len() - 1);
-                self.sites.len() - 1
-            }
-        };
-        if let Some(v) = self.sites[i].1.per_thread.get_mut(thread as usize) {
-            v.push((addr, plg));
-        }
-        Ok(())
-    }
-
-    /// Groups the accesses into warp-level issues, sites in key order.
-    pub fn finish(mut self) -> Trace {
-        self.sites.sort_by_key(|(k, _)| *k);
-        let warps = self.launch.warps();
-        let items = self
-            .sites
-            .into_iter()
-            .map(|(_, data)| {
-                let mut issues = Vec::new();
-                for w in 0..warps {
-                    let lanes: Vec<&Vec<(u64, Option<bool>)>> = (0..WARP_LANES as u32)
-                        .filter_map(|l| data.per_thread.get((w * WARP_LANES as u32 + l) as usize))
-                        .collect();
-                    let times = lanes.iter().map(|v| v.len()).max().unwrap_or(0);
-                    for k in 0..times {
-                        let mut a = [None; WARP_LANES];
-                        let mut plg = LaneSet::default();
-                        let mut has_plg = false;
-                        for (l, v) in lanes.iter().enumerate() {
-                            if let Some(&(addr, p)) = v.get(k) {
-                                a[l] = Some(addr);
-                                if let Some(p) = p {
-                                    has_plg = true;
-                                    if p {
-                                        plg.insert(l);
-                                    }
-                                }
-                            }
-                        }
-                        issues.push(Issue {
-                            warp: w,
-                            iteration: k as u32,
-                            addrs: WarpAddrs(a),
-                            plg: has_plg.then_some(plg),
-                        });
-                    }
-                }
-                TraceItem { site: data.site, issues }
-            })
-            .collect();
-        Trace { launch: self.launch, items }
-    }
-}
-
-/// Sums over a block for global and local parts.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// Sums over the issues for global and local parts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemoryTotals {
     /// Requests.
     pub requests: u64,
@@ -185,8 +82,8 @@ pub struct MemoryTotals {
     pub sectors_per_request: f64,
 }
 
-/// Sums over a block for shared parts.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// Sums over the issues for shared parts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BankTotals {
     /// Wavefronts.
     pub wavefronts: u64,
@@ -199,7 +96,7 @@ pub struct BankTotals {
 }
 
 /// One issue, in brief.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IssueSummary {
     /// The warp.
     pub warp: u32,
@@ -211,8 +108,8 @@ pub struct IssueSummary {
     pub summary: String,
 }
 
-/// One memory instruction of a program, analysed for every warp that issued it and summed over the block.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One memory instruction of a program, summed over every warp issue of the blocks counted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstrResult {
     /// 1-based source line.
     pub line: usize,
@@ -226,153 +123,540 @@ pub struct InstrResult {
     pub space: SpaceTag,
     /// Bytes per lane.
     pub size: u32,
-    /// Warp-level issues (warps x iterations) with at least one active lane.
-    pub warps: u32,
+    /// Warp-level issues (warps x iterations x blocks) with at least one active lane.
+    pub warps: u64,
+    /// Active lanes, summed over the issues.
+    pub active_lanes: u64,
     /// Global and local sums.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
     pub memory: Option<MemoryTotals>,
     /// Shared sums.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
     pub banks: Option<BankTotals>,
-    /// The same sums under Nsight Compute's metric names.
+    /// The sums under Nsight Compute's metric names.
     pub ncu: BTreeMap<String, u64>,
+    /// The same sums divided by the requests they came from (global and local requests; for shared memory
+    /// and instruction counts, the warp-level instructions), keyed by the sum's name.
+    pub ncu_per_request: BTreeMap<String, f64>,
     /// Model and language notes, once each.
     pub notes: Vec<Note>,
-    /// Warnings, prefixed with the warp.
+    /// The first warnings, prefixed with their warp.
     pub warnings: Vec<String>,
-    /// Each issue in brief.
+    /// Warnings in all (also those not listed).
+    pub warnings_total: u64,
+    /// The first issues of the shown block, in brief (at most [`MAX_LISTED_ISSUES`]).
     pub issues: Vec<IssueSummary>,
-    /// Each issue's full report (for the figure); not in the JSON.
+    /// For each warp of the shown block, how many times it issued this instruction.
+    pub passes: Vec<u32>,
+    /// The program's memory site this is (for [`Analysis::report`]).
     #[serde(skip)]
-    pub reports: Vec<Report>,
+    pub site: usize,
+}
+
+impl InstrResult {
+    /// The shown block's issues, warp by warp (the figure's numbering).
+    pub fn issue_count(&self) -> usize {
+        self.passes.iter().map(|&p| p as usize).sum()
+    }
+
+    /// Issue `k` of the shown block as (warp, pass).
+    pub fn issue_at(&self, k: usize) -> Option<(u32, u32)> {
+        let mut k = k;
+        for (w, &p) in self.passes.iter().enumerate() {
+            if k < p as usize {
+                return Some((w as u32, k as u32));
+            }
+            k -= p as usize;
+        }
+        None
+    }
+
+    /// The number of issue `(warp, pass)` in the shown block.
+    pub fn issue_index(&self, warp: u32, pass: u32) -> Option<usize> {
+        let before: usize = self.passes.iter().take(warp as usize).map(|&p| p as usize).sum();
+        (pass < *self.passes.get(warp as usize)?).then_some(before + pass as usize)
+    }
+
+    /// The most passes any warp made (loop trips).
+    pub fn max_passes(&self) -> u32 {
+        self.passes.iter().copied().max().unwrap_or(0)
+    }
 }
 
 /// The whole program's results.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProgramResult {
     /// The compute capability.
     pub cc: Cc,
-    /// The launch.
+    /// The launch (`block_idx`: the block whose issues are listed).
     pub launch: Launch,
+    /// How many blocks were counted and how many ran.
+    pub blocks: BlockStats,
     /// One entry per memory instruction, in program order.
     pub instructions: Vec<InstrResult>,
 }
 
-fn ncu_space(space: SpaceTag) -> &'static str {
+/// Nsight Compute's word for a space.
+fn ncu_space(space: Space) -> &'static str {
     match space {
-        SpaceTag::Global => "global",
-        SpaceTag::Shared => "shared",
-        SpaceTag::Local => "local",
-        SpaceTag::Generic => "generic",
+        Space::Global => "global",
+        Space::Shared => "shared",
+        Space::Local => "local",
     }
 }
 
-/// Analyses every issue of every site.
-pub fn analyze_trace(cc: Cc, trace: &Trace, cfg: &Config) -> ProgramResult {
-    let instructions = trace
-        .items
-        .iter()
-        .map(|item| {
-            let instr = &item.site.instr;
-            let op = if instr.is_store() { "st" } else { "ld" };
-            let mut mem: Option<MemoryTotals> = None;
-            let mut banks: Option<BankTotals> = None;
-            let mut ncu: BTreeMap<String, u64> = BTreeMap::new();
-            let mut notes: Vec<Note> = item.site.notes.clone();
-            let mut warnings = Vec::new();
-            let mut spaces: Vec<SpaceTag> = Vec::new();
-            let mut reports = Vec::new();
-            let mut issues = Vec::new();
-            for issue in &item.issues {
-                let r = analyze_lanes(cc, instr, &issue.addrs, issue.plg, cfg);
-                for n in &r.notes {
-                    if !notes.iter().any(|m| m.id == n.id) {
-                        notes.push(n.clone());
-                    }
+/// Additive sums for one site (a block's, then the launch's).
+#[derive(Clone, Debug, Default)]
+pub struct Sums {
+    issues: u64,
+    active_lanes: u64,
+    /// global, local: requests, lines, sectors, transactions, bytes requested, unique, moved.
+    mem: [[u64; 7]; 2],
+    /// wavefronts, ideal, conflict degree (a maximum).
+    banks: [u64; 3],
+    /// Issues that reached each space.
+    space_issues: [u64; 3],
+}
+
+impl Sums {
+    fn add(&mut self, c: &Counts) {
+        self.issues += 1;
+        for p in c.parts() {
+            self.active_lanes += u64::from(p.active_lanes);
+            self.space_issues[p.space as usize] += 1;
+            match &p.cost {
+                PartCost::Memory(m) => {
+                    let k = if p.space == Space::Local { 1 } else { 0 };
+                    let s = &mut self.mem[k];
+                    s[0] += u64::from(m.requests);
+                    s[1] += u64::from(m.lines);
+                    s[2] += u64::from(m.sectors);
+                    s[3] += u64::from(m.transactions);
+                    s[4] += m.bytes_requested;
+                    s[5] += m.bytes_unique;
+                    s[6] += m.bytes_moved;
                 }
-                for w in &r.warnings {
-                    warnings.push(format!("warp {}: {}", issue.warp, w.text));
+                PartCost::Banks(b) => {
+                    self.banks[0] += u64::from(b.wavefronts);
+                    self.banks[1] += u64::from(b.ideal_wavefronts);
+                    self.banks[2] = self.banks[2].max(u64::from(b.conflict_degree));
                 }
-                for p in r.parts() {
-                    if !spaces.contains(&p.space) {
-                        spaces.push(p.space);
-                    }
-                    let sp = ncu_space(p.space);
-                    match &p.cost {
-                        Cost::Memory(m) => {
-                            let t = mem.get_or_insert_with(|| MemoryTotals {
-                                transaction_bytes: m.transaction_bytes,
-                                ..MemoryTotals::default()
-                            });
-                            t.requests += u64::from(m.requests);
-                            t.lines += u64::from(m.lines);
-                            t.sectors += u64::from(m.sectors);
-                            t.transactions += u64::from(m.transactions);
-                            t.bytes_requested += m.bytes_requested;
-                            t.bytes_unique += m.bytes_unique;
-                            t.bytes_moved += m.bytes_moved;
-                            *ncu.entry(format!("l1tex__t_requests_pipe_lsu_mem_{sp}_op_{op}.sum")).or_default() +=
-                                u64::from(m.requests);
-                            *ncu.entry(format!("l1tex__t_sectors_pipe_lsu_mem_{sp}_op_{op}.sum")).or_default() +=
-                                u64::from(m.sectors);
-                        }
-                        Cost::Banks(b) => {
-                            let t = banks.get_or_insert_with(BankTotals::default);
-                            t.wavefronts += u64::from(b.wavefronts);
-                            t.ideal_wavefronts += u64::from(b.ideal_wavefronts);
-                            t.bank_conflicts += u64::from(b.bank_conflicts);
-                            t.conflict_degree = t.conflict_degree.max(b.conflict_degree);
-                            *ncu.entry(format!("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"))
-                                .or_default() += u64::from(b.wavefronts);
-                            *ncu.entry(format!("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"))
-                                .or_default() += u64::from(b.bank_conflicts);
-                        }
-                        Cost::Split { .. } => {}
-                    }
+            }
+        }
+    }
+
+    fn add_scaled(&mut self, o: &Sums, times: u64) {
+        self.issues += o.issues * times;
+        self.active_lanes += o.active_lanes * times;
+        for k in 0..2 {
+            for i in 0..7 {
+                self.mem[k][i] += o.mem[k][i] * times;
+            }
+        }
+        self.banks[0] += o.banks[0] * times;
+        self.banks[1] += o.banks[1] * times;
+        if times > 0 {
+            self.banks[2] = self.banks[2].max(o.banks[2]);
+        }
+        for k in 0..3 {
+            self.space_issues[k] += o.space_issues[k] * times;
+        }
+    }
+}
+
+/// What is known about one site beyond its sums.
+#[derive(Default)]
+struct SiteInfo {
+    /// Spaces its issues reached (bit per space), and the first transaction size seen.
+    spaces: u8,
+    tx_bytes: u32,
+    notes: Vec<Note>,
+    /// Note signatures already seen: parts present and their flags.
+    sigs: Vec<u32>,
+    warnings: Vec<String>,
+    warnings_total: u64,
+    issues: Vec<IssueSummary>,
+    passes: Vec<u32>,
+}
+
+/// Costs every issue and adds block sums up: the sink a run hands its issues to.
+pub struct Collector<'a> {
+    cc: Cc,
+    cfg: Config,
+    sites: &'a [Site],
+    lane_mask: u32,
+    listed: Dim3,
+    listing: bool,
+    block: Dim3,
+    several_blocks: bool,
+    current: Vec<Sums>,
+    total: Vec<Sums>,
+    info: Vec<SiteInfo>,
+}
+
+impl<'a> Collector<'a> {
+    /// A collector for `sites` whose issues of block `listed` are listed one by one.
+    pub fn new(
+        cc: Cc,
+        cfg: &Config,
+        sites: &'a [Site],
+        lane_mask: LaneSet,
+        listed: Dim3,
+        several_blocks: bool,
+    ) -> Self {
+        Collector {
+            cc,
+            cfg: *cfg,
+            sites,
+            lane_mask: lane_mask.0,
+            listed,
+            listing: false,
+            block: listed,
+            several_blocks,
+            current: vec![Sums::default(); sites.len()],
+            total: vec![Sums::default(); sites.len()],
+            info: (0..sites.len()).map(|_| SiteInfo::default()).collect(),
+        }
+    }
+
+    /// Costs one issue and adds it in.
+    pub fn issue_counts(&mut self, site: usize, warp: u32, pass: u32, c: &Counts) {
+        let Some(instr) = self.sites.get(site).map(|s| &s.instr) else { return };
+        self.current[site].add(c);
+        let info = &mut self.info[site];
+        // Notes: computed again only when an issue brings parts or conditions not seen before.
+        let mut sig = 0u32;
+        for p in c.parts() {
+            sig |= (1 | u32::from(p.flags) << 1) << (8 * p.space as u32);
+            info.spaces |= 1 << p.space as u8;
+            if info.tx_bytes == 0 {
+                if let PartCost::Memory(m) = &p.cost {
+                    info.tx_bytes = m.transaction_bytes;
                 }
-                let space_name = match instr.base.fixed_space() {
-                    Some(Space::Global) => "global",
-                    Some(Space::Shared) => "shared",
-                    Some(Space::Local) => "local",
-                    None => "generic",
-                };
-                *ncu.entry(format!("smsp__inst_executed_op_{space_name}_{op}.sum")).or_default() += 1;
-                issues.push(IssueSummary {
-                    warp: issue.warp,
-                    iteration: issue.iteration,
-                    active_lanes: r.active_lanes,
-                    summary: r.summary(),
+            }
+        }
+        if !info.sigs.contains(&sig) {
+            info.sigs.push(sig);
+            for n in issue_notes(self.cc, instr, &self.cfg, c) {
+                if !info.notes.iter().any(|m| m.id == n.id) {
+                    info.notes.push(n);
+                }
+            }
+        }
+        if !(c.out_of_window.is_empty() && c.misaligned.is_empty() && c.same_address.is_empty()) {
+            for w in warnings(instr, &self.cfg, c) {
+                info.warnings_total += 1;
+                if info.warnings.len() < MAX_WARNINGS {
+                    let who = if self.several_blocks {
+                        let b = self.block;
+                        format!("block ({},{},{}) warp {warp}", b.x, b.y, b.z)
+                    } else {
+                        format!("warp {warp}")
+                    };
+                    info.warnings.push(format!("{who}: {}", w.text));
+                }
+            }
+        }
+        if self.listing {
+            let w = warp as usize;
+            if info.passes.len() <= w {
+                info.passes.resize(w + 1, 0);
+            }
+            info.passes[w] = info.passes[w].max(pass + 1);
+            if info.issues.len() < MAX_LISTED_ISSUES {
+                info.issues.push(IssueSummary {
+                    warp,
+                    iteration: pass,
+                    active_lanes: c.parts().map(|p| p.active_lanes).sum(),
+                    summary: c.summary(),
                 });
-                reports.push(r);
             }
-            if let Some(t) = mem.as_mut() {
-                t.efficiency = if t.bytes_moved == 0 { 0.0 } else { t.bytes_unique as f64 / t.bytes_moved as f64 };
-                t.sectors_per_request = if t.requests == 0 { 0.0 } else { t.sectors as f64 / t.requests as f64 };
+        }
+    }
+
+    /// The results, once every block was added.
+    pub fn finish(self, launch: Launch, blocks: BlockStats) -> ProgramResult {
+        let instructions = self
+            .sites
+            .iter()
+            .zip(self.total)
+            .zip(self.info)
+            .enumerate()
+            .map(|(k, ((site, t), info))| instr_result(k, site, &t, info))
+            // An instruction no lane reached is not listed.
+            .filter(|r| r.warps > 0)
+            .collect();
+        ProgramResult { cc: self.cc, launch, blocks, instructions }
+    }
+}
+
+impl Sink for Collector<'_> {
+    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+        let mask = mask & self.lane_mask;
+        if mask == 0 {
+            return true;
+        }
+        let Some(instr) = self.sites.get(site as usize).map(|s| &s.instr) else { return true };
+        let c = count_lanes(self.cc, instr, addrs, mask, plg, &self.cfg);
+        self.issue_counts(site as usize, warp, pass, &c);
+        true
+    }
+}
+
+impl Costing for Collector<'_> {
+    type Partial = Vec<Sums>;
+
+    fn begin_block(&mut self, b: Dim3) {
+        self.block = b;
+        self.listing = b == self.listed;
+    }
+
+    fn take_block(&mut self) -> Vec<Sums> {
+        std::mem::replace(&mut self.current, vec![Sums::default(); self.sites.len()])
+    }
+
+    fn add(&mut self, p: &Vec<Sums>, times: u64) {
+        for (t, s) in self.total.iter_mut().zip(p) {
+            t.add_scaled(s, times);
+        }
+    }
+}
+
+fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult {
+    let instr = &site.instr;
+    let op = if instr.is_store() { "st" } else { "ld" };
+    let mut ncu: BTreeMap<String, u64> = BTreeMap::new();
+    let mut per_request: BTreeMap<String, f64> = BTreeMap::new();
+    let mut memory: Option<MemoryTotals> = None;
+    let mut banks: Option<BankTotals> = None;
+    for space in [Space::Global, Space::Shared, Space::Local] {
+        if info.spaces & (1 << space as u8) == 0 {
+            continue;
+        }
+        let sp = ncu_space(space);
+        match space {
+            Space::Shared => {
+                let (wav, ideal, degree) = (t.banks[0], t.banks[1], t.banks[2]);
+                let name = format!("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum");
+                let conflicts = format!("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum");
+                let n = t.space_issues[Space::Shared as usize];
+                per_request.insert(name.clone(), crate::report::ratio(wav, n));
+                per_request.insert(conflicts.clone(), crate::report::ratio(wav - ideal, n));
+                ncu.insert(name, wav);
+                ncu.insert(conflicts, wav - ideal);
+                banks = Some(BankTotals {
+                    wavefronts: wav,
+                    ideal_wavefronts: ideal,
+                    bank_conflicts: wav - ideal,
+                    conflict_degree: degree as u32,
+                });
             }
-            let space = match spaces.as_slice() {
-                [one] => *one,
-                [] => instr.base.fixed_space().map_or(SpaceTag::Global, SpaceTag::from),
-                _ => SpaceTag::Generic,
-            };
-            InstrResult {
-                line: item.site.line,
-                text: item.site.text.clone(),
-                access: item.site.access.clone(),
-                op: instr.text.clone(),
-                space,
-                size: instr.size_bytes,
-                warps: item.issues.len() as u32,
-                memory: mem,
-                banks,
-                ncu,
-                notes,
-                warnings,
-                issues,
-                reports,
+            Space::Global | Space::Local => {
+                let s = &t.mem[if space == Space::Local { 1 } else { 0 }];
+                let req = format!("l1tex__t_requests_pipe_lsu_mem_{sp}_op_{op}.sum");
+                let sec = format!("l1tex__t_sectors_pipe_lsu_mem_{sp}_op_{op}.sum");
+                per_request.insert(req.clone(), crate::report::ratio(s[0], s[0]));
+                per_request.insert(sec.clone(), crate::report::ratio(s[2], s[0]));
+                ncu.insert(req, s[0]);
+                ncu.insert(sec, s[2]);
+                let m = memory
+                    .get_or_insert_with(|| MemoryTotals { transaction_bytes: info.tx_bytes, ..Default::default() });
+                m.requests += s[0];
+                m.lines += s[1];
+                m.sectors += s[2];
+                m.transactions += s[3];
+                m.bytes_requested += s[4];
+                m.bytes_unique += s[5];
+                m.bytes_moved += s[6];
             }
-        })
+        }
+    }
+    if let Some(m) = memory.as_mut() {
+        m.efficiency = crate::report::ratio(m.bytes_unique, m.bytes_moved);
+        m.sectors_per_request = crate::report::ratio(m.sectors, m.requests);
+    }
+    let space_name = instr.base.fixed_space().map_or("generic", ncu_space);
+    let inst = format!("smsp__inst_executed_op_{space_name}_{op}.sum");
+    if t.issues > 0 {
+        ncu.insert(inst, t.issues);
+    }
+    let seen: Vec<Space> = [Space::Global, Space::Shared, Space::Local]
+        .into_iter()
+        .filter(|s| info.spaces & (1 << *s as u8) != 0)
         .collect();
-    ProgramResult { cc, launch: trace.launch, instructions }
+    let space = match seen.as_slice() {
+        [one] => SpaceTag::from(*one),
+        [] => instr.base.fixed_space().map_or(SpaceTag::Global, SpaceTag::from),
+        _ => SpaceTag::Generic,
+    };
+    let mut notes = site.notes.clone();
+    for n in info.notes {
+        if !notes.iter().any(|m| m.id == n.id) {
+            notes.push(n);
+        }
+    }
+    InstrResult {
+        line: site.line,
+        text: site.text.clone(),
+        access: site.access.clone(),
+        op: instr.text.clone(),
+        space,
+        size: instr.size_bytes,
+        warps: t.issues,
+        active_lanes: t.active_lanes,
+        memory,
+        banks,
+        ncu,
+        ncu_per_request: per_request,
+        notes,
+        warnings: info.warnings,
+        warnings_total: info.warnings_total,
+        issues: info.issues,
+        passes: info.passes,
+        site: k,
+    }
+}
+
+/// Costs captured issues (calibration probes): the same totals a run would give for them.
+pub fn analyze_trace(cc: Cc, trace: &Trace, cfg: &Config) -> ProgramResult {
+    let sites: Vec<Site> = trace.items.iter().map(|i| i.site.clone()).collect();
+    let mut c = Collector::new(cc, cfg, &sites, LaneSet::ALL, trace.launch.block_idx, false);
+    c.begin_block(trace.launch.block_idx);
+    for (k, item) in trace.items.iter().enumerate() {
+        for issue in &item.issues {
+            let counts = crate::count::count(cc, &item.site.instr, &issue.addrs, issue.plg, cfg);
+            c.issue_counts(k, issue.warp, issue.iteration, &counts);
+        }
+    }
+    let p = c.take_block();
+    c.add(&p, 1);
+    let stats = BlockStats { total: 1, executed: 1, classes: 1, why_executed: None };
+    c.finish(trace.launch, stats)
+}
+
+/// A lowered program with everything needed to run it.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The compute capability.
+    pub cc: Cc,
+    /// Engine settings.
+    pub config: Config,
+    /// The launch; `block_idx` is the block whose issues are listed and drawn.
+    pub launch: Launch,
+    /// The program.
+    pub program: Rc<Program>,
+    /// Lanes allowed to take part in every warp (`--mask`).
+    pub lane_mask: LaneSet,
+    /// The most bytes of register state a block's warps may use.
+    pub max_memory_bytes: u64,
+}
+
+struct Capture {
+    site: SiteId,
+    pass: u32,
+    lane_mask: u32,
+    got: Option<(WarpAddrs, Option<LaneSet>)>,
+}
+
+impl Sink for Capture {
+    fn issue(&mut self, site: SiteId, _: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+        if site != self.site || pass != self.pass {
+            return true;
+        }
+        let mask = mask & self.lane_mask;
+        let a = std::array::from_fn(|l| (mask >> l & 1 != 0).then_some(addrs[l]));
+        self.got = Some((WarpAddrs(a), plg.map(LaneSet)));
+        false
+    }
+}
+
+struct Recorder {
+    max: usize,
+    lane_mask: u32,
+    items: Vec<(Vec<Issue>, usize)>,
+}
+
+impl Sink for Recorder {
+    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+        let mask = mask & self.lane_mask;
+        if mask == 0 {
+            return true;
+        }
+        let Some((issues, total)) = self.items.get_mut(site as usize) else { return true };
+        *total += 1;
+        if issues.len() < self.max {
+            let a = std::array::from_fn(|l| (mask >> l & 1 != 0).then_some(addrs[l]));
+            issues.push(Issue { warp, iteration: pass, addrs: WarpAddrs(a), plg: plg.map(LaneSet) });
+        }
+        true
+    }
+}
+
+impl Analysis {
+    /// Runs the blocks `blocks` names (the listed block is `launch.block_idx`).
+    pub fn run(&self, blocks: Blocks, control: &mut dyn Control) -> Result<ProgramResult, RunError> {
+        let several = blocks == Blocks::All && self.launch.grid.volume() > 1;
+        let listed = match blocks {
+            Blocks::One(b) => b,
+            Blocks::All => Dim3 { x: 0, y: 0, z: 0 },
+        };
+        let mut c = Collector::new(self.cc, &self.config, &self.program.sites, self.lane_mask, listed, several);
+        let launch = Launch { block_idx: listed, ..self.launch };
+        let stats = grid::run(&self.program, &launch, blocks, &mut c, control, self.max_memory_bytes)?;
+        Ok(c.finish(launch, stats))
+    }
+
+    /// The addresses of pass `pass` of warp `warp` at memory instruction `instr` (in program order), in the
+    /// listed block; `None` when that warp never issues it that often.
+    pub fn capture(
+        &self,
+        instr: usize,
+        warp: u32,
+        pass: u32,
+        control: &mut dyn Control,
+    ) -> Result<Option<(WarpAddrs, Option<LaneSet>)>, RunError> {
+        if instr >= self.program.sites.len() || warp >= self.launch.warps() {
+            return Ok(None);
+        }
+        let mut cap = Capture { site: instr as SiteId, pass, lane_mask: self.lane_mask.0, got: None };
+        grid::run_warp(&self.program, &self.launch, warp, &mut cap, control)?;
+        Ok(cap.got.filter(|(a, _)| a.0.iter().any(Option::is_some)))
+    }
+
+    /// The detailed report of one issue: what the figure draws.
+    pub fn report(
+        &self,
+        instr: usize,
+        warp: u32,
+        pass: u32,
+        control: &mut dyn Control,
+    ) -> Result<Option<Report>, RunError> {
+        let Some((addrs, plg)) = self.capture(instr, warp, pass, control)? else { return Ok(None) };
+        let site = &self.program.sites[instr];
+        Ok(Some(analyze_lanes(self.cc, &site.instr, &addrs, plg, &self.config)))
+    }
+
+    /// The first `max_issues` issues of every site in the listed block, with their addresses, warp by warp.
+    pub fn trace(&self, max_issues: usize, control: &mut dyn Control) -> Result<Trace, RunError> {
+        let sites = &self.program.sites;
+        let mut rec =
+            Recorder { max: max_issues, lane_mask: self.lane_mask.0, items: vec![(Vec::new(), 0); sites.len()] };
+        for w in 0..self.launch.warps() {
+            grid::run_warp(&self.program, &self.launch, w, &mut rec, control)?;
+        }
+        let items = sites
+            .iter()
+            .zip(rec.items)
+            .filter(|(_, (_, total))| *total > 0)
+            .map(|(site, (issues, issues_total))| TraceItem { site: site.clone(), issues, issues_total })
+            .collect();
+        Ok(Trace { launch: self.launch, items })
+    }
+
+    /// The instruction each site is.
+    pub fn instr(&self, k: usize) -> Option<&Instr> {
+        self.program.sites.get(k).map(|s| &s.instr)
+    }
 }
 
 impl ProgramResult {
@@ -381,9 +665,14 @@ impl ProgramResult {
         use std::fmt::Write as _;
         let mut out = String::new();
         let facts = self.cc.facts();
+        let grid = if self.blocks.total > 1 {
+            format!(", grid {} ({} blocks, {} run)", self.launch.grid, self.blocks.total, self.blocks.executed)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "CC {} ({:?}, {}), block {} ({} warp{}), {} memory instruction{}",
+            "CC {} ({:?}, {}), block {} ({} warp{}){grid}, {} memory instruction{}",
             self.cc,
             facts.family,
             facts.example_gpu,
@@ -423,8 +712,8 @@ impl ProgramResult {
             for w in r.warnings.iter().take(4) {
                 let _ = writeln!(out, "  warning: {w}");
             }
-            if r.warnings.len() > 4 {
-                let _ = writeln!(out, "  ({} more warnings)", r.warnings.len() - 4);
+            if r.warnings_total > 4 {
+                let _ = writeln!(out, "  ({} more warnings)", r.warnings_total - 4);
             }
             for n in &r.notes {
                 let _ = writeln!(out, "  note [{}]: {}", n.id, n.text);

@@ -68,7 +68,7 @@ pub fn engine(cc: Cc, w: &Workload) -> u64 {
     let cfg = Config::default();
     let mut total = 0u64;
     for (k, warp) in &w.warps {
-        let c = count(cc, &w.instrs[*k as usize], warp, None, &cfg);
+        let c = count(cc, &w.instrs[*k as usize], warp, None, &cfg).sums();
         total += u64::from(c.sectors) + u64::from(c.wavefronts);
     }
     total

@@ -7,7 +7,7 @@ use warpscope::{presets, L1Choice};
 fn explain_preset(name: &str, instr: usize) -> Explanation {
     let sc = presets::find(name).expect("preset").scenario();
     let r = sc.run().expect("runs");
-    explain(&sc, &r, instr, &r.instructions[instr].reports[0])
+    explain(&sc, &r, instr, &sc.report(&r, instr, 0).expect("runs").expect("an issue"))
 }
 
 #[test]
@@ -55,7 +55,7 @@ fn bank_conflicts_name_the_bank_and_padding_is_verified() {
     // An expression with a 128-byte stride: padding to 132 is conflict-free (BPG 9.2.3.3).
     let sc = warpscope::scenario::Scenario { op: "LDS.32".into(), text: "128*lane".into(), ..Default::default() };
     let r = sc.run().expect("runs");
-    let ex = explain(&sc, &r, 0, &r.instructions[0].reports[0]);
+    let ex = explain(&sc, &r, 0, &sc.report(&r, 0, 0).expect("runs").expect("an issue"));
     assert_eq!(ex.suggestions[0].fix, Some(Fix::Text("132*lane + 0x0".into())));
     assert_eq!(ex.suggestions[0].why, "wavefronts: 32 → 1 over the block");
 }
@@ -68,7 +68,7 @@ fn kepler_stride_two_is_not_blamed_on_a_bank() {
     assert_eq!(ex.lines, ["1 wavefront for 32 active lanes: no bank conflicts, every phase takes the fewest wavefronts its bytes allow."]);
     let sc = warpscope::scenario::Scenario { op: "LDS.32".into(), text: "8*lane".into(), ..Default::default() };
     let r = sc.run().expect("runs");
-    let ex = explain(&sc, &r, 0, &r.instructions[0].reports[0]);
+    let ex = explain(&sc, &r, 0, &sc.report(&r, 0, 0).expect("runs").expect("an issue"));
     assert_eq!(ex.lines[1], "Bank 0 holds different words for lanes 0, 16, so it is needed in 2 wavefronts of one phase (16 banks are this busy).");
 }
 
@@ -77,7 +77,7 @@ fn swizzle_vector_and_index_swap_are_offered_when_they_help() {
     // XOR swizzle of a 128-byte stride: conflict-free like padding (BPG 9.2.3.3 idea, no extra column).
     let sc = warpscope::scenario::Scenario { op: "LDS.32".into(), text: "128*lane".into(), ..Default::default() };
     let r = sc.run().expect("runs");
-    let ex = explain(&sc, &r, 0, &r.instructions[0].reports[0]);
+    let ex = explain(&sc, &r, 0, &sc.report(&r, 0, 0).expect("runs").expect("an issue"));
     let sw = ex.suggestions.iter().find(|s| s.title.starts_with("XOR-swizzle")).expect("a swizzle");
     assert_eq!(
         (sw.fix.clone(), sw.why.as_str()),
@@ -104,7 +104,7 @@ fn good_patterns_get_no_suggestion() {
         let r = presets::find(name).expect("preset").scenario().run().expect("runs");
         for k in 0..r.instructions.len() {
             let sc = presets::find(name).expect("preset").scenario();
-            let ex = explain(&sc, &r, k, &r.instructions[k].reports[0]);
+            let ex = explain(&sc, &r, k, &sc.report(&r, k, 0).expect("runs").expect("an issue"));
             assert!(ex.suggestions.is_empty(), "{name} #{k}: {:?}", ex.suggestions);
         }
     }

@@ -6,8 +6,9 @@ use warpscope::scene::{scene, steps, Theme};
 use warpscope::svg::to_svg;
 
 fn first_report(preset: &str, instr: usize) -> warpscope::Report {
-    let r = presets::find(preset).expect("preset").scenario().run().expect("runs");
-    r.instructions[instr].reports[0].clone()
+    let sc = presets::find(preset).expect("preset").scenario();
+    let r = sc.run().expect("runs");
+    sc.report(&r, instr, 0).expect("runs").expect("an issue")
 }
 
 #[test]
@@ -41,9 +42,10 @@ fn captions_say_what_the_step_shows() {
 #[test]
 fn every_preset_draws_valid_svg_in_both_themes() {
     for p in presets::PRESETS.iter() {
-        let r = p.scenario().run().expect("runs");
-        for i in &r.instructions {
-            let report = &i.reports[0];
+        let sc = p.scenario();
+        let r = sc.run().expect("runs");
+        for (k, i) in r.instructions.iter().enumerate() {
+            let report = &sc.report(&r, k, 0).expect("runs").expect("an issue");
             let n = steps(report).len();
             for theme in [Theme::Light, Theme::Dark] {
                 let svg = to_svg(&scene(report, &format!("{} <{}> & \"x\"", p.name, i.op), n), theme);

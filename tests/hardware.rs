@@ -176,7 +176,7 @@ fn the_probe_set_covers_what_calibration_needs() {
     assert!(skipped.is_empty(), "{skipped:?}");
     // Every preset's every memory instruction.
     for preset in warpscope::presets::PRESETS.iter() {
-        let n = preset.scenario().trace().unwrap().items.len();
+        let n = preset.scenario().trace(1).unwrap().items.len();
         for i in 1..=n {
             let id = format!("preset/{}/{i}", preset.name);
             assert!(all.iter().any(|p| p.id == id), "{id}");

@@ -46,7 +46,7 @@ impl Run {
 }
 
 /// (op, space, warps, sectors or wavefronts) of one instruction.
-fn brief(i: &InstrResult) -> (String, SpaceTag, u32, u64) {
+fn brief(i: &InstrResult) -> (String, SpaceTag, u64, u64) {
     let n = match (&i.memory, &i.banks) {
         (Some(m), None) => m.sectors,
         (None, Some(b)) => b.wavefronts,
@@ -55,11 +55,11 @@ fn brief(i: &InstrResult) -> (String, SpaceTag, u32, u64) {
     (i.op.clone(), i.space, i.warps, n)
 }
 
-fn briefs(r: &ProgramResult) -> Vec<(String, SpaceTag, u32, u64)> {
+fn briefs(r: &ProgramResult) -> Vec<(String, SpaceTag, u64, u64)> {
     r.instructions.iter().map(brief).collect()
 }
 
-fn b(op: &str, space: SpaceTag, warps: u32, n: u64) -> (String, SpaceTag, u32, u64) {
+fn b(op: &str, space: SpaceTag, warps: u64, n: u64) -> (String, SpaceTag, u64, u64) {
     (op.to_string(), space, warps, n)
 }
 
@@ -184,8 +184,8 @@ fn cuda_control_flow_and_layout() {
 #[test]
 fn cuda_global_arrays_get_cudamalloc_like_bases() {
     // Bases are 256-byte aligned and 256 MB apart from 0x7000_0000_0000; --set overrides one.
-    let r = run(Lang::Cuda, "float *a, *b;\nfloat x = a[threadIdx.x];\nfloat y = b[threadIdx.x];\n").ok();
-    let first = |i: usize| r.instructions[i].reports[0].addresses[0];
+    let r = run(Lang::Cuda, "float *a, *b;\nfloat x = a[threadIdx.x];\nfloat y = b[threadIdx.x];\n");
+    let first = |i: usize| addr(&r.sc, i, 0);
     assert_eq!((first(0), first(1)), (Some(0x7000_0000_0000), Some(0x7000_1000_0000)));
     let r = run(Lang::Cuda, "float *a;\nfloat x = a[threadIdx.x];\n").set("a=0x1004").ok();
     // Misaligned base: 4*lane + 4 -> 5 sectors (BPG 9.2.1.2).
@@ -207,9 +207,14 @@ fn cuda_errors_name_their_position() {
         "3:1: expected `;` after the declaration, found `float`"
     );
     assert_eq!(run(Lang::Cuda, "vec4 *in;\n").err(), "1:1: unknown type `vec4` (define structs before using them)");
-    assert!(run(Lang::Cuda, "float *in;\nfor (int k = 0; k < 100000000; k++) in[k] = 0;\n")
-        .err()
-        .starts_with("2:1: thread 0 ran more than 200000 steps"));
+    // A loop that outlasts the time limit is reported at the loop, with the limit and how to raise it.
+    let mut endless = run(Lang::Cuda, "float *in;\nfor (int k = 0; k < 100000000; k++) in[k] = 0;\n");
+    endless.sc.limits.max_seconds = 0.2;
+    let e = endless.err();
+    assert!(
+        e.starts_with("2:1: the analysis stopped at the time limit (0.2 s; the command line's --max-seconds raises it) while warp 0 of block (0,0,0) was here"),
+        "{e}"
+    );
     assert_eq!(
         run(Lang::Cuda, "float *p;\nfloat x = p[threadIdx.x] /* open\n").err(),
         "2:26: unterminated `/*` comment"
@@ -233,8 +238,10 @@ fn cuda_errors_name_their_position() {
 // SASS
 // ------------------------------------------------------------------------------------------------------
 
-fn addr(r: &ProgramResult, instr: usize, lane: usize) -> Option<u64> {
-    r.instructions[instr].reports[0].addresses[lane]
+/// Lane `lane`'s address in the first issue of instruction `instr`, from the detailed report.
+fn addr(sc: &Scenario, instr: usize, lane: usize) -> Option<u64> {
+    let r = sc.run().expect("runs");
+    sc.report(&r, instr, 0).expect("reports").expect("an issue").addresses[lane]
 }
 
 #[test]
@@ -242,7 +249,7 @@ fn lea_follows_the_lea_page() {
     // seeds/003 example 1, &A[i+10] for doubles: R0 = (R2 << 3) + R4 with carry, R1 = ({R3,R2} >> 29) + R5
     // + CC.CF. With R4 = 0xffffff80, lane 16 carries: R0 = 0x80 + 0xffffff80 = 0x1_0000_0000 -> R0 = 0,
     // CF = 1; R1 = 0 + 0x7000 + 1. Address {R1,R0} + 80 = 0x7001_0000_0050.
-    let ex1 = warpscope::presets::find("lea-double-index").expect("preset").scenario().run().expect("runs");
+    let ex1 = warpscope::presets::find("lea-double-index").expect("preset").scenario();
     assert_eq!(addr(&ex1, 0, 0), Some(0x7000_ffff_ff80 + 80));
     assert_eq!(addr(&ex1, 0, 16), Some(0x7001_0000_0050));
     assert_eq!(addr(&ex1, 0, 31), Some(0x7000_ffff_ff80 + 8 * 31 + 80));
@@ -250,17 +257,17 @@ fn lea_follows_the_lea_page() {
     // Example 2, &A[100-i]: -R2 negated, sign-extended high half from BFE.S32. Lane 1: R0 = (-1 << 3) +
     // 0x1000 = 0x1_0000_0ff8 -> 0xff8 with CF = 1; R1 = 0xffffffff + 0x7000 + 1 = 0x7000. + 800 = base +
     // 8 * 99.
-    let ex2 = warpscope::presets::find("lea-negative-index").expect("preset").scenario().run().expect("runs");
+    let ex2 = warpscope::presets::find("lea-negative-index").expect("preset").scenario();
     assert_eq!(addr(&ex2, 0, 1), Some(0x7000_0000_1000 + 8 * 99));
     assert_eq!(addr(&ex2, 0, 31), Some(0x7000_0000_1000 + 8 * 69));
 
     // Example 3, &B[i].field: scale 7 from constant-bank operands, Rc omitted ({RZ,R2}): lane 2 =
     // (2 << 7) + 0 and ({0,2} >> 25) + 0x7000 -> 0x7000_0000_0100 + 20.
-    let ex3 = warpscope::presets::find("lea-struct-field").expect("preset").scenario().run().expect("runs");
+    let ex3 = warpscope::presets::find("lea-struct-field").expect("preset").scenario();
     assert_eq!(addr(&ex3, 0, 2), Some(0x7000_0000_0114));
 
     // The 32-bit example: R10 = R12 + R2, then [R10 - 2].
-    let ex4 = warpscope::presets::find("lea-32bit-bytes").expect("preset").scenario().run().expect("runs");
+    let ex4 = warpscope::presets::find("lea-32bit-bytes").expect("preset").scenario();
     assert_eq!(addr(&ex4, 0, 5), Some(0x1000 + 5 - 2));
 }
 
@@ -269,9 +276,9 @@ fn lea_plg_steers_generic_loads_into_shared_memory() {
     // With the base in the shared window, LEA.HI.X sets P0 = false and LD.E.64 goes to shared memory:
     // offsets 8*i + 80, 8-byte accesses by half-warp, conflict-free: 2 wavefronts (MODEL B).
     let text = "S2R R2, SR_TID.X ;\nMOV R3, RZ ;\nLEA.LO R0.CC, R2, R4, 3 ;\nLEA.HI.X P0, R1, R2, R5, R3, 3 ;\nLD.E.64 R6, [R0 + 80], P0 ;\n";
-    let r = run(Lang::Sass, text).set("R4=0").set("R5=0x7f00").ok();
-    assert_eq!(briefs(&r), [b("LD.E.64", Shared, 1, 2)]);
-    assert_eq!(addr(&r, 0, 3), Some(80 + 24), "shared offsets are window offsets");
+    let shared = run(Lang::Sass, text).set("R4=0").set("R5=0x7f00");
+    assert_eq!(briefs(&shared.ok()), [b("LD.E.64", Shared, 1, 2)]);
+    assert_eq!(addr(&shared.sc, 0, 3), Some(80 + 24), "shared offsets are window offsets");
     // Outside the window P0 is true: global memory, 256 B from a 16-byte offset = 9 sectors.
     let r = run(Lang::Sass, text).set("R4=0").set("R5=0x7000").ok();
     assert_eq!(briefs(&r), [b("LD.E.64", Global, 1, 9)]);
@@ -285,9 +292,10 @@ fn sass_machine_runs_compiler_output() {
     // Current carry-predicate forms: IADD3 + IADD3.X form a 64-bit address 16 bytes below a 4 GB boundary:
     // 128 contiguous bytes from offset 0xf0 of a line = 5 sectors over 2 lines.
     let iadd = "S2R R0, SR_TID.X ;\nSHL R0, R0, 0x2 ;\nIADD3 R2, P0, R0, c[0x0][0x160], RZ ;\nIADD3.X R3, RZ, c[0x0][0x164], RZ, P0, !PT ;\nLDG.E R4, [R2.64] ;\n";
-    let r = run(Lang::Sass, iadd).set("c[0x0][0x160]=0x7000fffffff0").ok();
+    let iadd = run(Lang::Sass, iadd).set("c[0x0][0x160]=0x7000fffffff0");
+    let r = iadd.ok();
     assert_eq!(r.instructions[0].memory.as_ref().map(|m| (m.lines, m.sectors)), Some((2, 5)));
-    assert_eq!(addr(&r, 0, 4), Some(0x7001_0000_0000));
+    assert_eq!(addr(&iadd.sc, 0, 4), Some(0x7001_0000_0000));
     // Current LEA / LEA.HI.X with a carry predicate: 4*tid from an aligned base, 4 sectors.
     let lea = "S2R R0, SR_TID.X ;\nLEA R2, P0, R0, c[0x0][0x160], 0x2 ;\nLEA.HI.X R3, R0, c[0x0][0x164], RZ, 0x2, P0 ;\nLDG.E R4, [R2.64] ;\n";
     let r = run(Lang::Sass, lea).set("c[0x0][0x160]=0x700000000000").ok();

@@ -282,10 +282,10 @@ fn the_last_word_of_the_address_space_is_four_bytes() {
     let cc = Cc::parse("8.0").expect("known CC");
     let r = warpscope::engine::analyze_lanes(cc, &instr, &warp, None, &Config::default());
     let c = warpscope::count::count(cc, &instr, &warp, None, &Config::default());
-    let unique = warpscope::count::Counts::of_report(&r).bytes_unique;
+    let unique = warpscope::count::Counts::of_report(&r).sums().bytes_unique;
     // Two lanes, 4 bytes each, no overlap: 8 bytes (MODEL.md: bytes unique is the union of the lanes' bytes).
     assert_eq!(unique, 8);
-    assert_eq!(c.bytes_unique, 8);
+    assert_eq!(c.sums().bytes_unique, 8);
 }
 
 /// Found by `cargo fuzz run engine`: a byte load at u64::MAX, the last byte of the address space, is 1 unique
@@ -299,8 +299,8 @@ fn a_byte_at_the_top_of_the_address_space_is_one_unique_byte() {
     let cc = Cc::parse("7.0").expect("known CC");
     let c = warpscope::count::count(cc, &instr, &warp, None, &Config::default());
     // One lane, one byte (MODEL.md: bytes unique is the union of the lanes' bytes).
-    assert_eq!(c.bytes_unique, 1);
-    assert_eq!(c.bytes_requested, 1);
+    assert_eq!(c.sums().bytes_unique, 1);
+    assert_eq!(c.sums().bytes_requested, 1);
 }
 
 proptest! {
@@ -326,7 +326,7 @@ proptest! {
             ..warpscope::scenario::Scenario::default()
         };
         let first = sc.run().expect("the expression runs");
-        let r = &first.instructions[0].reports[0];
+        let r = &sc.report(&first, 0, 0).expect("runs").expect("an issue");
         let list: Vec<String> = r.addresses.iter().map(|x| x.map_or("-".into(), |v| format!("{v:#x}"))).collect();
         let printed = warpscope::scenario::Scenario {
             lang: warpscope::pattern::Lang::Addresses,
@@ -335,7 +335,7 @@ proptest! {
             ..warpscope::scenario::Scenario::default()
         };
         let again = printed.run().expect("the printed list parses");
-        let back = &again.instructions[0].reports[0];
+        let back = &printed.report(&again, 0, 0).expect("runs").expect("an issue");
         prop_assert_eq!(&back.addresses, &r.addresses);
         prop_assert_eq!(&back.cost, &r.cost);
         prop_assert_eq!(back.active_lanes, r.active_lanes);

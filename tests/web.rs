@@ -29,7 +29,9 @@ async fn mount() -> Element {
 async fn mount_here() -> Element {
     let root = document().create_element("div").expect("div");
     document().body().expect("body").append_child(&root).expect("append");
-    yew::Renderer::<warpscope::ui::App>::with_root(root.clone()).render();
+    // The analyses run in-thread here (the page runs them in a web worker that Trunk builds).
+    let props = warpscope::ui::AppProps { local: Some(warpscope::ui::LocalEngine::service()) };
+    yew::Renderer::<warpscope::ui::App>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     root
 }

@@ -10,8 +10,8 @@
 
 use super::{InputError, Span};
 use crate::access::{Instr, WARP_LANES};
-use crate::launch::{Dim3, Launch, MAX_BLOCK_THREADS};
-use crate::trace::{Site, Trace, TraceBuilder};
+use crate::launch::{Dim3, MAX_BLOCK_THREADS};
+use crate::program::{Builder, Op, PredRef, Program, Site};
 
 struct Block {
     op: Instr,
@@ -20,8 +20,9 @@ struct Block {
     values: Vec<(Option<u64>, Span)>,
 }
 
-/// Parses an address list into a trace: each instruction's warps are warps 0, 1, 2, ... of one block.
-pub fn trace(src: &str, default_op: Option<Instr>, _launch: Launch) -> Result<Trace, InputError> {
+/// Parses an address list into a program: each instruction's warps are warps 0, 1, 2, ... of one block,
+/// whose size (one warp per row) comes back with it.
+pub fn lower(src: &str, default_op: Option<Instr>) -> Result<(Program, Dim3), InputError> {
     if src.len() > super::lex::MAX_INPUT_BYTES {
         return Err(InputError::at(src, Span { start: 0, end: 1 }, "the input is larger than 1 MB"));
     }
@@ -145,26 +146,28 @@ pub fn trace(src: &str, default_op: Option<Instr>, _launch: Launch) -> Result<Tr
             "more than 32 warps for one instruction: a block has at most 1024 threads",
         ));
     }
-    let launch = Launch::new(Dim3::linear((max_warps * WARP_LANES) as u32), Dim3::linear(1))
-        .map_err(|m| InputError::at(src, Span { start: 0, end: 1 }, m))?;
+    let block = Dim3::linear((max_warps * WARP_LANES) as u32);
     let lines: Vec<&str> = src.lines().collect();
-    let mut builder = TraceBuilder::new(launch);
+    let mut builder = Builder::new();
+    let span = Span { start: 0, end: 1 };
+    let ctx = builder.ctx("the address depends on ");
     for (i, b) in blocks.iter().enumerate() {
         let text = lines.get(b.line - 1).map_or("", |l| l.trim()).to_string();
-        for (t, (v, _)) in b.values.iter().enumerate() {
-            if let Some(a) = v {
-                let site = || Site {
-                    line: b.line,
-                    text: text.clone(),
-                    access: format!("{} addresses", b.op.text),
-                    instr: b.op.clone(),
-                    notes: Vec::new(),
-                };
-                builder
-                    .record((i, 0, 0, 0), t as u32, *a, None, site)
-                    .map_err(|m| InputError::at(src, Span { start: 0, end: 1 }, m))?;
-            }
-        }
+        let rows: Vec<[Option<u64>; WARP_LANES]> =
+            b.values.chunks(WARP_LANES).map(|c| std::array::from_fn(|l| c.get(l).and_then(|v| v.0))).collect();
+        let (dst, pred) = (builder.reg(), builder.pred());
+        builder.emit(Op::Table { dst, pred, rows: rows.into() }, None, span);
+        let site = builder.site(
+            (i, 0),
+            Site {
+                line: b.line,
+                text,
+                access: format!("{} addresses", b.op.text),
+                instr: b.op.clone(),
+                notes: Vec::new(),
+            },
+        );
+        builder.emit(Op::Mem { site, addr: dst, plg: None, ctx }, Some(PredRef::of(pred)), span);
     }
-    Ok(builder.finish())
+    Ok((builder.finish(), block))
 }

@@ -199,5 +199,90 @@ pub fn eval(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Result<i128, EvalErro
     }
 }
 
+/// An expression's value as an address of `bits` bits, or why it is not one (`who` names the thread).
+pub fn address_of(value: i128, bits: u32, op_text: &str, who: &str) -> Result<u64, String> {
+    let max = if bits == 64 { u64::MAX } else { u64::from(u32::MAX) };
+    u64::try_from(value).ok().filter(|&a| a <= max).ok_or_else(|| {
+        if value < 0 {
+            format!("{who}: the address is negative ({value})")
+        } else if bits == 32 {
+            format!("{who}: the address {value:#x} does not fit in 32 bits; {op_text} takes a 32-bit address (add .E for 64 bits)")
+        } else {
+            format!("{who}: the address {value:#x} does not fit in 64 bits")
+        }
+    })
+}
+
+/// The span of the whole expression text, without surrounding blanks.
+pub fn whole_span(source: &str) -> Span {
+    let lead = source.len() - source.trim_start().len();
+    Span { start: lead, end: source.trim_end().len().max(lead + 1) }
+}
+
 /// User variables from `--set NAME=VALUE`, by name.
 pub type Vars = BTreeMap<String, i128>;
+
+/// How an expression's value changes with `blockIdx` when every other variable keeps its value: the
+/// coefficients of `blockIdx.x`, `.y`, `.z` when the expression is affine in them, `None` when it is not (or
+/// when that cannot be shown). `var` gives the values at the block being run. The whole-grid analysis uses
+/// this to prove that two blocks' addresses differ by a translation.
+pub fn slope(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]> {
+    use super::cexpr::BinOp as B;
+    const ZERO: [i128; 3] = [0; 3];
+    let zero = |s: &[i128; 3]| *s == ZERO;
+    let scale = |s: [i128; 3], k: i128| -> Option<[i128; 3]> {
+        Some([s[0].checked_mul(k)?, s[1].checked_mul(k)?, s[2].checked_mul(k)?])
+    };
+    match &e.kind {
+        E::Int(_) => Some(ZERO),
+        E::Name(_) | E::Member(..) => Some(match e.dotted_name().as_deref() {
+            Some("blockIdx.x") => [1, 0, 0],
+            Some("blockIdx.y") => [0, 1, 0],
+            Some("blockIdx.z") => [0, 0, 1],
+            _ => ZERO,
+        }),
+        E::Unary(op, a) => {
+            let s = slope(a, var)?;
+            match op {
+                UnOp::Plus => Some(s),
+                UnOp::Neg => scale(s, -1),
+                _ if zero(&s) => Some(ZERO),
+                _ => None,
+            }
+        }
+        E::Binary(op, a, b) => {
+            let (sa, sb) = (slope(a, var)?, slope(b, var)?);
+            match op {
+                B::Add => Some([sa[0].checked_add(sb[0])?, sa[1].checked_add(sb[1])?, sa[2].checked_add(sb[2])?]),
+                B::Sub => Some([sa[0].checked_sub(sb[0])?, sa[1].checked_sub(sb[1])?, sa[2].checked_sub(sb[2])?]),
+                B::Mul if zero(&sa) => scale(sb, eval(a, var).ok()?),
+                B::Mul if zero(&sb) => scale(sa, eval(b, var).ok()?),
+                B::Shl if zero(&sb) => {
+                    let k = eval(b, var).ok().filter(|k| (0..64).contains(k))?;
+                    scale(sa, 1i128 << k)
+                }
+                _ if zero(&sa) && zero(&sb) => Some(ZERO),
+                _ => None,
+            }
+        }
+        E::Ternary(c, a, b) => {
+            if !zero(&slope(c, var)?) {
+                return None;
+            }
+            if eval(c, var).ok()? != 0 {
+                slope(a, var)
+            } else {
+                slope(b, var)
+            }
+        }
+        E::Call(_, args) => {
+            for a in args {
+                if !zero(&slope(a, var)?) {
+                    return None;
+                }
+            }
+            Some(ZERO)
+        }
+        _ => None,
+    }
+}

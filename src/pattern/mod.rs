@@ -10,10 +10,11 @@ pub mod sass;
 
 use crate::access::{Instr, LaneSet, WarpAddrs, WARP_LANES};
 use crate::launch::Launch;
-use crate::trace::{Site, Trace, TraceBuilder};
+use crate::program::{Builder, Op, PredRef, Program, Site};
 use expr::Vars;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::rc::Rc;
 
 /// A byte range in the input text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +57,53 @@ impl InputError {
     }
 }
 
+/// Line and column lookups in a text without rescanning it: line starts found once, and the character
+/// column of the last lookup kept, so that many lookups in one long line stay linear overall.
+pub struct LineIndex<'a> {
+    src: &'a str,
+    starts: Vec<usize>,
+    last: std::cell::Cell<(usize, usize)>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes `src`.
+    pub fn new(src: &'a str) -> LineIndex<'a> {
+        let mut starts = vec![0];
+        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { src, starts, last: std::cell::Cell::new((0, 0)) }
+    }
+
+    /// The 1-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset.min(self.src.len()))
+    }
+
+    /// The text of 1-based line `line`, without its newline.
+    pub fn text(&self, line: usize) -> &'a str {
+        let start = self.starts.get(line.wrapping_sub(1)).copied().unwrap_or(self.src.len());
+        let end = self.starts.get(line).map_or(self.src.len(), |e| e - 1);
+        self.src.get(start..end.max(start)).unwrap_or("")
+    }
+
+    /// `line:column` (1-based; the column counts characters) of a byte offset.
+    pub fn pos(&self, offset: usize) -> String {
+        let mut offset = offset.min(self.src.len());
+        while !self.src.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line(offset);
+        let start = self.starts[line - 1];
+        let (at, chars) = self.last.get();
+        let col = if at >= start && at <= offset {
+            chars + self.src[at..offset].chars().count()
+        } else {
+            self.src[start..offset].chars().count()
+        };
+        self.last.set((offset, col));
+        format!("{line}:{}", col + 1)
+    }
+}
+
 /// At most this many characters of a line are shown under an error; a longer line (a minified paste, a
 /// thousand braces) is cut to a window around the problem, so the message fits on a screen.
 pub const EXCERPT_CHARS: usize = 100;
@@ -84,21 +132,9 @@ impl fmt::Display for InputError {
 
 /// Checks a thread's address against the instruction's address width.
 fn checked_addr(source: &str, value: i128, instr: &Instr, who: &str) -> Result<u64, InputError> {
-    let bits = instr.address_bits();
-    let max = if bits == 64 { u64::MAX } else { u64::from(u32::MAX) };
-    u64::try_from(value).ok().filter(|&a| a <= max).ok_or_else(|| {
-        let why = if value < 0 {
-            format!("{who}: the address is negative ({value})")
-        } else if bits == 32 {
-            format!(
-                "{who}: the address {value:#x} does not fit in 32 bits; {} takes a 32-bit address (add .E for 64 bits)",
-                instr.text
-            )
-        } else {
-            format!("{who}: the address {value:#x} does not fit in 64 bits")
-        };
-        let lead = source.len() - source.trim_start().len();
-        InputError::at(source, Span { start: lead, end: source.trim_end().len().max(lead + 1) }, why)
+    expr::address_of(value, instr.address_bits(), &instr.text, who).map_err(|why| {
+        let span = expr::whole_span(source);
+        InputError::at(source, span, why)
     })
 }
 
@@ -175,17 +211,32 @@ pub struct Source<'a> {
     pub vars: &'a Vars,
 }
 
-/// Runs the source for one block and returns its memory trace.
-pub fn trace(src: &Source) -> Result<Trace, InputError> {
-    match src.lang {
-        Lang::Expr => expr_trace(src),
-        Lang::Cuda => cuda::trace(src.text, src.launch, src.vars),
-        Lang::Sass => sass::trace(src.text, src.launch, src.vars),
-        Lang::Addresses => addresses::trace(src.text, src.op.clone(), src.launch),
-    }
+/// A lowered pattern: the program, and the block size the pattern itself implies (address lists give one
+/// row per warp).
+pub struct Lowered {
+    /// The program.
+    pub program: Program,
+    /// The block size to run, when the language decides it.
+    pub block: Option<crate::launch::Dim3>,
 }
 
-fn expr_trace(src: &Source) -> Result<Trace, InputError> {
+/// Parses the source and lowers it into a program (the only fallible step; running can still stop on a value
+/// the program needs but cannot know).
+pub fn lower(src: &Source) -> Result<Lowered, InputError> {
+    let program = match src.lang {
+        Lang::Expr => expr_program(src)?,
+        Lang::Cuda => cuda::lower(src.text, src.launch, src.vars)?,
+        Lang::Sass => sass::lower(src.text, src.launch, src.vars)?,
+        Lang::Addresses => {
+            let (program, block) = addresses::lower(src.text, src.op.clone())?;
+            return Ok(Lowered { program, block: Some(block) });
+        }
+    };
+    Ok(Lowered { program, block: None })
+}
+
+/// An address expression as a program: the expression, then the instruction for the lanes it gives.
+fn expr_program(src: &Source) -> Result<Program, InputError> {
     let text = src.text;
     let Some(instr) = src.op.clone() else {
         return Err(InputError::at(
@@ -196,28 +247,27 @@ fn expr_trace(src: &Source) -> Result<Trace, InputError> {
     };
     let names: Vec<String> = src.vars.keys().cloned().collect();
     let pattern = expr::Pattern::parse(text, &names)?;
-    let mut b = TraceBuilder::new(src.launch);
-    let site = || Site {
-        line: 1,
-        text: text.trim().to_string(),
-        access: text.trim().to_string(),
-        instr: instr.clone(),
-        notes: Vec::new(),
-    };
-    for t in 0..src.launch.threads() {
-        let th = src.launch.thread(t);
-        let value = pattern
-            .eval(&|name| src.launch.builtin(&th, name).or_else(|| src.vars.get(name).copied()))
-            .map_err(|err| InputError::at(text, err.span, format!("{} (thread {t}, lane {})", err.message, th.lane)))?;
-        if let Some(v) = value {
-            let who = match src.launch.warps() {
-                1 => format!("lane {}", th.lane),
-                _ => format!("thread {t} (warp {}, lane {})", th.warp, th.lane),
-            };
-            let a = checked_addr(text, v, &instr, &who)?;
-            b.record((0, 0, 0, 0), t, a, None, site).map_err(|m| InputError::at(text, Span { start: 0, end: 1 }, m))?;
-        }
-    }
+    let mut b = Builder::new();
+    let span = Span { start: 0, end: text.len().max(1) };
+    let (dst, pred) = (b.reg(), b.pred());
+    b.emit(
+        Op::Eval {
+            dst,
+            pred,
+            expr: Rc::new(pattern),
+            vars: Rc::new(src.vars.clone()),
+            addr_bits: instr.address_bits(),
+            op_text: instr.text.clone().into(),
+        },
+        None,
+        span,
+    );
+    let site = b.site(
+        (0, 0),
+        Site { line: 1, text: text.trim().to_string(), access: text.trim().to_string(), instr, notes: Vec::new() },
+    );
+    let ctx = b.ctx("the address depends on ");
+    b.emit(Op::Mem { site, addr: dst, plg: None, ctx }, Some(PredRef::of(pred)), span);
     Ok(b.finish())
 }
 

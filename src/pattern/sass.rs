@@ -1,14 +1,16 @@
-//! SASS snippets, as `cuobjdump -sass` / `nvdisasm` print them and as the instruction pages write them, run
-//! by a per-thread register machine.
+//! SASS snippets, as `cuobjdump -sass` / `nvdisasm` print them and as the instruction pages write them,
+//! lowered into the program every language shares (branches, loops and reconvergence run there).
 //!
 //! Accepted and ignored: `/*0040*/` addresses, encodings in comments, trailing `;`, scheduling and barrier
 //! annotations (`?WAIT6`, `&wr0`, `&req_6`, `{...}`), labels, and header lines (`Function : ...`). Known
 //! instructions: S2R, CS2R, S2UR, MOV, MOV32I, UMOV, IADD, IADD32I, IADD3, IMAD (.WIDE, .WIDE.U32, .HI, .X,
 //! .MOV, .SHL, .IADD), IMUL, ISCADD, SHL, SHR, SHF, LOP, LOP32I, LOP3.LUT, BFE, SEL, ISETP, LEA and LEA.HI
 //! (seeds/003: `.X`, `.CC` carry chains, negated offsets, omitted Rc, constant-bank operands and the `Plg`
-//! shared-window predicate, and the current `LEA Rd, Pcarry, ...` form), EXIT, and the memory instructions
-//! LDG/LDS/LDL/LD/ST/STG/STS/STL. Any other instruction is fine until an address depends on a register it
-//! wrote: then the error says which instruction that was.
+//! shared-window predicate, and the current `LEA Rd, Pcarry, ...` form), VIADD, control flow (BRA, BRA.DIV,
+//! EXIT, BAR, the pre-Volta SYNC/BRK/CONT), and the memory instructions LDG/LDS/LDL/LD/ST/STG/STS/STL.
+//! Branch targets are labels (`` `(.L_x_13) ``) or instruction addresses (`/*0040*/`). Any other instruction is
+//! fine until an address, branch or guard depends on a register it wrote: then the error says which
+//! instruction that was; CALL and indirect branches are errors when reached.
 //!
 //! Registers and constant-bank words start unknown unless `--set` gives them (`R4=0x1000`,
 //! `c[0x0][0x160]=0x7f0000000000`). By default `c[0x0][0x0..0x14]` hold blockDim and gridDim and
@@ -18,9 +20,10 @@ use super::expr::Vars;
 use super::{InputError, Span};
 use crate::access::Instr;
 use crate::engine::DEFAULT_SHARED_WINDOW;
-use crate::launch::{Launch, Thread};
-use crate::report::Note;
-use crate::trace::{Site, Trace, TraceBuilder};
+use crate::launch::Launch;
+use crate::program::{
+    exec, BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, Site, Special, Src, Width,
+};
 use std::collections::HashMap;
 
 /// The initial stack pointer the defaults put in `c[0x0][0x20]` and `c[0x0][0x28]`: a local-window offset.
@@ -89,8 +92,6 @@ fn wide_var(vars: &Vars, key: &str, below: Option<String>) -> Option<u32> {
 }
 
 /// A value, or why it is unknown.
-type V = Result<u32, String>;
-
 #[derive(Clone, Debug, PartialEq)]
 enum Operand {
     Reg { idx: Option<u32>, neg: bool, not: bool, abs: bool, wide: bool, cc: bool },
@@ -286,16 +287,40 @@ fn clean(line: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn parse_lines(src: &str) -> Result<Vec<Line>, InputError> {
+/// The instructions of a listing, with its labels and instruction addresses (branch targets).
+struct Listing {
+    lines: Vec<Line>,
+    /// Label name -> the index of the instruction after it.
+    labels: HashMap<String, usize>,
+    /// `/*0040*/` address -> the index of its instruction.
+    addrs: HashMap<u64, usize>,
+}
+
+fn parse_lines(src: &str) -> Result<Listing, InputError> {
     let mut lines = Vec::new();
+    let mut labels = HashMap::new();
+    let mut addrs = HashMap::new();
     let mut offset = 0usize;
     for (no, raw) in src.split('\n').enumerate() {
         let line_start = offset;
         offset += raw.len() + 1;
         let cleaned = clean(raw);
         let t = cleaned.trim();
-        if t.is_empty() || t.ends_with(':') || t.starts_with('.') {
+        if let Some(label) = t.strip_suffix(':') {
+            labels.insert(label.trim().to_string(), lines.len());
             continue;
+        }
+        if t.is_empty() || t.starts_with('.') {
+            continue;
+        }
+        // cuobjdump and nvdisasm put the instruction's address first: `/*0040*/`.
+        let addr = raw
+            .trim_start()
+            .strip_prefix("/*")
+            .and_then(|r| r.split_once("*/"))
+            .and_then(|(h, _)| u64::from_str_radix(h.trim(), 16).ok());
+        if let Some(a) = addr {
+            addrs.insert(a, lines.len());
         }
         let lead = cleaned.len() - cleaned.trim_start().len();
         let mut rest = t;
@@ -373,180 +398,7 @@ fn parse_lines(src: &str) -> Result<Vec<Line>, InputError> {
             ));
         }
     }
-    Ok(lines)
-}
-
-struct Machine<'a> {
-    src: &'a str,
-    launch: Launch,
-    thread: Thread,
-    vars: &'a Vars,
-    regs: HashMap<u32, V>,
-    uregs: HashMap<u32, V>,
-    preds: [Option<bool>; 7],
-    upreds: [Option<bool>; 7],
-    cc_carry: V,
-    lea_lo: V,
-}
-
-type R<T> = Result<T, InputError>;
-
-impl Machine<'_> {
-    fn err(&self, span: Span, msg: impl Into<String>) -> InputError {
-        InputError::at(self.src, span, msg)
-    }
-
-    fn reg(&self, idx: Option<u32>) -> V {
-        match idx {
-            None => Ok(0),
-            Some(i) => self.regs.get(&i).cloned().unwrap_or_else(|| {
-                match wide_var(self.vars, &format!("R{i}"), i.checked_sub(1).map(|p| format!("R{p}"))) {
-                    Some(v) => Ok(v),
-                    None => Err(format!("R{i} has no value (give it one with --set R{i}=VALUE)")),
-                }
-            }),
-        }
-    }
-
-    fn ureg(&self, idx: Option<u32>) -> V {
-        match idx {
-            None => Ok(0),
-            Some(i) => self.uregs.get(&i).cloned().unwrap_or_else(|| {
-                match wide_var(self.vars, &format!("UR{i}"), i.checked_sub(1).map(|p| format!("UR{p}"))) {
-                    Some(v) => Ok(v),
-                    None => Err(format!("UR{i} has no value (give it one with --set UR{i}=VALUE)")),
-                }
-            }),
-        }
-    }
-
-    fn cbank(&self, bank: u32, off: u32) -> V {
-        let key = cbank_key(bank, off);
-        if let Some(v) = wide_var(self.vars, &key, off.checked_sub(4).map(|p| cbank_key(bank, p))) {
-            return Ok(v);
-        }
-        let l = &self.launch;
-        match (bank, off) {
-            (0, 0x0) => Ok(l.block.x),
-            (0, 0x4) => Ok(l.block.y),
-            (0, 0x8) => Ok(l.block.z),
-            (0, 0xc) => Ok(l.grid.x),
-            (0, 0x10) => Ok(l.grid.y),
-            (0, 0x14) => Ok(l.grid.z),
-            (0, 0x20) | (0, 0x28) => Ok(DEFAULT_STACK_TOP),
-            _ => Err(format!("the constant {key} has no value (give it one with --set {key}=VALUE)")),
-        }
-    }
-
-    fn special(&self, name: &str) -> V {
-        let t = &self.thread;
-        match name {
-            "SR_TID.X" => Ok(t.tid.x),
-            "SR_TID.Y" => Ok(t.tid.y),
-            "SR_TID.Z" => Ok(t.tid.z),
-            "SR_CTAID.X" => Ok(t.block.x),
-            "SR_CTAID.Y" => Ok(t.block.y),
-            "SR_CTAID.Z" => Ok(t.block.z),
-            "SR_LANEID" => Ok(t.lane),
-            "SR_NTID.X" => Ok(self.launch.block.x),
-            "SR_NTID.Y" => Ok(self.launch.block.y),
-            "SR_NTID.Z" => Ok(self.launch.block.z),
-            "SR_WARPID" | "SR_VIRTID" => Ok(t.warp),
-            "SRZ" => Ok(0),
-            _ => Err(format!("the special register {name} is not modelled")),
-        }
-    }
-
-    fn pred(&self, idx: Option<u32>, not: bool, uniform: bool) -> Result<bool, String> {
-        let v = match idx {
-            None => Some(true),
-            Some(i) => {
-                if uniform {
-                    self.upreds[i as usize]
-                } else {
-                    self.preds[i as usize]
-                }
-            }
-        };
-        match v {
-            Some(b) => Ok(b != not),
-            None => Err(format!("{}P{} has no value", if uniform { "U" } else { "" }, idx.unwrap_or(0))),
-        }
-    }
-
-    /// A source operand's 32-bit value (with `-`, `~`, `|.|` applied).
-    fn val(&self, op: &Operand) -> V {
-        match op {
-            Operand::Reg { idx, neg, not, abs, .. } => {
-                let mut v = self.reg(*idx)?;
-                if *abs {
-                    v = (v as i32).unsigned_abs();
-                }
-                if *not {
-                    v = !v;
-                }
-                if *neg {
-                    v = v.wrapping_neg();
-                }
-                Ok(v)
-            }
-            Operand::UReg(i) => self.ureg(*i),
-            Operand::Imm(v) => Ok(*v),
-            Operand::CBank(b, o) => self.cbank(*b, *o),
-            Operand::Special(s) => self.special(s),
-            Operand::Pred { idx, not, uniform } => self.pred(*idx, *not, *uniform).map(u32::from),
-            _ => Err("this operand has no value".into()),
-        }
-    }
-
-    fn set(&mut self, op: &Operand, v: V) {
-        match op {
-            Operand::Reg { idx: Some(i), .. } => {
-                self.regs.insert(*i, v);
-            }
-            Operand::UReg(Some(i)) => {
-                self.uregs.insert(*i, v);
-            }
-            Operand::Pred { idx: Some(i), uniform, .. } => {
-                let b = v.ok().map(|x| x != 0);
-                if *uniform {
-                    self.upreds[*i as usize] = b;
-                } else {
-                    self.preds[*i as usize] = b;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn set_pair(&mut self, op: &Operand, v: Result<u64, String>) {
-        if let Operand::Reg { idx: Some(i), .. } = op {
-            self.regs.insert(*i, v.clone().map(|x| x as u32));
-            self.regs.insert(i + 1, v.map(|x| (x >> 32) as u32));
-        }
-    }
-
-    fn pair(&self, op: &Operand) -> Result<u64, String> {
-        match op {
-            Operand::Reg { idx: None, .. } => Ok(0),
-            Operand::Reg { idx: Some(i), .. } => {
-                let lo = self.reg(Some(*i))?;
-                let hi = self.reg(Some(i + 1))?;
-                Ok(u64::from(hi) << 32 | u64::from(lo))
-            }
-            Operand::UReg(Some(i)) => {
-                let lo = self.ureg(Some(*i))?;
-                let hi = self.ureg(Some(i + 1))?;
-                Ok(u64::from(hi) << 32 | u64::from(lo))
-            }
-            Operand::CBank(b, o) => {
-                let lo = self.cbank(*b, *o)?;
-                let hi = self.cbank(*b, o + 4)?;
-                Ok(u64::from(hi) << 32 | u64::from(lo))
-            }
-            _ => self.val(op).map(u64::from),
-        }
-    }
+    Ok(Listing { lines, labels, addrs })
 }
 
 /// The IEEE half-precision bits of a number (round to nearest), for the `HFMA2.MMA Rd, -RZ, RZ, a, b` idiom
@@ -574,48 +426,23 @@ fn f16_bits(x: f64) -> u16 {
     sign | (((e + 15) as u16) << 10) | m as u16
 }
 
-/// Every destination register an unknown or unmodelled instruction writes: the first register operand, and
-/// for wide forms its pair.
-fn destinations(line: &Line) -> Vec<Operand> {
-    match line.ops.first() {
-        Some((op @ Operand::Reg { idx: Some(i), .. }, _)) => {
-            let mut v = vec![op.clone()];
-            let wide = line.mods.iter().any(|m| m == "WIDE" || m == "64" || m == "128");
-            if wide {
-                for k in 1..4 {
-                    v.push(Operand::Reg {
-                        idx: Some(i + k),
-                        neg: false,
-                        not: false,
-                        abs: false,
-                        wide: false,
-                        cc: false,
-                    });
-                }
-            }
-            v
-        }
-        Some((op @ (Operand::UReg(Some(_)) | Operand::Pred { idx: Some(_), .. }), _)) => vec![op.clone()],
-        _ => Vec::new(),
-    }
-}
+// ----------------------------------------------------------------------------------------------------------
+// Lowering: each SASS instruction becomes a few typed operations of the program (see `crate::program`).
+// SASS registers are 32 bits: each R, UR and P gets a register or predicate of its own, holding its value
+// zero-extended; 64-bit values (.WIDE results, [R2.64] addresses, constant pairs) are formed from pairs.
+// ----------------------------------------------------------------------------------------------------------
+
+type R<T> = Result<T, InputError>;
 
 const MEMORY_OPS: [&str; 8] = ["LDG", "STG", "LD", "ST", "LDS", "STS", "LDL", "STL"];
-const IGNORED: [&str; 22] = [
+/// Instructions that change nothing warpscope follows: scheduling, barriers for convergence (the machine
+/// reconverges at post-dominators by itself), fences, cache control.
+const NO_EFFECT: [&str; 17] = [
     "NOP",
-    "BAR",
-    "BRA",
-    "BRX",
-    "JMP",
-    "CALL",
-    "RET",
     "BSSY",
     "BSYNC",
     "SSY",
-    "SYNC",
     "PBK",
-    "BRK",
-    "CONT",
     "PCNT",
     "WARPSYNC",
     "DEPBAR",
@@ -624,14 +451,337 @@ const IGNORED: [&str; 22] = [
     "CCTL",
     "YIELD",
     "NANOSLEEP",
+    "BMOV",
+    "ENDCOLLECTIVE",
+    "FENCE",
+    "CCTLL",
 ];
 
-/// Runs SASS for every thread of one block and returns its memory trace.
-pub fn trace(src: &str, launch: Launch, vars: &Vars) -> Result<Trace, InputError> {
+struct Lower<'a> {
+    b: Builder,
+    src: &'a str,
+    vars: &'a Vars,
+    launch: Launch,
+    regs: HashMap<u32, Reg>,
+    uregs: HashMap<u32, Reg>,
+    preds: HashMap<u32, Pred>,
+    upreds: HashMap<u32, Pred>,
+    /// The carry flag of the `.CC` / `.X` chains (0 or 1).
+    cc: Reg,
+    /// The low half of the address the last LEA.LO formed (for LEA.HI's Plg).
+    lea_lo: Reg,
+    guard: Option<PredRef>,
+    span: Span,
+    no: usize,
+}
+
+/// A 32-bit zero constant.
+const ZERO: Src = Src::Imm(0);
+
+impl Lower<'_> {
+    fn err(&self, span: Span, msg: impl Into<String>) -> InputError {
+        InputError::at(self.src, span, msg)
+    }
+
+    fn emit(&mut self, op: Op) {
+        self.b.emit(op, self.guard, self.span);
+    }
+
+    fn tmp(&mut self) -> Reg {
+        self.b.temp()
+    }
+
+    fn reg(&mut self, i: u32) -> Reg {
+        if let Some(&r) = self.regs.get(&i) {
+            return r;
+        }
+        let r = self.b.reg();
+        self.regs.insert(i, r);
+        r
+    }
+
+    fn ureg(&mut self, i: u32) -> Reg {
+        if let Some(&r) = self.uregs.get(&i) {
+            return r;
+        }
+        let r = self.b.reg();
+        self.uregs.insert(i, r);
+        r
+    }
+
+    fn pred_reg(&mut self, i: u32, uniform: bool) -> Pred {
+        let map = if uniform { &mut self.upreds } else { &mut self.preds };
+        if let Some(&p) = map.get(&i) {
+            return p;
+        }
+        let p = self.b.pred();
+        map.insert(i, p);
+        p
+    }
+
+    fn bin(&mut self, op: BinOp, w: Width, a: Src, b: Src) -> Src {
+        if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
+            if let Some(v) = exec::bin(op, w, x, y) {
+                return Src::Imm(v);
+            }
+        }
+        let d = self.tmp();
+        self.emit(Op::Bin { op, w, dst: d, a, b });
+        Src::Reg(d)
+    }
+
+    fn zext(&mut self, a: Src) -> Src {
+        match a {
+            Src::Imm(v) => Src::Imm(v & 0xFFFF_FFFF),
+            _ => {
+                let d = self.tmp();
+                self.emit(Op::Conv { dst: d, a, bits: 32, signed: false });
+                Src::Reg(d)
+            }
+        }
+    }
+
+    fn sext(&mut self, a: Src) -> Src {
+        match a {
+            Src::Imm(v) => Src::Imm(exec::conv(v, 32, true)),
+            _ => {
+                let d = self.tmp();
+                self.emit(Op::Conv { dst: d, a, bits: 32, signed: true });
+                Src::Reg(d)
+            }
+        }
+    }
+
+    fn unknown(&mut self, why: String) -> Src {
+        let w = self.b.why(why);
+        let d = self.tmp();
+        self.emit(Op::Unknown { dst: d, why: w });
+        Src::Reg(d)
+    }
+
+    /// A constant-bank word: `--set`, the launch defaults, or unknown.
+    fn cbank(&mut self, bank: u32, off: u32) -> Src {
+        let key = cbank_key(bank, off);
+        if let Some(v) = wide_var(self.vars, &key, off.checked_sub(4).map(|p| cbank_key(bank, p))) {
+            return Src::Imm(u64::from(v));
+        }
+        let l = &self.launch;
+        let v = match (bank, off) {
+            (0, 0x0) => Some(l.block.x),
+            (0, 0x4) => Some(l.block.y),
+            (0, 0x8) => Some(l.block.z),
+            (0, 0xc) => Some(l.grid.x),
+            (0, 0x10) => Some(l.grid.y),
+            (0, 0x14) => Some(l.grid.z),
+            (0, 0x20) | (0, 0x28) => Some(DEFAULT_STACK_TOP),
+            _ => None,
+        };
+        match v {
+            Some(v) => Src::Imm(u64::from(v)),
+            None => self.unknown(format!("the constant {key} has no value (give it one with --set {key}=VALUE)")),
+        }
+    }
+
+    fn special(&mut self, name: &str) -> Src {
+        let which = match name {
+            "SR_TID.X" => Some(Special::Tid(0)),
+            "SR_TID.Y" => Some(Special::Tid(1)),
+            "SR_TID.Z" => Some(Special::Tid(2)),
+            "SR_CTAID.X" => Some(Special::Ctaid(0)),
+            "SR_CTAID.Y" => Some(Special::Ctaid(1)),
+            "SR_CTAID.Z" => Some(Special::Ctaid(2)),
+            "SR_NTID.X" => Some(Special::Ntid(0)),
+            "SR_NTID.Y" => Some(Special::Ntid(1)),
+            "SR_NTID.Z" => Some(Special::Ntid(2)),
+            "SR_NCTAID.X" => Some(Special::Nctaid(0)),
+            "SR_NCTAID.Y" => Some(Special::Nctaid(1)),
+            "SR_NCTAID.Z" => Some(Special::Nctaid(2)),
+            "SR_LANEID" => Some(Special::Lane),
+            "SR_WARPID" | "SR_VIRTID" => Some(Special::Warp),
+            "SRZ" => return ZERO,
+            _ => None,
+        };
+        match which {
+            Some(which) => {
+                let d = self.tmp();
+                self.emit(Op::Special { dst: d, which });
+                Src::Reg(d)
+            }
+            None => self.unknown(format!("the special register {name} is not modelled")),
+        }
+    }
+
+    fn pred_ref(&mut self, o: &Operand) -> Option<PredRef> {
+        match o {
+            Operand::Pred { idx: None, not, .. } => Some(PredRef { idx: None, neg: *not }),
+            Operand::Pred { idx: Some(i), not, uniform } => {
+                let p = self.pred_reg(*i, *uniform);
+                Some(PredRef { idx: Some(p), neg: *not })
+            }
+            _ => None,
+        }
+    }
+
+    /// A source operand's 32-bit value, with `-`, `~` and `|.|` applied.
+    fn val(&mut self, o: &Operand, span: Span) -> R<Src> {
+        Ok(match o {
+            Operand::Reg { idx, neg, not, abs, .. } => {
+                let mut v = match idx {
+                    None => ZERO,
+                    Some(i) => Src::Reg(self.reg(*i)),
+                };
+                if *abs {
+                    let s = self.sext(v);
+                    let n = self.bin(BinOp::Sub, Width::W64, ZERO, s);
+                    let m = self.bin(BinOp::MaxS, Width::W64, s, n);
+                    v = self.zext(m);
+                }
+                if *not {
+                    v = self.bin(BinOp::Xor, Width::W32, v, Src::Imm(0xFFFF_FFFF));
+                }
+                if *neg {
+                    v = self.bin(BinOp::Sub, Width::W32, ZERO, v);
+                }
+                v
+            }
+            Operand::UReg(None) => ZERO,
+            Operand::UReg(Some(i)) => Src::Reg(self.ureg(*i)),
+            Operand::Imm(v) => Src::Imm(u64::from(*v)),
+            Operand::CBank(b, off) => self.cbank(*b, *off),
+            Operand::Special(s) => self.special(s),
+            Operand::Pred { .. } => {
+                let p = self.pred_ref(o).unwrap_or(PredRef::TRUE);
+                let d = self.tmp();
+                self.emit(Op::PredToReg { dst: d, p });
+                Src::Reg(d)
+            }
+            _ => return Err(self.err(span, "this operand has no value")),
+        })
+    }
+
+    /// A 64-bit value from a register pair (`R2` and `R3`), a constant pair, or a 32-bit operand.
+    fn pair(&mut self, o: &Operand, span: Span) -> R<Src> {
+        let (lo, hi) = match o {
+            Operand::Reg { idx: None, .. } | Operand::UReg(None) => return Ok(ZERO),
+            Operand::Reg { idx: Some(i), .. } => (Src::Reg(self.reg(*i)), Src::Reg(self.reg(i + 1))),
+            Operand::UReg(Some(i)) => (Src::Reg(self.ureg(*i)), Src::Reg(self.ureg(i + 1))),
+            Operand::CBank(b, off) => (self.cbank(*b, *off), self.cbank(*b, off + 4)),
+            _ => return self.val(o, span).map(|v| self.zext(v)),
+        };
+        Ok(self.join(lo, hi))
+    }
+
+    fn join(&mut self, lo: Src, hi: Src) -> Src {
+        let lo = self.zext(lo);
+        let hi = self.zext(hi);
+        let h = self.bin(BinOp::Shl, Width::W64, hi, Src::Imm(32));
+        // The low half first: when both are unknown, errors name the register the address starts from.
+        self.bin(BinOp::Or, Width::W64, lo, h)
+    }
+
+    fn set(&mut self, o: &Operand, v: Src) {
+        match o {
+            Operand::Reg { idx: Some(i), .. } => {
+                let r = self.reg(*i);
+                let v = self.zext(v);
+                self.emit(Op::Mov { dst: r, a: v });
+            }
+            Operand::UReg(Some(i)) => {
+                let r = self.ureg(*i);
+                let v = self.zext(v);
+                self.emit(Op::Mov { dst: r, a: v });
+            }
+            Operand::Pred { idx: Some(i), uniform, .. } => {
+                let p = self.pred_reg(*i, *uniform);
+                self.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w: Width::W64, a: v, b: ZERO });
+            }
+            _ => {}
+        }
+    }
+
+    fn set_pred(&mut self, o: &Operand, p: PredRef) {
+        if let Operand::Pred { idx: Some(i), uniform, .. } = o {
+            let d = self.pred_reg(*i, *uniform);
+            self.emit(Op::PredLogic { dst: d, op: PredOp::And, a: p, b: PredRef::TRUE });
+        }
+    }
+
+    /// Writes a 64-bit value to a register pair.
+    fn set_pair(&mut self, o: &Operand, v: Src) {
+        let (lo, hi) = match o {
+            Operand::Reg { idx: Some(i), .. } => (self.reg(*i), self.reg(i + 1)),
+            Operand::UReg(Some(i)) => (self.ureg(*i), self.ureg(i + 1)),
+            _ => return,
+        };
+        let l = self.zext(v);
+        let h = self.bin(BinOp::ShrU, Width::W64, v, Src::Imm(32));
+        self.emit(Op::Mov { dst: lo, a: l });
+        self.emit(Op::Mov { dst: hi, a: h });
+    }
+
+    /// Marks what an unmodelled instruction writes as unknown.
+    fn unmodelled(&mut self, l: &Line) {
+        let why = |r: &str| format!("{r} was written by {} at line {}, which warpscope does not model", l.opcode, l.no);
+        for d in destinations(l) {
+            match d {
+                Operand::Reg { idx: Some(i), .. } => {
+                    let w = self.b.why(why(&format!("R{i}")));
+                    let r = self.reg(i);
+                    self.emit(Op::Unknown { dst: r, why: w });
+                }
+                Operand::UReg(Some(i)) => {
+                    let w = self.b.why(why(&format!("UR{i}")));
+                    let r = self.ureg(i);
+                    self.emit(Op::Unknown { dst: r, why: w });
+                }
+                Operand::Pred { idx: Some(i), uniform, .. } => {
+                    let v = self.unknown(why(&format!("{}P{i}", if uniform { "U" } else { "" })));
+                    self.set(&d, v);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Every destination register an unknown or unmodelled instruction writes: the first register operand (and the
+/// registers after it for wide forms), or the first two predicates of a predicate-writing instruction.
+fn destinations(line: &Line) -> Vec<Operand> {
+    let plain = |i: u32| Operand::Reg { idx: Some(i), neg: false, not: false, abs: false, wide: false, cc: false };
+    let mut out = Vec::new();
+    for (k, (op, _)) in line.ops.iter().enumerate() {
+        match op {
+            Operand::Pred { idx: Some(_), .. } if k < 2 => out.push(op.clone()),
+            Operand::Reg { idx: Some(i), .. } => {
+                out.push(plain(*i));
+                if line.mods.iter().any(|m| m == "WIDE" || m == "64" || m == "128") {
+                    for j in 1..4 {
+                        out.push(plain(i + j));
+                    }
+                }
+                break;
+            }
+            Operand::UReg(Some(_)) => {
+                out.push(op.clone());
+                break;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+fn has(l: &Line, m: &str) -> bool {
+    l.mods.iter().any(|x| x == m)
+}
+
+/// Lowers SASS into a program.
+pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputError> {
     if src.len() > super::lex::MAX_INPUT_BYTES {
         return Err(InputError::at(src, Span { start: 0, end: 1 }, "the input is larger than 1 MB"));
     }
-    let lines = parse_lines(src)?;
+    let listing = parse_lines(src)?;
+    let lines = &listing.lines;
     if lines.is_empty() {
         return Err(InputError::at(
             src,
@@ -639,156 +789,240 @@ pub fn trace(src: &str, launch: Launch, vars: &Vars) -> Result<Trace, InputError
             "no SASS instructions: paste lines such as `LDG.E.32 R0, [R2];`",
         ));
     }
-    // Check the memory instructions' mnemonics once, before running.
-    let mut instrs: HashMap<usize, Instr> = HashMap::new();
-    for (k, l) in lines.iter().enumerate() {
-        if MEMORY_OPS.contains(&l.opcode.as_str()) {
-            let text = std::iter::once(l.opcode.clone()).chain(l.mods.iter().cloned()).collect::<Vec<_>>().join(".");
-            let mut instr = Instr::parse(&text).map_err(|e| {
-                InputError::at(
-                    src,
-                    Span { start: l.span.start + e.column, end: l.span.start + e.column + e.len },
-                    e.message,
-                )
-            })?;
-            let Some((Operand::Mem { base, .. }, _)) = l.ops.iter().find(|(o, _)| matches!(o, Operand::Mem { .. }))
-            else {
-                return Err(InputError::at(
-                    src,
-                    l.span,
-                    format!("{} needs an address operand such as [R2] or [R2+0x10]", l.opcode),
-                ));
-            };
-            if let Some((_, true)) = base {
-                instr.extended = true;
-            }
-            instrs.insert(k, instr);
-        }
-    }
-    // A branch matters only if a memory instruction follows it (nvcc ends kernels with `EXIT; BRA self`).
-    let last_memory = instrs.keys().copied().max().unwrap_or(0);
-    let control = lines.iter().take(last_memory).find(|l| matches!(l.opcode.as_str(), "BRA" | "BRX" | "JMP" | "CALL"));
-    let control_note = control.map(|l| Note {
-        id: "sass-straight-line",
-        text: format!("warpscope runs SASS as straight-line code: the {} at line {} is not followed", l.opcode, l.no),
-        source: "warpscope SASS machine",
-    });
-    let mut builder = TraceBuilder::new(launch);
-    for t in 0..launch.threads() {
-        let mut m = Machine {
-            src,
-            launch,
-            thread: launch.thread(t),
-            vars,
-            regs: HashMap::new(),
-            uregs: HashMap::new(),
-            preds: [None; 7],
-            upreds: [None; 7],
-            cc_carry: Err("the carry flag (CC.CF) was not set by an earlier .CC instruction".into()),
-            lea_lo: Err("no LEA.LO computed the low half of the address before".into()),
-        };
-        'lines: for (k, l) in lines.iter().enumerate() {
-            let guard = match l.guard {
-                None => Ok(true),
-                Some((idx, not)) => m.pred(idx, not, false),
-            };
-            let guard = match guard {
-                Ok(g) => g,
-                Err(why) => {
-                    if instrs.contains_key(&k) || l.opcode == "EXIT" {
-                        return Err(m.err(l.span, format!("the guard predicate is unknown: {why}")));
+    let mut lw = Lower {
+        b: Builder::new(),
+        src,
+        vars,
+        launch,
+        regs: HashMap::new(),
+        uregs: HashMap::new(),
+        preds: HashMap::new(),
+        upreds: HashMap::new(),
+        cc: 0,
+        lea_lo: 0,
+        guard: None,
+        span: Span { start: 0, end: 1 },
+        no: 0,
+    };
+    lw.cc = lw.b.reg();
+    lw.lea_lo = lw.b.reg();
+    // The start: every register and predicate the listing names gets its `--set` value or becomes unknown.
+    let mut gprs = std::collections::BTreeSet::new();
+    let mut urs = std::collections::BTreeSet::new();
+    for l in lines {
+        for (o, _) in &l.ops {
+            match o {
+                Operand::Reg { idx: Some(i), .. } => gprs.extend(*i..(i + 4).min(256)),
+                Operand::UReg(Some(i)) => urs.extend(*i..(i + 2).min(64)),
+                Operand::Mem { base, ubase, .. } => {
+                    if let Some((Some(i), _)) = base {
+                        gprs.extend(*i..(i + 2).min(256));
                     }
-                    for d in destinations(l) {
-                        m.set(&d, Err(format!("line {} ran under an unknown predicate ({why})", l.no)));
+                    if let Some(Some(i)) = ubase {
+                        urs.extend(*i..(i + 2).min(64));
                     }
-                    continue;
                 }
-            };
-            if !guard {
-                continue;
+                _ => {}
             }
-            if l.opcode == "EXIT" {
-                break 'lines;
-            }
-            if let Some(instr) = instrs.get(&k) {
-                memory(&mut m, l, instr, k, t, &mut builder, control_note.as_ref())?;
-                continue;
-            }
-            if IGNORED.contains(&l.opcode.as_str()) {
-                continue;
-            }
-            execute(&mut m, l)?;
         }
     }
-    Ok(builder.finish())
+    let start = Span { start: 0, end: 1 };
+    lw.span = start;
+    for (set, prefix) in [(gprs, "R"), (urs, "UR")] {
+        for i in set {
+            let value = wide_var(vars, &format!("{prefix}{i}"), i.checked_sub(1).map(|p| format!("{prefix}{p}")));
+            let r = if prefix == "R" { lw.reg(i) } else { lw.ureg(i) };
+            match value {
+                Some(v) => lw.b.emit(Op::Mov { dst: r, a: Src::Imm(u64::from(v)) }, None, start),
+                None => {
+                    let w = lw.b.why(format!("{prefix}{i} has no value (give it one with --set {prefix}{i}=VALUE)"));
+                    lw.b.emit(Op::Unknown { dst: r, why: w }, None, start);
+                }
+            }
+        }
+    }
+    for uniform in [false, true] {
+        for i in 0..7 {
+            let name = format!("{}P{i}", if uniform { "U" } else { "" });
+            let v = lw.unknown(format!("{name} has no value"));
+            let p = lw.pred_reg(i, uniform);
+            lw.b.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w: Width::W64, a: v, b: ZERO }, None, start);
+        }
+    }
+    let w = lw.b.why("the carry flag (CC.CF) was not set by an earlier .CC instruction");
+    lw.b.emit(Op::Unknown { dst: lw.cc, why: w }, None, start);
+    let w = lw.b.why("no LEA.LO computed the low half of the address before");
+    lw.b.emit(Op::Unknown { dst: lw.lea_lo, why: w }, None, start);
+    // One label per instruction, for branches.
+    let labels: Vec<Label> = (0..lines.len()).map(|_| lw.b.label()).collect();
+    let end_label = lw.b.label();
+    for (k, l) in lines.iter().enumerate() {
+        lw.b.place(labels[k]);
+        lw.guard = l.guard.map(|(idx, not)| match idx {
+            None => PredRef { idx: None, neg: not },
+            Some(i) => PredRef { idx: Some(lw.pred_reg(i, false)), neg: not },
+        });
+        lw.span = l.span;
+        lw.no = l.no;
+        let mark = lw.b.temps_mark();
+        let target = |lw: &Lower, l: &Line| -> R<Label> {
+            let found = l.ops.iter().find_map(|(o, sp)| {
+                let raw = &lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())];
+                let name = raw.trim().trim_start_matches('`').trim_start_matches('(').trim_end_matches(')').trim();
+                let by_label = listing.labels.get(name).copied();
+                let by_addr = match o {
+                    Operand::Imm(a) => listing.addrs.get(&u64::from(*a)).copied(),
+                    _ => None,
+                };
+                by_label.or(by_addr)
+            });
+            match found {
+                Some(i) => Ok(labels.get(i).copied().unwrap_or(end_label)),
+                None => Err(lw.err(
+                    l.span,
+                    format!("{}: the branch target is not a label or an address of this listing", l.opcode),
+                )),
+            }
+        };
+        if MEMORY_OPS.contains(&l.opcode.as_str()) {
+            memory(&mut lw, l, k)?;
+        } else {
+            match l.opcode.as_str() {
+                "BRA" | "JMP" => {
+                    let t = target(&lw, l)?;
+                    if has(l, "DIV") {
+                        // BRA.DIV: taken when the warp's active lanes are not all of its live lanes.
+                        let p = lw.b.pred();
+                        lw.emit(Op::Converged { dst: p });
+                        lw.b.bra(t, Some(PredRef::not(p)), l.span);
+                    } else {
+                        lw.b.bra(t, lw.guard, l.span);
+                    }
+                }
+                "SYNC" | "BRK" | "CONT" => {
+                    // Pre-Volta reconvergence: jump to the target of the innermost SSY/PBK/PCNT around it.
+                    let opener = match l.opcode.as_str() {
+                        "SYNC" => "SSY",
+                        "BRK" => "PBK",
+                        _ => "PCNT",
+                    };
+                    let found = lines[..k].iter().rev().find_map(|o| {
+                        if o.opcode != opener {
+                            return None;
+                        }
+                        let t = target(&lw, o).ok()?;
+                        let at = labels.iter().position(|x| *x == t).unwrap_or(lines.len());
+                        (at > k).then_some(t)
+                    });
+                    match found {
+                        Some(t) => lw.b.bra(t, lw.guard, l.span),
+                        None => {
+                            return Err(
+                                lw.err(l.span, format!("{} has no enclosing {opener} in this listing", l.opcode))
+                            )
+                        }
+                    }
+                }
+                "EXIT" | "KILL" => lw.emit(Op::Exit),
+                "BAR" => {
+                    if has(l, "ARV") {
+                        // Arrive without waiting: nothing to follow.
+                    } else {
+                        lw.emit(Op::Bar);
+                    }
+                }
+                "CALL" | "RET" | "BRX" | "JMX" | "BPT" => {
+                    let c = lw.b.ctx(format!(
+                        "{} at line {} is reached: warpscope does not follow calls, returns or indirect branches",
+                        l.opcode, l.no
+                    ));
+                    lw.emit(Op::Trap { ctx: c });
+                }
+                op if NO_EFFECT.contains(&op) => {}
+                _ => execute(&mut lw, l)?,
+            }
+        }
+        lw.b.release(mark);
+    }
+    lw.b.place(end_label);
+    Ok(lw.b.finish())
 }
 
-fn memory(
-    m: &mut Machine,
-    l: &Line,
-    instr: &Instr,
-    k: usize,
-    t: u32,
-    builder: &mut TraceBuilder,
-    control_note: Option<&Note>,
-) -> R<()> {
-    let store = instr.is_store();
-    let (mem_idx, (mem, mem_span)) = l
-        .ops
-        .iter()
-        .enumerate()
-        .find(|(_, (o, _))| matches!(o, Operand::Mem { .. }))
-        .map(|(i, (o, s))| (i, (o.clone(), *s)))
-        .ok_or_else(|| m.err(l.span, "no address operand"))?;
-    let Operand::Mem { base, ubase, offset } = mem else { unreachable!("found a memory operand above") };
-    let why = |w: String| format!("the address of this {} depends on a value warpscope does not know: {w}", l.opcode);
-    let mut addr: i128 = match base {
-        None => 0,
-        Some((idx, wide)) if instr.extended || wide => {
+fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
+    let text = std::iter::once(l.opcode.clone()).chain(l.mods.iter().cloned()).collect::<Vec<_>>().join(".");
+    let mut instr = Instr::parse(&text).map_err(|e| {
+        InputError::at(lw.src, Span { start: l.span.start + e.column, end: l.span.start + e.column + e.len }, e.message)
+    })?;
+    let Some((mem_idx, (Operand::Mem { base, ubase, offset }, mem_span))) =
+        l.ops.iter().enumerate().find(|(_, (o, _))| matches!(o, Operand::Mem { .. }))
+    else {
+        return Err(lw.err(l.span, format!("{} needs an address operand such as [R2] or [R2+0x10]", l.opcode)));
+    };
+    let (base, ubase, offset, mem_span) = (*base, *ubase, *offset, *mem_span);
+    // Errors about the address point at the address operand.
+    lw.span = mem_span;
+    if let Some((_, true)) = base {
+        instr.extended = true;
+    }
+    let wide = |w: bool| instr.extended || w;
+    let mut addr: Src = match base {
+        None => ZERO,
+        Some((idx, w)) if wide(w) => {
             let r = Operand::Reg { idx, neg: false, not: false, abs: false, wide: true, cc: false };
-            i128::from(m.pair(&r).map_err(|w| m.err(mem_span, why(w)))?)
+            lw.pair(&r, mem_span)?
         }
-        Some((idx, _)) => i128::from(m.reg(idx).map_err(|w| m.err(mem_span, why(w)))?),
+        Some((None, _)) => ZERO,
+        Some((Some(i), _)) => Src::Reg(lw.reg(i)),
     };
     if let Some(u) = ubase {
-        addr += i128::from(m.ureg(u).map_err(|w| m.err(mem_span, why(w)))?);
+        let uv = match u {
+            None => ZERO,
+            Some(i) => Src::Reg(lw.ureg(i)),
+        };
+        addr = lw.bin(BinOp::Add, Width::W64, addr, uv);
     }
-    addr += i128::from(offset);
-    let bits = instr.address_bits();
-    let addr = if bits == 64 { addr.rem_euclid(1 << 64) } else { addr.rem_euclid(1 << 32) } as u64;
+    addr = lw.bin(BinOp::Add, Width::W64, addr, Src::Imm(offset as u64));
+    if instr.address_bits() == 32 {
+        addr = lw.bin(BinOp::And, Width::W64, addr, Src::Imm(0xFFFF_FFFF));
+    }
+    let addr = match addr {
+        Src::Reg(r) => r,
+        imm => {
+            let r = lw.tmp();
+            lw.emit(Op::Mov { dst: r, a: imm });
+            r
+        }
+    };
     // An explicit Plg predicate after the address (generic LD/ST, seeds/004).
     let plg = match (instr.base.fixed_space(), l.ops.get(mem_idx + 1).or_else(|| l.ops.get(mem_idx + 2))) {
-        (None, Some((Operand::Pred { idx, not, uniform }, span))) => {
-            Some(m.pred(*idx, *not, *uniform).map_err(|w| m.err(*span, format!("the Plg predicate is unknown: {w}")))?)
-        }
+        (None, Some((o @ Operand::Pred { .. }, _))) => lw.pred_ref(o),
         _ => None,
     };
-    let text = l.text.clone();
-    let access = l.mem_text.clone();
-    let notes: Vec<Note> = control_note.cloned().into_iter().collect();
-    builder
-        .record((k, 0, 0, 0), t, addr, plg, || Site { line: l.no, text, access, instr: instr.clone(), notes })
-        .map_err(|msg| m.err(l.span, msg))?;
+    let store = instr.is_store();
+    let site = lw.b.site(
+        (k, 0),
+        Site { line: l.no, text: l.text.clone(), access: l.mem_text.clone(), instr: instr.clone(), notes: Vec::new() },
+    );
+    let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", l.opcode));
+    lw.emit(Op::Mem { site, addr, plg, ctx });
     if !store {
-        let regs = instr.size_bytes.div_ceil(4);
         if let Some((Operand::Reg { idx: Some(i), .. }, _)) = l.ops.first() {
-            for r in 0..regs {
-                m.regs.insert(i + r, Err(format!("R{} holds data loaded at line {}", i + r, l.no)));
+            for r in 0..instr.size_bytes.div_ceil(4) {
+                let w = lw.b.why(format!("R{} holds data loaded at line {}", i + r, l.no));
+                let d = lw.reg(i + r);
+                lw.emit(Op::Unknown { dst: d, why: w });
             }
         }
     }
     Ok(())
 }
 
-fn has(l: &Line, m: &str) -> bool {
-    l.mods.iter().any(|x| x == m)
-}
-
-fn execute(m: &mut Machine, l: &Line) -> R<()> {
+fn execute(lw: &mut Lower, l: &Line) -> R<()> {
     let op = |i: usize| l.ops.get(i).map(|(o, _)| o.clone()).unwrap_or(Operand::Other);
-    let need = |n: usize| -> R<()> {
+    let sp = |i: usize| l.ops.get(i).map_or(l.span, |(_, s)| *s);
+    let need = |lw: &Lower, n: usize| -> R<()> {
         if l.ops.len() < n {
-            Err(InputError::at(m.src, l.span, format!("{} needs {n} operands, found {}", l.opcode, l.ops.len())))
+            Err(lw.err(l.span, format!("{} needs {n} operands, found {}", l.opcode, l.ops.len())))
         } else {
             Ok(())
         }
@@ -797,344 +1031,363 @@ fn execute(m: &mut Machine, l: &Line) -> R<()> {
     let writes_cc = matches!(dest, Operand::Reg { cc: true, .. });
     match l.opcode.as_str() {
         "S2R" | "CS2R" | "S2UR" => {
-            need(2)?;
-            let v = m.val(&op(1));
+            need(lw, 2)?;
+            let v = lw.val(&op(1), sp(1))?;
             if l.opcode == "CS2R" && !has(l, "32") {
-                m.set_pair(&dest, v.map(u64::from));
+                let v = lw.zext(v);
+                lw.set_pair(&dest, v);
             } else {
-                m.set(&dest, v);
+                lw.set(&dest, v);
             }
         }
         "HFMA2" if matches!((op(1), op(2)), (Operand::Reg { idx: None, .. }, Operand::Reg { idx: None, .. })) => {
             // `HFMA2.MMA Rd, -RZ, RZ, a, b`: 0 * 0 + (a, b) as two halves, nvcc's way to load a constant.
-            need(5)?;
+            need(lw, 5)?;
             let half = |o: &Operand| match o {
-                Operand::FImm(f) => Ok(u32::from(f16_bits(*f))),
-                Operand::Imm(v) => Ok(u32::from(f16_bits(f64::from(*v)))),
-                _ => Err(format!("HFMA2 at line {} adds a register, which warpscope does not model", l.no)),
+                Operand::FImm(f) => Some(u64::from(f16_bits(*f))),
+                Operand::Imm(v) => Some(u64::from(f16_bits(f64::from(*v)))),
+                _ => None,
             };
-            let r = (|| Ok::<u32, String>(half(&op(3))? << 16 | half(&op(4))?))();
-            m.set(&dest, r);
+            match (half(&op(3)), half(&op(4))) {
+                (Some(a), Some(b)) => lw.set(&dest, Src::Imm(a << 16 | b)),
+                _ => lw.unmodelled(l),
+            }
         }
         "ULDC" | "LDC" if matches!(op(1), Operand::CBank(..)) => {
-            need(2)?;
+            need(lw, 2)?;
             if has(l, "64") {
-                let v = m.pair(&op(1));
-                match &dest {
-                    Operand::UReg(Some(i)) => {
-                        m.uregs.insert(*i, v.clone().map(|x| x as u32));
-                        m.uregs.insert(i + 1, v.map(|x| (x >> 32) as u32));
-                    }
-                    _ => m.set_pair(&dest, v),
-                }
+                let v = lw.pair(&op(1), sp(1))?;
+                lw.set_pair(&dest, v);
             } else {
-                let v = m.val(&op(1));
-                m.set(&dest, v);
+                let v = lw.val(&op(1), sp(1))?;
+                lw.set(&dest, v);
             }
         }
         "MOV" | "MOV32I" | "UMOV" => {
-            need(2)?;
-            let v = m.val(&op(1));
-            m.set(&dest, v);
+            need(lw, 2)?;
+            let v = lw.val(&op(1), sp(1))?;
+            lw.set(&dest, v);
         }
         "IADD" | "IADD32I" => {
-            need(3)?;
-            let carry_in = if has(l, "X") { m.cc_carry.clone().map(u64::from) } else { Ok(0) };
-            let s = (|| Ok::<u64, String>(u64::from(m.val(&op(1))?) + u64::from(m.val(&op(2))?) + carry_in?))();
-            if writes_cc {
-                m.cc_carry = s.clone().map(|s| (s >> 32) as u32);
+            need(lw, 3)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let (a, b) = (lw.zext(a), lw.zext(b));
+            let mut s = lw.bin(BinOp::Add, Width::W64, a, b);
+            if has(l, "X") {
+                s = lw.bin(BinOp::Add, Width::W64, s, Src::Reg(lw.cc));
             }
-            m.set(&dest, s.map(|s| s as u32));
+            if writes_cc {
+                let c = lw.bin(BinOp::ShrU, Width::W64, s, Src::Imm(32));
+                let cc = lw.cc;
+                lw.emit(Op::Mov { dst: cc, a: c });
+            }
+            lw.set(&dest, s);
+        }
+        "VIADD" => {
+            need(lw, 3)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let s = lw.bin(BinOp::Add, Width::W32, a, b);
+            lw.set(&dest, s);
         }
         "IADD3" | "UIADD3" => {
             // IADD3 Rd, [Pc0, [Pc1,]] Ra, Rb, Rc [, Pcin0, Pcin1]
-            let mut rest: Vec<Operand> = l.ops.iter().skip(1).map(|(o, _)| o.clone()).collect();
+            let mut rest: Vec<(Operand, Span)> = l.ops.iter().skip(1).cloned().collect();
             let mut carry_outs = Vec::new();
-            while matches!(rest.first(), Some(Operand::Pred { .. })) && rest.len() > 3 {
-                carry_outs.push(rest.remove(0));
+            while matches!(rest.first(), Some((Operand::Pred { .. }, _))) && rest.len() > 3 {
+                carry_outs.push(rest.remove(0).0);
             }
             if rest.len() < 3 {
-                return Err(m.err(l.span, "IADD3 needs three source operands"));
+                return Err(lw.err(l.span, "IADD3 needs three source operands"));
             }
             let x = has(l, "X");
-            let sources = &rest[..3];
-            let cins = &rest[3..];
-            let s = (|| {
-                let mut s: u64 = 0;
-                for o in sources {
-                    s += match o {
-                        // -R in a carry chain is ~R + 1.
-                        Operand::Reg { neg: true, .. } if !x => {
-                            let Operand::Reg { idx, .. } = o else { unreachable!() };
-                            u64::from(!m.reg(*idx)?) + 1
-                        }
-                        _ => u64::from(m.val(o)?),
-                    };
-                }
-                if x {
-                    for c in cins {
-                        s += u64::from(m.val(c)?);
+            let mut s = ZERO;
+            for (o, span) in &rest[..3] {
+                let v = match o {
+                    // -R in a carry chain is ~R + 1.
+                    Operand::Reg { neg: true, idx, .. } if !x => {
+                        let r = match idx {
+                            None => ZERO,
+                            Some(i) => Src::Reg(lw.reg(*i)),
+                        };
+                        let n = lw.bin(BinOp::Xor, Width::W32, r, Src::Imm(0xFFFF_FFFF));
+                        let n = lw.zext(n);
+                        lw.bin(BinOp::Add, Width::W64, n, Src::Imm(1))
                     }
+                    _ => {
+                        let v = lw.val(o, *span)?;
+                        lw.zext(v)
+                    }
+                };
+                s = lw.bin(BinOp::Add, Width::W64, s, v);
+            }
+            if x {
+                for (o, span) in &rest[3..] {
+                    let v = lw.val(o, *span)?;
+                    s = lw.bin(BinOp::Add, Width::W64, s, v);
                 }
-                Ok::<u64, String>(s)
-            })();
+            }
+            let hi = lw.bin(BinOp::ShrU, Width::W64, s, Src::Imm(32));
             for (i, p) in carry_outs.iter().enumerate() {
-                let c = s.clone().map(|s| u32::from((s >> 32) > i as u64));
-                m.set(p, c);
+                let c = lw_gt(lw, hi, i as u64);
+                lw.set(p, c);
             }
-            m.set(&dest, s.map(|s| s as u32));
+            lw.set(&dest, s);
         }
-        "IMAD" | "IMUL" | "IMUL32I" | "XMAD" if l.opcode == "XMAD" => {
-            for d in destinations(l) {
-                m.set(
-                    &d,
-                    Err(format!(
-                        "{} was written by XMAD at line {}, which warpscope does not model",
-                        reg_name(&d),
-                        l.no
-                    )),
-                );
-            }
-        }
+        "XMAD" => lw.unmodelled(l),
         "IMAD" | "IMUL" | "IMUL32I" | "UIMAD" => {
             // IMAD Rd, [Pcarry,] Ra, Rb, Rc [, Pcin]; IMUL Rd, Ra, Rb.
-            let mut rest: Vec<Operand> = l.ops.iter().skip(1).map(|(o, _)| o.clone()).collect();
+            let mut rest: Vec<(Operand, Span)> = l.ops.iter().skip(1).cloned().collect();
             let carry_out =
-                if matches!(rest.first(), Some(Operand::Pred { .. })) { Some(rest.remove(0)) } else { None };
+                if matches!(rest.first(), Some((Operand::Pred { .. }, _))) { Some(rest.remove(0).0) } else { None };
             let mul_only = l.opcode.starts_with("IMUL");
             if rest.len() < if mul_only { 2 } else { 3 } {
-                return Err(m.err(l.span, format!("{} needs more operands", l.opcode)));
+                return Err(lw.err(l.span, format!("{} needs more operands", l.opcode)));
             }
             let signed = !has(l, "U32") && !has(l, "MOV") && !has(l, "SHL");
             let wide = has(l, "WIDE");
             let hi = has(l, "HI");
-            let a = m.val(&rest[0]);
-            let b = m.val(&rest[1]);
-            let cin: Result<u64, String> = if has(l, "X") {
+            let a = lw.val(&rest[0].0, rest[0].1)?;
+            let b = lw.val(&rest[1].0, rest[1].1)?;
+            let cin = if has(l, "X") {
                 match rest.get(3) {
-                    Some(p @ Operand::Pred { .. }) => m.val(p).map(u64::from),
-                    _ => m.cc_carry.clone().map(u64::from),
+                    Some((p @ Operand::Pred { .. }, s)) => lw.val(p, *s)?,
+                    _ => Src::Reg(lw.cc),
                 }
             } else {
-                Ok(0)
+                ZERO
             };
-            let product = (|| {
-                let (a, b) = (a?, b?);
-                Ok::<i128, String>(if signed && wide {
-                    i128::from(a as i32) * i128::from(b as i32)
-                } else {
-                    i128::from(a) * i128::from(b)
-                })
-            })();
+            let (a, b) = if signed && wide { (lw.sext(a), lw.sext(b)) } else { (lw.zext(a), lw.zext(b)) };
+            let product = lw.bin(BinOp::Mul, Width::W64, a, b);
             if wide {
-                let c = if mul_only { Ok(0) } else { m.pair(&rest[2]) };
-                let r = (|| Ok::<u64, String>((product? + i128::from(c?) + i128::from(cin?)) as u64))();
-                m.set_pair(&dest, r);
+                let c = if mul_only { ZERO } else { lw.pair(&rest[2].0, rest[2].1)? };
+                let r = lw.bin(BinOp::Add, Width::W64, product, c);
+                let r = lw.bin(BinOp::Add, Width::W64, r, cin);
+                lw.set_pair(&dest, r);
             } else {
-                let c = if mul_only { Ok(0) } else { m.val(&rest[2]) };
-                let r = (|| {
-                    let p = product?;
-                    let full = if hi { (p >> 32) + i128::from(c?) } else { p + i128::from(c?) } + i128::from(cin?);
-                    Ok::<i128, String>(full)
-                })();
+                let c = if mul_only {
+                    ZERO
+                } else {
+                    let c = lw.val(&rest[2].0, rest[2].1)?;
+                    lw.zext(c)
+                };
+                let p = if hi { lw.bin(BinOp::ShrU, Width::W64, product, Src::Imm(32)) } else { product };
+                let full = lw.bin(BinOp::Add, Width::W64, p, c);
+                let full = lw.bin(BinOp::Add, Width::W64, full, cin);
+                let carry = lw.bin(BinOp::ShrU, Width::W64, full, Src::Imm(32));
+                let carry = lw.bin(BinOp::MinU, Width::W64, carry, Src::Imm(1));
                 if let Some(p) = carry_out {
-                    m.set(&p, r.clone().map(|v| u32::from(v >= 1 << 32)));
+                    lw.set(&p, carry);
                 }
                 if writes_cc {
-                    m.cc_carry = r.clone().map(|v| u32::from(v >= 1 << 32));
+                    let cc = lw.cc;
+                    lw.emit(Op::Mov { dst: cc, a: carry });
                 }
-                m.set(&dest, r.map(|v| v as u32));
+                lw.set(&dest, full);
             }
         }
         "ISCADD" | "ISCADD32I" => {
-            need(4)?;
-            let r = (|| {
-                let a = m.val(&op(1))?;
-                let b = m.val(&op(2))?;
-                let s = m.val(&op(3))?;
-                Ok::<u32, String>(a.wrapping_shl(s & 31).wrapping_add(b))
-            })();
-            m.set(&dest, r);
+            need(lw, 4)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let s = lw.val(&op(3), sp(3))?;
+            let s = lw.bin(BinOp::And, Width::W32, s, Src::Imm(31));
+            let sh = lw.bin(BinOp::Shl, Width::W32, a, s);
+            let r = lw.bin(BinOp::Add, Width::W32, sh, b);
+            lw.set(&dest, r);
         }
         "SHL" | "SHR" => {
-            need(3)?;
-            let signed = l.opcode == "SHR" && !has(l, "U32");
-            let r = (|| {
-                let a = m.val(&op(1))?;
-                let s = m.val(&op(2))?.min(32);
-                Ok::<u32, String>(match (l.opcode.as_str(), signed) {
-                    ("SHL", _) => {
-                        if s >= 32 {
-                            0
-                        } else {
-                            a << s
-                        }
-                    }
-                    (_, true) => ((a as i32) >> s.min(31)) as u32,
-                    _ => {
-                        if s >= 32 {
-                            0
-                        } else {
-                            a >> s
-                        }
-                    }
-                })
-            })();
-            m.set(&dest, r);
+            need(lw, 3)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let s = lw.val(&op(2), sp(2))?;
+            let kind = match (l.opcode.as_str(), has(l, "U32")) {
+                ("SHL", _) => BinOp::Shl,
+                (_, false) => BinOp::ShrS,
+                _ => BinOp::ShrU,
+            };
+            let r = lw.bin(kind, Width::W32, a, s);
+            lw.set(&dest, r);
         }
         "SHF" | "USHF" => {
-            need(4)?;
-            let left = has(l, "L");
-            let hi = has(l, "HI");
-            let signed = has(l, "S32") || has(l, "S64");
-            let r = (|| {
-                let lo = m.val(&op(1))?;
-                let s = m.val(&op(2))? & 63;
-                let hiw = m.val(&op(3))?;
-                let v = u64::from(hiw) << 32 | u64::from(lo);
-                let shifted = if left {
-                    v.checked_shl(s).unwrap_or(0)
-                } else if signed {
-                    ((v as i64) >> s) as u64
-                } else {
-                    v >> s
-                };
-                Ok::<u32, String>(if hi { (shifted >> 32) as u32 } else { shifted as u32 })
-            })();
-            m.set(&dest, r);
+            need(lw, 4)?;
+            let lo = lw.val(&op(1), sp(1))?;
+            let s = lw.val(&op(2), sp(2))?;
+            let hiw = lw.val(&op(3), sp(3))?;
+            let v = lw.join(lo, hiw);
+            let s = lw.bin(BinOp::And, Width::W64, s, Src::Imm(63));
+            let kind = if has(l, "L") {
+                BinOp::Shl
+            } else if has(l, "S32") || has(l, "S64") {
+                BinOp::ShrS
+            } else {
+                BinOp::ShrU
+            };
+            let shifted = lw.bin(kind, Width::W64, v, s);
+            let r = if has(l, "HI") { lw.bin(BinOp::ShrU, Width::W64, shifted, Src::Imm(32)) } else { shifted };
+            lw.set(&dest, r);
         }
         "LOP" | "LOP32I" | "ULOP" => {
-            need(3)?;
-            let r = (|| {
-                let a = m.val(&op(1))?;
-                let b = m.val(&op(2))?;
-                Ok::<u32, String>(if has(l, "AND") {
-                    a & b
-                } else if has(l, "OR") {
-                    a | b
-                } else if has(l, "XOR") {
-                    a ^ b
-                } else {
-                    b
-                })
-            })();
-            m.set(&dest, r);
+            need(lw, 3)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let r = if has(l, "AND") {
+                lw.bin(BinOp::And, Width::W32, a, b)
+            } else if has(l, "OR") {
+                lw.bin(BinOp::Or, Width::W32, a, b)
+            } else if has(l, "XOR") {
+                lw.bin(BinOp::Xor, Width::W32, a, b)
+            } else {
+                b
+            };
+            lw.set(&dest, r);
         }
         "LOP3" | "ULOP3" => {
-            need(5)?;
-            let r = (|| {
-                let a = m.val(&op(1))?;
-                let b = m.val(&op(2))?;
-                let c = m.val(&op(3))?;
-                let lut = m.val(&op(4))?;
-                let mut out = 0u32;
-                for k in 0..8u32 {
-                    if lut & (1 << k) != 0 {
-                        let pick = |bit: u32, v: u32| if k & bit != 0 { v } else { !v };
-                        out |= pick(4, a) & pick(2, b) & pick(1, c);
-                    }
+            // LOP3.LUT [Pd,] Rd, Ra, Rb, Rc, lut [, Pq]: with a predicate first, Pd = (result != 0).
+            let pd = matches!(dest, Operand::Pred { .. });
+            let first = usize::from(pd);
+            need(lw, first + 5)?;
+            let Operand::Imm(lut) = op(first + 4) else {
+                lw.unmodelled(l);
+                return Ok(());
+            };
+            let a = lw.val(&op(first + 1), sp(first + 1))?;
+            let b = lw.val(&op(first + 2), sp(first + 2))?;
+            let c = lw.val(&op(first + 3), sp(first + 3))?;
+            let not = |lw: &mut Lower, v: Src| lw.bin(BinOp::Xor, Width::W32, v, Src::Imm(0xFFFF_FFFF));
+            let (na, nb, nc) = (not(lw, a), not(lw, b), not(lw, c));
+            let mut out = ZERO;
+            for k in 0..8u32 {
+                if lut & (1 << k) != 0 {
+                    let pa = if k & 4 != 0 { a } else { na };
+                    let pb = if k & 2 != 0 { b } else { nb };
+                    let pc = if k & 1 != 0 { c } else { nc };
+                    let t = lw.bin(BinOp::And, Width::W32, pa, pb);
+                    let t = lw.bin(BinOp::And, Width::W32, t, pc);
+                    out = lw.bin(BinOp::Or, Width::W32, out, t);
                 }
-                Ok::<u32, String>(out)
-            })();
-            m.set(&dest, r);
-        }
-        "BFE" => {
-            need(3)?;
-            let signed = !has(l, "U32");
-            let r = (|| {
-                let a = m.val(&op(1))?;
-                let ctl = m.val(&op(2))?;
-                let pos = ctl & 0xff;
-                let len = (ctl >> 8) & 0xff;
-                if len == 0 || pos >= 32 {
-                    return Ok::<u32, String>(0);
-                }
-                let len = len.min(32 - pos);
-                let field = (u64::from(a) >> pos) & ((1u64 << len) - 1);
-                let sign = signed && field >> (len - 1) & 1 == 1;
-                Ok(if sign { (field | (u64::MAX << len)) as u32 } else { field as u32 })
-            })();
-            m.set(&dest, r);
-        }
-        "SEL" | "USEL" => {
-            need(4)?;
-            let r = (|| if m.val(&op(3))? != 0 { m.val(&op(1)) } else { m.val(&op(2)) })();
-            m.set(&dest, r);
-        }
-        "ISETP" | "UISETP" => {
-            need(5)?;
-            let cmp = l.mods.first().cloned().unwrap_or_default();
-            let unsigned = has(l, "U32");
-            let r = (|| {
-                let a = m.val(&op(2))?;
-                let b = m.val(&op(3))?;
-                let c = m.val(&op(4))? != 0;
-                let (x, y) =
-                    if unsigned { (i64::from(a), i64::from(b)) } else { (i64::from(a as i32), i64::from(b as i32)) };
-                let t = match cmp.as_str() {
-                    "LT" => x < y,
-                    "LE" => x <= y,
-                    "GT" => x > y,
-                    "GE" => x >= y,
-                    "EQ" => x == y,
-                    "NE" => x != y,
-                    _ => return Err(format!("ISETP.{cmp} is not modelled")),
-                };
-                let combine = |v: bool| {
-                    if has(l, "OR") {
-                        v || c
-                    } else if has(l, "XOR") {
-                        v != c
-                    } else {
-                        v && c
-                    }
-                };
-                Ok::<(bool, bool), String>((combine(t), combine(!t)))
-            })();
-            m.set(&op(0), r.clone().map(|(p, _)| u32::from(p)));
-            m.set(&op(1), r.map(|(_, q)| u32::from(q)));
-        }
-        "LEA" | "ULEA" => lea(m, l)?,
-        _ => {
-            for d in destinations(l) {
-                m.set(
-                    &d,
-                    Err(format!(
-                        "{} was written by {} at line {}, which warpscope does not model",
-                        reg_name(&d),
-                        l.opcode,
-                        l.no
-                    )),
-                );
+            }
+            if pd {
+                lw.set(&dest, out);
+                lw.set(&op(1), out);
+            } else {
+                lw.set(&dest, out);
             }
         }
+        "BFE" => {
+            need(lw, 3)?;
+            let Operand::Imm(ctl) = op(2) else {
+                lw.unmodelled(l);
+                return Ok(());
+            };
+            let a = lw.val(&op(1), sp(1))?;
+            let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
+            let r = if len == 0 || pos >= 32 {
+                ZERO
+            } else {
+                let len = len.min(32 - pos);
+                // Move the field to the top, then shift it down (arithmetically for BFE.S32).
+                let up = lw.bin(BinOp::Shl, Width::W32, a, Src::Imm(u64::from(32 - len - pos)));
+                let kind = if has(l, "U32") { BinOp::ShrU } else { BinOp::ShrS };
+                lw.bin(kind, Width::W32, up, Src::Imm(u64::from(32 - len)))
+            };
+            lw.set(&dest, r);
+        }
+        "SEL" | "USEL" => {
+            need(lw, 4)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let p = lw.pred_ref(&op(3));
+            match p {
+                Some(p) => {
+                    let d = lw.tmp();
+                    lw.emit(Op::Sel { dst: d, p, a, b });
+                    lw.set(&dest, Src::Reg(d));
+                }
+                None => {
+                    let c = lw.val(&op(3), sp(3))?;
+                    let p = lw.b.pred();
+                    lw.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w: Width::W64, a: c, b: ZERO });
+                    let d = lw.tmp();
+                    lw.emit(Op::Sel { dst: d, p: PredRef::of(p), a, b });
+                    lw.set(&dest, Src::Reg(d));
+                }
+            }
+        }
+        "ISETP" | "UISETP" => {
+            need(lw, 5)?;
+            if has(l, "EX") {
+                // The extended (64-bit) compare chains with the previous compare through its predicate
+                // input; warpscope does not follow that yet, so what it writes is unknown.
+                lw.unmodelled(l);
+                return Ok(());
+            }
+            let cmp = match l.mods.first().map(String::as_str) {
+                Some("LT") => Cmp::Lt,
+                Some("LE") => Cmp::Le,
+                Some("GT") => Cmp::Gt,
+                Some("GE") => Cmp::Ge,
+                Some("EQ") => Cmp::Eq,
+                Some("NE") => Cmp::Ne,
+                other => {
+                    return Err(lw.err(l.span, format!("ISETP.{} is not modelled", other.unwrap_or(""))));
+                }
+            };
+            let signed = !has(l, "U32");
+            let a = lw.val(&op(2), sp(2))?;
+            let b = lw.val(&op(3), sp(3))?;
+            let c = lw.pred_ref(&op(4)).unwrap_or(PredRef::TRUE);
+            let t = lw.b.pred();
+            lw.emit(Op::Setp { dst: t, cmp, signed, w: Width::W32, a, b });
+            let combine = if has(l, "OR") {
+                PredOp::Or
+            } else if has(l, "XOR") {
+                PredOp::Xor
+            } else {
+                PredOp::And
+            };
+            for (k, v) in [(0usize, PredRef::of(t)), (1, PredRef::not(t))] {
+                if let Operand::Pred { idx: Some(i), uniform, .. } = op(k) {
+                    let d = lw.pred_reg(i, uniform);
+                    lw.emit(Op::PredLogic { dst: d, op: combine, a: v, b: c });
+                }
+            }
+        }
+        "LEA" | "ULEA" => lea(lw, l)?,
+        _ => lw.unmodelled(l),
     }
     Ok(())
 }
 
-fn reg_name(o: &Operand) -> String {
+/// 1 when `hi > i`, else 0 (IADD3's carries: `hi` is the high word of the three-way sum).
+fn lw_gt(lw: &mut Lower, hi: Src, i: u64) -> Src {
+    let d = lw.bin(BinOp::Sub, Width::W64, hi, Src::Imm(i));
+    // hi - i when hi > i, else 0 (hi is at most 2): min with 1 gives the flag.
+    let z = lw.bin(BinOp::MaxS, Width::W64, d, ZERO);
+    lw.bin(BinOp::MinU, Width::W64, z, Src::Imm(1))
+}
+
+fn imm(o: &Operand) -> u32 {
     match o {
-        Operand::Reg { idx: Some(i), .. } => format!("R{i}"),
-        Operand::UReg(Some(i)) => format!("UR{i}"),
-        Operand::Pred { idx: Some(i), .. } => format!("P{i}"),
-        _ => "a register".into(),
+        Operand::Imm(v) => *v,
+        _ => 0,
     }
 }
 
 /// LEA and LEA.HI as seeds/003 defines them, and the current `LEA Rd, Pcarry, Ra, Sb, scale` form.
-fn lea(m: &mut Machine, l: &Line) -> R<()> {
+fn lea(lw: &mut Lower, l: &Line) -> R<()> {
     let mut ops: Vec<(Operand, Span)> = l.ops.clone();
     let hi = has(l, "HI");
     let x = has(l, "X");
     // Seeds' form: `LEA{.HI}{.X} Plg, Rd, ...`: a predicate first is Plg.
     let plg = if matches!(ops.first(), Some((Operand::Pred { .. }, _))) { Some(ops.remove(0).0) } else { None };
     let Some((dest, dest_span)) = ops.first().cloned() else {
-        return Err(m.err(l.span, "LEA needs a destination register"));
+        return Err(lw.err(l.span, "LEA needs a destination register"));
     };
     ops.remove(0);
     let writes_cc = matches!(dest, Operand::Reg { cc: true, .. });
     if writes_cc && plg.is_some() {
-        return Err(m.err(dest_span, "LEA can write at most one of CC and Plg (seeds/003)"));
+        return Err(lw.err(dest_span, "LEA can write at most one of CC and Plg (seeds/003)"));
     }
     // Current form: a predicate right after Rd is the carry out.
     let carry_out = if matches!(ops.first(), Some((Operand::Pred { .. }, _))) { Some(ops.remove(0).0) } else { None };
@@ -1143,15 +1396,15 @@ fn lea(m: &mut Machine, l: &Line) -> R<()> {
         if x && matches!(ops.last(), Some((Operand::Pred { .. }, _))) { ops.pop().map(|o| o.0) } else { None };
     let is_imm = |o: &Operand| matches!(o, Operand::Imm(_));
     // Ra, Sb, [Rc], [scale].
-    let (ra, sb, rc, scale) = match (hi, ops.as_slice()) {
-        (false, [(a, _), (b, _)]) => (a.clone(), b.clone(), None, 0),
-        (false, [(a, _), (b, _), (Operand::Imm(s), _)]) => (a.clone(), b.clone(), None, *s),
-        (true, [(a, _), (b, _), (s, _)]) if is_imm(s) => (a.clone(), b.clone(), None, imm(s)),
-        (true, [(a, _), (b, _), (c, _)]) => (a.clone(), b.clone(), Some(c.clone()), 0),
-        (true, [(a, _), (b, _), (c, _), (Operand::Imm(s), _)]) => (a.clone(), b.clone(), Some(c.clone()), *s),
-        (true, [(a, _), (b, _)]) => (a.clone(), b.clone(), None, 0),
+    let ((ra, ra_s), (sb, sb_s), rc, scale) = match (hi, ops.as_slice()) {
+        (false, [a, b]) => (a.clone(), b.clone(), None, 0),
+        (false, [a, b, (Operand::Imm(s), _)]) => (a.clone(), b.clone(), None, *s),
+        (true, [a, b, (s, _)]) if is_imm(s) => (a.clone(), b.clone(), None, imm(s)),
+        (true, [a, b, c]) => (a.clone(), b.clone(), Some(c.clone()), 0),
+        (true, [a, b, c, (Operand::Imm(s), _)]) => (a.clone(), b.clone(), Some(c.clone()), *s),
+        (true, [a, b]) => (a.clone(), b.clone(), None, 0),
         _ => {
-            return Err(m.err(
+            return Err(lw.err(
                 l.span,
                 if hi {
                     "LEA.HI takes [Plg,] Rd, [-]Ra, Sb, [Rc,] [scale] (Rc defaults to RZ, scale to 0)"
@@ -1162,7 +1415,7 @@ fn lea(m: &mut Machine, l: &Line) -> R<()> {
         }
     };
     if scale > 31 {
-        return Err(m.err(l.span, format!("the scale #{scale} is out of range: ScaleU05 is 0..31")));
+        return Err(lw.err(l.span, format!("the scale #{scale} is out of range: ScaleU05 is 0..31")));
     }
     let negate = matches!(ra, Operand::Reg { neg: true, .. });
     let plain = |o: &Operand| match o {
@@ -1171,70 +1424,77 @@ fn lea(m: &mut Machine, l: &Line) -> R<()> {
         }
         other => other.clone(),
     };
-    let carry_in: Result<u64, String> = if x {
+    let cin = if x {
         match &carry_in_pred {
-            Some(p) => m.val(p).map(u64::from),
-            None => m.cc_carry.clone().map(u64::from),
+            Some(p) => lw.val(p, l.span)?,
+            None => Src::Reg(lw.cc),
         }
     } else {
-        Ok(0)
+        ZERO
     };
-    let result = (|| {
-        let a = m.val(&plain(&ra))?;
-        let b = m.val(&sb)?;
-        let cin = carry_in?;
-        if hi {
-            let c = match &rc {
-                Some(rc) => m.val(&plain(rc))?,
-                None => 0,
-            };
-            let mut off = u64::from(c) << 32 | u64::from(a);
-            if negate {
-                off = off.wrapping_neg();
-            }
-            let high = ((u128::from(off) << scale) >> 32) as u32;
-            Ok::<u64, String>(u64::from(high) + u64::from(b) + cin)
-        } else {
-            let off = if negate { a.wrapping_neg() } else { a };
-            let scaled = off.wrapping_shl(scale);
-            Ok(u64::from(scaled) + u64::from(b) + cin)
+    let a = lw.val(&plain(&ra), ra_s)?;
+    let b = lw.val(&sb, sb_s)?;
+    let b = lw.zext(b);
+    let sum = if hi {
+        let c = match &rc {
+            Some((rc, s)) => lw.val(&plain(rc), *s)?,
+            None => ZERO,
+        };
+        let mut off = lw.join(a, c);
+        if negate {
+            off = lw.bin(BinOp::Sub, Width::W64, ZERO, off);
         }
-    })();
-    let value = result.clone().map(|s| s as u32);
-    let carry = result.map(|s| (s >> 32) as u32);
+        // The high word of (off << scale): bits 32-scale .. 64-scale of off.
+        let high = lw.bin(BinOp::ShrU, Width::W64, off, Src::Imm(u64::from(32 - scale)));
+        let high = lw.zext(high);
+        let s = lw.bin(BinOp::Add, Width::W64, high, b);
+        lw.bin(BinOp::Add, Width::W64, s, cin)
+    } else {
+        let off = if negate { lw.bin(BinOp::Sub, Width::W32, ZERO, a) } else { a };
+        let scaled = lw.bin(BinOp::Shl, Width::W32, off, Src::Imm(u64::from(scale)));
+        let s = lw.bin(BinOp::Add, Width::W64, scaled, b);
+        lw.bin(BinOp::Add, Width::W64, s, cin)
+    };
+    let value = lw.zext(sum);
+    let carry = lw.bin(BinOp::ShrU, Width::W64, sum, Src::Imm(32));
     if writes_cc {
-        m.cc_carry = carry.clone();
+        let cc = lw.cc;
+        lw.emit(Op::Mov { dst: cc, a: carry });
     }
     if let Some(p) = &carry_out {
-        m.set(p, carry);
+        lw.set(p, carry);
     }
     if let Some(p) = &plg {
         // Plg = !(the effective address lies in the shared window). A 32-bit (LEA.LO) result can never be in
         // the window, which sits above 4 GB; LEA.HI checks the 64-bit address it forms with the preceding
         // LEA.LO's low half.
-        let in_window = if hi {
-            (|| {
-                let hi_word = value.clone()?;
-                let lo_word = m.lea_lo.clone()?;
-                let addr = u64::from(hi_word) << 32 | u64::from(lo_word);
-                let base = m.vars.get("shared_window").map_or(DEFAULT_SHARED_WINDOW, |&v| v as u64);
-                Ok::<bool, String>(addr.wrapping_sub(base) < crate::engine::WINDOW_BYTES)
-            })()
+        if hi {
+            let lo = Src::Reg(lw.lea_lo);
+            let addr = lw.join(lo, value);
+            let base = vars_window(lw.vars);
+            let off = lw.bin(BinOp::Sub, Width::W64, addr, Src::Imm(base));
+            let q = lw.b.pred();
+            lw.emit(Op::Setp {
+                dst: q,
+                cmp: Cmp::Ge,
+                signed: false,
+                w: Width::W64,
+                a: off,
+                b: Src::Imm(crate::engine::WINDOW_BYTES),
+            });
+            lw.set_pred(p, PredRef::of(q));
         } else {
-            Ok(false)
-        };
-        m.set(p, in_window.map(|w| u32::from(!w)));
+            lw.set_pred(p, PredRef::TRUE);
+        }
     }
     if !hi {
-        m.lea_lo = value.clone();
+        let r = lw.lea_lo;
+        lw.emit(Op::Mov { dst: r, a: value });
     }
-    m.set(&dest, value);
+    lw.set(&dest, value);
     Ok(())
 }
 
-fn imm(o: &Operand) -> u32 {
-    match o {
-        Operand::Imm(v) => *v,
-        _ => 0,
-    }
+fn vars_window(vars: &Vars) -> u64 {
+    vars.get("shared_window").map_or(DEFAULT_SHARED_WINDOW, |&v| v as u64)
 }

@@ -2,14 +2,15 @@
 //! carveout calculator. It draws the state; the reducer in `state.rs` changes it.
 
 use super::browser;
+use super::engine::{Engine, LocalEngine};
 use super::figure::Figure;
 use super::state::{l1_value, Action, Edit, Pane, State, L1_CHOICES};
 use crate::arch::{carveout, BankMode, Carveout, Cc, Family, ALL_CCS};
-use crate::explain::{explain_with, Fix};
+use crate::explain::Fix;
 use crate::pattern::Lang;
 use crate::presets::PRESETS;
-use crate::scenario::Scenario;
 use crate::scene::{scene, Theme};
+use crate::service::Shown;
 use crate::trace::InstrResult;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -109,7 +110,7 @@ fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {
     let bb = base.and_then(|b| b.banks.as_ref());
     html! {
         <div class="metrics">
-            { metric("warps", "warp issues", f64::from(i.warps), i.warps.to_string(), base.map(|b| f64::from(b.warps)), true) }
+            { metric("warps", "warp issues", i.warps as f64, i.warps.to_string(), base.map(|b| b.warps as f64), true) }
             if let Some(m) = &i.memory {
                 { metric("requests", "requests", m.requests as f64, m.requests.to_string(), bm.map(|b| b.requests as f64), true) }
                 { metric("lines", "lines", m.lines as f64, m.lines.to_string(), bm.map(|b| b.lines as f64), true) }
@@ -163,7 +164,8 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     let kepler = sc.cc.family() == Family::Kepler;
     let show_l1 = sc.cc.major <= 5;
     html! {
-        <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}>
+        <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}
+            data-busy={pane.busy.then_some("true")}>
             <div class="inputs">
                 <label>{ "compute capability" }{ cc_select(d, k, sc.cc, locked(state, "cc")) }</label>
                 if state.lab.is_none() {
@@ -235,31 +237,25 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                             }
                         }) }
                     </ol>
-                    if let Some(ins) = selected.filter(|i| i.reports.len() > 1) {
+                    if let Some(ins) = selected.filter(|i| i.issue_count() > 1) {
                         if k == 0 {
                             <button id="all-warps" aria-pressed={state.all_warps.to_string()}
                                 onclick={ { let d = d.clone(); let on = !state.all_warps; Callback::from(move |_| d.dispatch(Action::AllWarps(on))) } }>
                                 { if state.all_warps { "one warp" } else { "all warps" } }
                             </button>
                         }
-                        <label class="warp-select">{ "warp" }
-                            <select id={id("warp", k)} onchange={on_select(d, move |v| Action::Issue(k, v.parse().unwrap_or(0)))}>
-                                { for ins.issues.iter().enumerate().map(|(j, is)| html! {
-                                    <option value={j.to_string()} selected={j == pane.issue}>
-                                        { if ins.issues.iter().any(|x| x.iteration > 0) { format!("warp {}, pass {}", is.warp, is.iteration + 1) } else { format!("warp {}", is.warp) } }
-                                    </option>
-                                }) }
-                            </select>
-                        </label>
+                        { warp_select(d, k, pane, ins) }
                     }
                 </div>
                 if r.instructions.is_empty() {
                     <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
                 }
-                if let (Some(ins), Some(rep)) = (selected, pane.report()) {
+                if let Some(ins) = selected {
                     { metrics(ins, base) }
-                    { figure_view(state, k, ins, rep, r.cc) }
-                    { explanation_view(d, k, pane, rep) }
+                }
+                if let (Some(ins), Some(shown)) = (selected, pane.shown.as_deref()) {
+                    { figure_view(state, k, shown) }
+                    { explanation_view(d, k, pane, shown) }
                     <ul class="notes">
                         { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ n.text.clone() }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
                         { for ins.warnings.iter().take(6).map(|w| html! { <li class="warning">{ w.clone() }</li> }) }
@@ -271,25 +267,56 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     }
 }
 
-fn figure_view(state: &State, k: usize, ins: &InstrResult, rep: &crate::report::Report, cc: Cc) -> Html {
-    let title = format!("{} on CC {}: {}", ins.op, cc, ins.access);
-    let sc = if state.all_warps && ins.reports.len() > 1 {
-        let reports: Vec<&crate::report::Report> = ins.reports.iter().collect();
-        let several_passes = ins.issues.iter().any(|i| i.iteration > 0);
-        let labels: Vec<String> =
-            ins.issues
-                .iter()
-                .map(|i| {
-                    if several_passes {
-                        format!("w{} p{}", i.warp, i.iteration + 1)
-                    } else {
-                        format!("warp {}", i.warp)
-                    }
-                })
-                .collect();
+/// The warp and pass selectors of an instruction with several issues in the listed block.
+fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
+    let (warp, pass) = match pane.shown.as_deref() {
+        Some(s) if s.instr == pane.instr => (s.warp, s.pass),
+        _ => ins.issue_at(pane.issue).unwrap_or((0, 0)),
+    };
+    let passes = ins.passes.get(warp as usize).copied().unwrap_or(0);
+    let by_warp = {
+        let ins = ins.clone();
+        on_select(d, move |v| {
+            let w: u32 = v.parse().unwrap_or(0);
+            // The same pass in the other warp, or its last.
+            let p = pass.min(ins.passes.get(w as usize).copied().unwrap_or(1).saturating_sub(1));
+            Action::Issue(k, ins.issue_index(w, p).unwrap_or(0))
+        })
+    };
+    let by_pass = {
+        let ins = ins.clone();
+        on_select(d, move |v| Action::Issue(k, ins.issue_index(warp, v.parse().unwrap_or(0)).unwrap_or(0)))
+    };
+    html! {
+        <>
+            <label class="warp-select">{ "warp" }
+                <select id={id("warp", k)} onchange={by_warp}>
+                    { for ins.passes.iter().enumerate().filter(|(_, &p)| p > 0).map(|(w, _)| html! {
+                        <option value={w.to_string()} selected={w as u32 == warp}>{ format!("warp {w}") }</option>
+                    }) }
+                </select>
+            </label>
+            if ins.max_passes() > 1 {
+                <label class="warp-select">{ "pass" }
+                    <select id={id("pass", k)} onchange={by_pass}>
+                        { for (0..passes).map(|p| html! {
+                            <option value={p.to_string()} selected={p == pass}>{ format!("{} of {passes}", p + 1) }</option>
+                        }) }
+                    </select>
+                </label>
+            }
+        </>
+    }
+}
+
+fn figure_view(state: &State, k: usize, shown: &Shown) -> Html {
+    let title = shown.title.clone();
+    let sc = if state.all_warps && shown.others.len() > 1 {
+        let reports: Vec<&crate::report::Report> = shown.others.iter().map(|(_, r)| r).collect();
+        let labels: Vec<String> = shown.others.iter().map(|(l, _)| l.clone()).collect();
         Rc::new(crate::scene::block_scene(&reports, &labels, &title, state.step_shown()))
     } else {
-        Rc::new(scene(rep, &title, state.step_shown()))
+        Rc::new(scene(&shown.report, &title, state.step_shown()))
     };
     let caption = sc.caption.clone();
     html! {
@@ -300,13 +327,10 @@ fn figure_view(state: &State, k: usize, ins: &InstrResult, rep: &crate::report::
     }
 }
 
-fn explanation_view(d: &Dispatch, k: usize, pane: &Pane, rep: &crate::report::Report) -> Html {
-    let Some(result) = pane.result.as_ref() else { return html! {} };
-    // The quick explanation now; the fixes that need a run of the scenario arrive right after the repaint.
-    let mut ex = explain_with(&pane.scenario, result, pane.instr, rep, false);
-    if let Some(checked) = pane.checked_fixes() {
-        ex.suggestions = (*checked).clone();
-    }
+fn explanation_view(d: &Dispatch, k: usize, pane: &Pane, shown: &Shown) -> Html {
+    // The explanation comes with the figure; the fixes, each checked by a run in the worker, right after.
+    let suggestions = pane.fixes.as_deref().cloned().unwrap_or_default();
+    let ex = crate::explain::Explanation { lines: shown.why.clone(), suggestions };
     html! {
         <div class="explain" id={id("explain", k)}>
             <h3>{ "Why" }</h3>
@@ -410,11 +434,8 @@ fn file_stem(state: &State) -> String {
 
 /// The exported figure of pane 0 at a step, in the light theme (for print and slides).
 fn export_svg(state: &State, step: usize) -> Option<(String, f64, f64)> {
-    let p = &state.panes[0];
-    let r = p.result.as_ref()?;
-    let ins = r.instructions.get(p.instr)?;
-    let rep = p.report()?;
-    let sc = scene(rep, &format!("{} on CC {}: {}", ins.op, r.cc, ins.access), step);
+    let shown = state.panes[0].shown.as_deref()?;
+    let sc = scene(&shown.report, &shown.title, step);
     Some((crate::svg::to_svg(&sc, Theme::Light), sc.width, sc.height))
 }
 
@@ -526,10 +547,8 @@ fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
     html! {
         <div class={classes!("app", "embed", if state.theme == Theme::Dark { "theme-dark" } else { "theme-light" })}>
             if let Some(n) = &state.notice { <p id="notice" class="notice" role="status">{ n.clone() }</p> }
-            if let (Some(r), Some(rep)) = (p.result.as_ref(), p.report()) {
-                if let Some(ins) = r.instructions.get(p.instr) {
-                    { figure_view(state, 0, ins, rep, r.cc) }
-                }
+            if let Some(shown) = p.shown.as_deref() {
+                { figure_view(state, 0, shown) }
             }
             <div class="embed-bar">
                 <span id="metric-line" class="metric-line">{ line.unwrap_or_default() }</span>
@@ -543,9 +562,18 @@ fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
     }
 }
 
+/// The page's properties: by default its analyses run in web workers; the browser tests pass the service to
+/// run in-thread.
+#[derive(Properties, PartialEq, Default)]
+pub struct AppProps {
+    /// Run analyses in-thread instead of in workers.
+    #[prop_or_default]
+    pub local: Option<LocalEngine>,
+}
+
 /// The page.
 #[component(App)]
-pub fn app() -> Html {
+pub fn app(props: &AppProps) -> Html {
     let state = use_reducer(|| {
         let (link, embed) = browser::location();
         let mut s = State::from_link(link.as_deref(), embed);
@@ -555,8 +583,10 @@ pub fn app() -> Html {
         s
     });
     let d = state.dispatcher();
-    // After every render: close the pending performance measure (see perf.rs).
-    use_effect(super::perf::rendered);
+    // After every render: close the pending performance measure once the figure answers the latest edit
+    // (see perf.rs).
+    let current = state.figures_current();
+    use_effect(move || super::perf::rendered(current));
     // The address bar always holds the current view.
     let link = super::json::encode_view(&state.view());
     use_effect_with(link.clone(), |link| {
@@ -565,31 +595,35 @@ pub fn app() -> Html {
         }
     });
     let link = link.unwrap_or_default();
-    // After each repaint, check the suggested fixes of any pane whose view changed (each check runs the
-    // scenario again, so it stays out of the keystroke-to-paint path).
+    // Every pane whose latest request has not been sent yet sends it to the analysis engine; the replies come
+    // back as actions.
     {
-        let keys: Vec<Option<super::state::ViewKey>> = state.panes.iter().map(|p| p.view_key()).collect();
-        type Pending = (usize, super::state::ViewKey, Scenario, Rc<crate::trace::ProgramResult>, usize, usize);
-        let pending: Vec<Pending> = state
+        let engine = use_mut_ref(|| Engine::new(props.local.clone()));
+        let sent = use_mut_ref(Vec::<u64>::new);
+        let due: Vec<(usize, crate::service::Request)> = state
             .panes
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.checked_fixes().is_none())
-            .filter_map(|(k, p)| Some((k, p.view_key()?, p.scenario.clone(), p.result.clone()?, p.instr, p.issue)))
+            .filter(|(k, p)| p.busy && sent.borrow().get(*k) != Some(&p.request))
+            .map(|(k, p)| (k, p.to_request(state.all_warps)))
             .collect();
+        let ids: Vec<u64> = due.iter().map(|(_, r)| r.id).collect();
         let d = d.clone();
-        use_effect_with(keys, move |_| {
-            let timer = (!pending.is_empty()).then(|| {
-                gloo_timers::callback::Timeout::new(0, move || {
-                    for (k, key, sc, result, instr, issue) in pending {
-                        if let Some(rep) = result.instructions.get(instr).and_then(|i| i.reports.get(issue)) {
-                            let fixes = crate::explain::explain(&sc, &result, instr, rep).suggestions;
-                            d.dispatch(Action::Checked(k, key, Rc::new(fixes)));
-                        }
+        use_effect_with(ids, move |_| {
+            let deliver: super::engine::Deliver = {
+                let d = d.clone();
+                Rc::new(move |pane, reply| d.dispatch(Action::Engine(pane, reply)))
+            };
+            for (k, req) in due {
+                {
+                    let mut s = sent.borrow_mut();
+                    if s.len() <= k {
+                        s.resize(k + 1, 0);
                     }
-                })
-            });
-            move || drop(timer)
+                    s[k] = req.id;
+                }
+                engine.borrow().send(k, req, Rc::clone(&deliver));
+            }
         });
     }
     // ?lab=NAME loads labs/NAME.toml from the site (or any URL), with the progress saved in this browser.

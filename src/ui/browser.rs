@@ -167,19 +167,25 @@ fn base_dir() -> String {
     }
 }
 
-/// Compiles a lab file's text in the lab worker and calls `done` with the course JSON or the error.
-pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'static) -> Result<(), String> {
+/// Starts one of the page's workers (`warpscope-lab`, `warpscope-engine`): Trunk builds each as its own wasm
+/// module with a loader script next to the page.
+pub fn start_worker(name: &str) -> Result<web_sys::Worker, String> {
     let base = base_dir();
-    let script = format!("importScripts(\"{base}warpscope-lab.js\");wasm_bindgen(\"{base}warpscope-lab_bg.wasm\");");
+    let script = format!("importScripts(\"{base}{name}.js\");wasm_bindgen(\"{base}{name}_bg.wasm\");");
     let parts = js_sys::Array::of1(&JsValue::from_str(&script));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("text/javascript");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
-        .map_err(|_| "could not start the lab reader".to_string())?;
-    let url =
-        web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "could not start the lab reader".to_string())?;
-    let worker = web_sys::Worker::new(&url)
-        .map_err(|_| "this browser could not start the lab reader (a web worker)".to_string())?;
+    let fail = || format!("this browser could not start a web worker ({name}), which warpscope needs");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(|_| fail())?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| fail())?;
+    let worker = web_sys::Worker::new(&url).map_err(|_| fail());
+    let _ = web_sys::Url::revoke_object_url(&url);
+    worker
+}
+
+/// Compiles a lab file's text in the lab worker and calls `done` with the course JSON or the error.
+pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'static) -> Result<(), String> {
+    let worker = start_worker("warpscope-lab")?;
     let w2 = worker.clone();
     // Whichever comes first, the answer or a failure, reports once.
     type Done = Box<dyn FnOnce(Result<String, String>)>;
@@ -223,6 +229,5 @@ pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'st
     });
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
     onerror.forget();
-    let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())
 }

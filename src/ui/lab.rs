@@ -2,7 +2,7 @@
 //! and the done state. Grading is the same function `warpscope check` uses.
 
 use super::state::{Action, State};
-use crate::lab::{grade_exercise, Block, Span2};
+use crate::lab::{grade_result, Block, Span2};
 use yew::prelude::*;
 
 fn spans(v: &[Span2]) -> Html {
@@ -62,9 +62,22 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
         let d = d.clone();
         Callback::from(move |_| d.dispatch(a.clone()))
     };
-    let grade = grade_exercise(ex, l.answer());
-    let done_all: Vec<bool> =
-        l.lab.exercises.iter().map(|e| grade_exercise(e, l.progress.answers.get(&e.id)).done).collect();
+    // The exercise shown is graded with the result the page shows (the worker computed it); the others keep
+    // what they were graded when last shown.
+    let pane = state.panes.first();
+    let result = match pane.map(|p| (&p.error, &p.result)) {
+        Some((None, Some(r))) => Ok(r.as_ref()),
+        Some((Some(e), _)) => Err(e.clone()),
+        _ => Err("the answer has not run yet".to_string()),
+    };
+    let grade = grade_result(ex, l.answer(), result);
+    let done_all: Vec<bool> = l
+        .lab
+        .exercises
+        .iter()
+        .enumerate()
+        .map(|(k, e)| if k == l.current { grade.done } else { l.progress.done.contains(&e.id) })
+        .collect();
     let hints = l.progress.hints.get(&ex.id).copied().unwrap_or(0);
     let choices = l.answer().map(|a| a.choices.clone()).unwrap_or_default();
     let answers_json = {

@@ -1,8 +1,10 @@
-//! The web page (wasm32 only). It computes nothing itself: it runs [`crate::scenario::Scenario`]s and draws
-//! the results. Errors are values all the way to the screen.
+//! The web page (wasm32 only). It computes nothing itself: its analyses run in a web worker (the
+//! [`crate::service`], see `engine.rs`), and it draws the replies. Errors are values all the way to the
+//! screen.
 
 mod app;
 mod browser;
+pub mod engine;
 mod figure;
 pub mod json;
 mod lab;
@@ -10,7 +12,8 @@ mod perf;
 pub mod rescue;
 pub mod state;
 
-pub use app::App;
+pub use app::{App, AppProps};
+pub use engine::LocalEngine;
 
 /// Mounts the app on the page's body, after installing the hook that keeps the user's work if it crashes.
 pub fn start() {

@@ -18,8 +18,13 @@ thread_local! {
     static PENDING: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Called after a render: records how long the pending edit or step took to reach the DOM.
-pub fn rendered() {
+/// Called after a render: records how long the pending edit or step took to reach the DOM. An edit counts
+/// as shown only when the figure answers it (`current`): the analysis runs in a worker and arrives later.
+pub fn rendered(current: bool) {
+    let pending = PENDING.with(|k| k.borrow().clone());
+    if pending.as_deref() == Some("edit") && !current {
+        return;
+    }
     let Some(kind) = PENDING.with(|k| k.borrow_mut().take()) else { return };
     if let Some(p) = performance() {
         let name = format!("warpscope:{kind}");

@@ -2,17 +2,23 @@
 //! here touches the DOM.
 
 use crate::arch::{Cc, L1Choice};
-use crate::explain::Fix;
+use crate::explain::{Fix, Suggestion};
 use crate::launch::Dim3;
 use crate::pattern::Lang;
 use crate::report::Report;
-use crate::scenario::{Field, Scenario, ScenarioError};
+use crate::scenario::{Field, Scenario};
 use crate::scene::{steps, Theme};
+use crate::service::{Reply, Request, Shown};
 use crate::trace::ProgramResult;
 use std::rc::Rc;
 use yew::Reducible;
 
-/// One side of the page: a scenario, what the user typed, and the last good result.
+/// The page stops an analysis after this many seconds (a newer edit stops it sooner): an endless loop in a
+/// pasted kernel ends with an error that points at the loop.
+pub const PAGE_MAX_SECONDS: f64 = 15.0;
+
+/// One side of the page: a scenario, what the user typed, and the last good result. Results come from the
+/// analysis worker: each change sends a request (numbered), and only the replies to the latest one count.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pane {
     /// The scenario being shown.
@@ -25,40 +31,50 @@ pub struct Pane {
     pub preset: String,
     /// The last good result.
     pub result: Option<Rc<ProgramResult>>,
+    /// The issue the figure shows, with its report and explanation.
+    pub shown: Option<Rc<Shown>>,
+    /// The request `shown` answered.
+    pub shown_for: u64,
+    /// The checked fixes for `shown`.
+    pub fixes: Option<Rc<Vec<Suggestion>>>,
     /// The current error, shown beside the last good result.
     pub error: Option<String>,
     /// The selected instruction.
     pub instr: usize,
-    /// The selected warp-level issue of it.
+    /// The selected warp-level issue of it (numbered warp by warp).
     pub issue: usize,
-    /// Fixes checked by running them, for the view with this key (see [`Pane::view_key`]).
-    pub checked: Option<(ViewKey, Rc<Vec<crate::explain::Suggestion>>)>,
+    /// The latest request sent for this pane (0: none yet).
+    pub request: u64,
+    /// Whether the latest request is still being answered.
+    pub busy: bool,
+    /// How far a long run has come: (blocks done, blocks in all, seconds).
+    pub progress: Option<(u64, u64, f64)>,
 }
 
-/// Identifies what a pane shows: its result (by address), instruction and issue.
-pub type ViewKey = (usize, usize, usize);
-
 impl Pane {
-    fn new(scenario: Scenario) -> Pane {
+    fn new(scenario: Scenario, request: u64) -> Pane {
         let block_text = block_text(scenario.block);
         let sets_text = scenario.sets.join(", ");
-        let mut p = Pane {
+        Pane {
             scenario,
             block_text,
             sets_text,
             preset: String::new(),
             result: None,
+            shown: None,
+            shown_for: 0,
+            fixes: None,
             error: None,
             instr: 0,
             issue: 0,
-            checked: None,
-        };
-        p.rerun();
-        p
+            request,
+            busy: true,
+            progress: None,
+        }
     }
 
-    /// Runs the scenario: a good result replaces the old one; an error is kept beside the last good result.
-    pub fn rerun(&mut self) {
+    /// Asks for a new analysis of the pane (as request `id`), unless the block size does not parse.
+    fn rerun(&mut self, id: u64) {
         match Dim3::parse(&self.block_text, "block") {
             Ok(b) => self.scenario.block = b,
             Err(e) => {
@@ -66,51 +82,81 @@ impl Pane {
                 return;
             }
         }
-        match self.scenario.run() {
-            Ok(r) => {
-                if self.instr >= r.instructions.len() {
-                    self.instr = 0;
-                }
-                let issues = r.instructions.get(self.instr).map_or(0, |i| i.reports.len());
-                if self.issue >= issues {
-                    self.issue = 0;
-                }
-                self.result = Some(Rc::new(r));
-                self.error = None;
-            }
-            Err(e) => self.error = Some(describe(&e)),
-        }
+        self.request = id;
+        self.busy = true;
     }
 
-    /// The report of the selected issue of the selected instruction.
+    /// The report of the issue the figure shows.
     pub fn report(&self) -> Option<&Report> {
-        self.result.as_ref()?.instructions.get(self.instr)?.reports.get(self.issue)
+        self.shown.as_ref().map(|s| &s.report)
     }
 
-    /// What the pane shows now.
-    pub fn view_key(&self) -> Option<ViewKey> {
-        self.result.as_ref().map(|r| (Rc::as_ptr(r) as usize, self.instr, self.issue))
-    }
-
-    /// The checked fixes, if they are for what the pane shows now.
-    pub fn checked_fixes(&self) -> Option<Rc<Vec<crate::explain::Suggestion>>> {
-        match (&self.checked, self.view_key()) {
-            (Some((k, v)), Some(now)) if *k == now => Some(v.clone()),
-            _ => None,
-        }
-    }
-
-    /// The most steps any issue of the selected instruction has (the stacked view's length).
+    /// The most steps any warp of the stacked view has.
     pub fn steps_all(&self) -> usize {
-        self.result
-            .as_ref()
-            .and_then(|r| r.instructions.get(self.instr))
-            .map_or(0, |i| i.reports.iter().take(32).map(|r| steps(r).len()).max().unwrap_or(0))
+        self.shown.as_ref().map_or(0, |s| s.others.iter().map(|(_, r)| steps(r).len()).max().unwrap_or(0))
     }
 
-    /// Steps in the selected issue's animation.
+    /// Steps in the shown issue's animation.
     pub fn steps(&self) -> usize {
         self.report().map_or(0, |r| steps(r).len())
+    }
+
+    /// Whether the figure shows the answer to the latest request.
+    pub fn current(&self) -> bool {
+        self.shown_for == self.request || self.error.is_some()
+    }
+
+    /// Applies a reply from the analysis worker; replies to older requests are ignored.
+    fn take(&mut self, reply: Reply) {
+        if reply.id() != self.request {
+            return;
+        }
+        match reply {
+            Reply::Progress { done, total, seconds, .. } => self.progress = Some((done, total, seconds)),
+            Reply::Result { result, .. } => {
+                if self.instr >= result.instructions.len() {
+                    self.instr = 0;
+                    self.issue = 0;
+                }
+                self.result = Some(Rc::new(result));
+                self.error = None;
+            }
+            Reply::Shown { shown, .. } => {
+                self.instr = shown.instr;
+                self.issue = shown.issue;
+                self.shown = Some(Rc::new(*shown));
+                self.shown_for = self.request;
+                self.fixes = None;
+                self.error = None;
+            }
+            Reply::Fixes { instr, issue, suggestions, .. } => {
+                if self.shown.as_ref().is_some_and(|s| s.instr == instr && s.issue == issue) {
+                    self.fixes = Some(Rc::new(suggestions));
+                }
+            }
+            Reply::Error { field, message, .. } => {
+                let what = match field {
+                    Field::Pattern => "pattern",
+                    Field::Op => "instruction",
+                    Field::Launch => "block",
+                    Field::Set => "setting",
+                    Field::Limit => "limit",
+                };
+                self.error = Some(format!("{what} {message}"));
+                self.shown_for = self.request;
+            }
+            Reply::Done { .. } => {
+                self.busy = false;
+                self.progress = None;
+            }
+        }
+    }
+
+    /// The request that brings this pane up to date.
+    pub fn to_request(&self, all_warps: bool) -> Request {
+        let mut scenario = self.scenario.clone();
+        scenario.limits.max_seconds = PAGE_MAX_SECONDS;
+        Request { id: self.request, scenario, instr: self.instr, issue: self.issue, all_warps }
     }
 }
 
@@ -121,16 +167,6 @@ pub fn block_text(b: Dim3) -> String {
         (_, 1) => format!("{}x{}", b.x, b.y),
         _ => b.to_string(),
     }
-}
-
-fn describe(e: &ScenarioError) -> String {
-    let what = match e.field {
-        Field::Pattern => "pattern",
-        Field::Op => "instruction",
-        Field::Launch => "block",
-        Field::Set => "setting",
-    };
-    format!("{what} {}", e.error)
 }
 
 /// The whole page.
@@ -156,6 +192,8 @@ pub struct State {
     pub lab: Option<LabState>,
     /// Show every warp of the selected instruction stacked, instead of one warp in detail.
     pub all_warps: bool,
+    /// The number of the last request sent to the analysis worker.
+    pub last_request: u64,
 }
 
 /// A student's progress in a lab, as kept in the browser.
@@ -166,6 +204,8 @@ pub struct Progress {
     pub answers: std::collections::BTreeMap<String, crate::lab::Answer>,
     /// Hints revealed, by exercise id.
     pub hints: std::collections::BTreeMap<String, usize>,
+    /// Exercises whose goals were met and questions answered when last graded.
+    pub done: std::collections::BTreeSet<String>,
 }
 
 /// An open lab.
@@ -202,7 +242,7 @@ impl LabState {
 impl Default for State {
     fn default() -> State {
         State {
-            panes: vec![Pane::new(Scenario::default())],
+            panes: vec![Pane::new(Scenario::default(), 1)],
             step: None,
             playing: false,
             speed_ms: 700,
@@ -212,6 +252,7 @@ impl Default for State {
             notice: None,
             lab: None,
             all_warps: false,
+            last_request: 1,
         }
     }
 }
@@ -227,17 +268,13 @@ impl State {
                 for p in &view.panes {
                     // decode() checked every pane, so scenario() succeeds here.
                     let Ok(sc) = p.scenario() else { continue };
-                    let mut pane = Pane::new(sc);
+                    let id = s.next_request();
+                    let mut pane = Pane::new(sc, id);
                     pane.preset = p.preset.clone();
                     pane.block_text = block_text(pane.scenario.block);
-                    let n_instr = pane.result.as_ref().map_or(0, |r| r.instructions.len());
-                    pane.instr = if p.instr < n_instr { p.instr } else { 0 };
-                    let n_issue = pane
-                        .result
-                        .as_ref()
-                        .and_then(|r| r.instructions.get(pane.instr))
-                        .map_or(0, |i| i.reports.len());
-                    pane.issue = if p.issue < n_issue { p.issue } else { 0 };
+                    // The worker keeps the selection within the result.
+                    pane.instr = p.instr;
+                    pane.issue = p.issue;
                     panes.push(pane);
                 }
                 if !panes.is_empty() {
@@ -253,11 +290,31 @@ impl State {
 
     /// Puts back the editors' text saved when the page last stopped on a bug.
     pub fn restore(&mut self, texts: Vec<String>) {
-        for (pane, text) in self.panes.iter_mut().zip(texts) {
-            pane.scenario.text = text;
-            pane.rerun();
+        for (k, text) in texts.into_iter().enumerate().take(self.panes.len()) {
+            let id = self.next_request();
+            self.panes[k].scenario.text = text;
+            self.panes[k].rerun(id);
         }
         self.notice = Some("warpscope restarted after a bug; your text was restored.".into());
+    }
+
+    /// A new request number.
+    pub fn next_request(&mut self) -> u64 {
+        self.last_request += 1;
+        self.last_request
+    }
+
+    /// Asks for a new analysis of pane `k`.
+    fn rerun(&mut self, k: usize) {
+        let id = self.next_request();
+        if let Some(p) = self.panes.get_mut(k) {
+            p.rerun(id);
+        }
+    }
+
+    /// Whether every pane's figure answers its latest request.
+    pub fn figures_current(&self) -> bool {
+        self.panes.iter().all(Pane::current)
     }
 
     /// The view as a share link stores it.
@@ -347,8 +404,8 @@ pub enum Action {
     LabChoice(usize, usize),
     /// Forget the progress in this lab.
     LabReset,
-    /// The fixes for a pane's view were checked.
-    Checked(usize, ViewKey, Rc<Vec<crate::explain::Suggestion>>),
+    /// The analysis worker answered a request of pane `usize`.
+    Engine(usize, Reply),
     /// Stack every warp, or show one in detail.
     AllWarps(bool),
 }
@@ -371,7 +428,12 @@ impl Reducible for State {
                     }
                 }
                 let Some(pane) = s.panes.get_mut(p) else { return self };
+                let before = (pane.scenario.clone(), pane.block_text.clone());
                 apply(pane, edit);
+                // An edit that changes nothing (choosing the language already chosen) asks for nothing.
+                if (&pane.scenario, &pane.block_text) != (&before.0, &before.1) {
+                    s.rerun(p);
+                }
                 s.step = None;
                 s.playing = false;
                 if p == 0 {
@@ -383,6 +445,7 @@ impl Reducible for State {
                     pane.instr = i;
                     pane.issue = 0;
                 }
+                s.rerun(p);
                 s.step = None;
                 s.playing = false;
             }
@@ -390,6 +453,7 @@ impl Reducible for State {
                 if let Some(pane) = s.panes.get_mut(p) {
                     pane.issue = i;
                 }
+                s.rerun(p);
                 s.step = None;
                 s.playing = false;
             }
@@ -439,8 +503,8 @@ impl Reducible for State {
                         .copied()
                         .unwrap_or(Cc::new(9, 0));
                     b.scenario.cc = other;
-                    b.rerun();
                     s.panes.push(b);
+                    s.rerun(1);
                 } else if !on {
                     s.panes.truncate(1);
                 }
@@ -452,14 +516,18 @@ impl Reducible for State {
             Action::Notice(n) => s.notice = n,
             Action::AllWarps(on) => {
                 s.all_warps = on;
+                for k in 0..s.panes.len() {
+                    s.rerun(k);
+                }
                 s.step = None;
                 s.playing = false;
             }
-            Action::Checked(p, key, fixes) => {
-                if let Some(pane) = s.panes.get_mut(p) {
-                    if pane.view_key() == Some(key) {
-                        pane.checked = Some((key, fixes));
-                    }
+            Action::Engine(p, reply) => {
+                let is_result = matches!(reply, Reply::Result { .. } | Reply::Error { .. });
+                let Some(pane) = s.panes.get_mut(p) else { return self };
+                pane.take(reply);
+                if p == 0 && is_result {
+                    grade_current(&mut s);
                 }
             }
             Action::LabLoaded(Ok((key, json, saved))) => match super::json::from_json::<crate::lab::Course>(&json) {
@@ -531,10 +599,29 @@ fn open_exercise(s: &mut State, k: usize) {
     let answer = l.progress.answers.get(&ex.id);
     let sc = ex.scenario(answer).or_else(|_| ex.scenario(None));
     if let Ok(sc) = sc {
-        s.panes = vec![Pane::new(sc)];
+        let id = s.next_request();
+        s.panes = vec![Pane::new(sc, id)];
     }
     s.step = None;
     s.playing = false;
+}
+
+/// Grades the exercise shown with pane 0's latest result (or its error), and keeps whether it is done.
+fn grade_current(s: &mut State) {
+    let Some(pane) = s.panes.first() else { return };
+    let result = match (&pane.error, &pane.result) {
+        (None, Some(r)) => Ok(Rc::clone(r)),
+        (Some(e), _) => Err(e.clone()),
+        (None, None) => return,
+    };
+    let Some(l) = s.lab.as_mut() else { return };
+    let Some(ex) = l.exercise().cloned() else { return };
+    let g = crate::lab::grade_result(&ex, l.progress.answers.get(&ex.id), result.as_deref().map_err(String::clone));
+    if g.done {
+        l.progress.done.insert(ex.id.clone());
+    } else {
+        l.progress.done.remove(&ex.id);
+    }
 }
 
 /// Saves pane 0's settings as the answer of the exercise shown.
@@ -558,10 +645,7 @@ fn apply(pane: &mut Pane, edit: Edit) {
     match edit {
         Edit::Cc(v) => match Cc::parse(&v) {
             Ok(cc) => pane.scenario.cc = cc,
-            Err(e) => {
-                pane.error = Some(e);
-                return;
-            }
+            Err(e) => pane.error = Some(e),
         },
         Edit::Lang(v) => {
             if let Ok(l) = Lang::parse(&v) {
@@ -608,7 +692,6 @@ fn apply(pane: &mut Pane, edit: Edit) {
             pane.scenario.text = t;
         }
     }
-    pane.rerun();
 }
 
 /// The L1 choices in menu order: (value, label).

@@ -48,7 +48,15 @@ async function open(viewport = { width: 1280, height: 720 }) {
   return { page, errors };
 }
 
-const metric = (page, name) => page.locator(`#pane-a [data-metric="${name}"]`).textContent();
+// Analyses run in a web worker: a pane carries data-busy until the latest one is answered.
+async function settled(page) {
+  await page.waitForFunction(() => !document.querySelector('[data-busy]'));
+}
+async function read(page, selector) {
+  await settled(page);
+  return page.locator(selector).textContent();
+}
+const metric = (page, name) => read(page, `#pane-a [data-metric="${name}"]`);
 
 test('choose a CC, type a pattern, read the metrics', async () => {
   const { page, errors } = await open();
@@ -68,7 +76,7 @@ test('choose a CC, type a pattern, read the metrics', async () => {
 test('an error shows its position and the last result stays; fixing it recovers', async () => {
   const { page, errors } = await open();
   await page.fill('#pattern', '4*lane + )');
-  const err = await page.locator('#error').textContent();
+  const err = await read(page, '#error');
   assert.match(err, /1:10/);
   assert.equal(await metric(page, 'sectors'), '5', 'the last good result stays on screen');
   // ... dimmed, and labelled, so that nobody reads it as the result of the broken text.
@@ -77,6 +85,7 @@ test('an error shows its position and the last result stays; fixing it recovers'
   assert.equal(opacity, '0.4');
   await page.screenshot({ path: join(SHOTS, 'lab-error.png') });
   await page.fill('#pattern', '4*lane');
+  await settled(page);
   assert.equal(await page.locator('#error').count(), 0);
   assert.doesNotMatch(await page.locator('#result').getAttribute('class'), /\bstale\b/);
   assert.equal(await metric(page, 'sectors'), '4');
@@ -110,8 +119,9 @@ test('compare two CCs side by side', async () => {
   await page.click('#compare');
   await page.selectOption('select#cc-b', '8.0');
   // MODEL B: stride 2 is conflict-free in Kepler's 4-byte mode, 2-way on 5.x and later.
-  assert.equal(await page.locator('#pane-a [data-metric="bank_conflicts"]').textContent(), '0');
-  assert.equal(await page.locator('#pane-b [data-metric="bank_conflicts"]').textContent(), '1');
+  assert.equal(await read(page, '#pane-a [data-metric="bank_conflicts"]'), '0');
+  assert.equal(await read(page, '#pane-b [data-metric="bank_conflicts"]'), '1');
+  await settled(page);
   assert.equal(await page.locator('#pane-b .delta.worse').count() > 0, true);
   await page.screenshot({ path: join(SHOTS, 'lab-compare.png'), fullPage: true });
   await page.close();
@@ -153,7 +163,7 @@ test('a copied link restores the exact view, and an embed link shows the figure 
   await fresh.waitForSelector('svg#figure');
   assert.equal(await fresh.locator('select#cc').inputValue(), '7.5');
   assert.equal(await fresh.locator('#step-label').textContent(), 'step 2 / 32');
-  assert.equal(await fresh.locator('#pane-a [data-metric="wavefronts"]').textContent(), '1024');
+  assert.equal(await read(fresh, '#pane-a [data-metric="wavefronts"]'), '1024');
   await fresh.close();
 
   // The embed link: figure, metric line, minimal controls, and the way back to the full page.
@@ -162,7 +172,7 @@ test('a copied link restores the exact view, and an embed link shows the figure 
   await embed.goto(`${base}?embed${hash}`);
   await embed.waitForSelector('svg#figure');
   assert.equal(await embed.locator('#pattern').count(), 0, 'no editor in embed mode');
-  assert.match(await embed.locator('#metric-line').textContent(), /LDS\.32 · CC 7\.5 · 1024 wavefronts · 992 conflicts · 32-way/);
+  assert.match(await read(embed, '#metric-line'), /LDS\.32 · CC 7\.5 · 1024 wavefronts · 992 conflicts · 32-way/);
   await embed.keyboard.press('PageDown');
   assert.equal(await embed.locator('#step-label').textContent(), '3 / 32');
   assert.equal(await embed.locator('#open-full').getAttribute('href'), `${base}${new URL(embed.url()).hash}`);
@@ -183,7 +193,7 @@ test('hostile, truncated and future links show a message and the default view', 
     await page.goto(`${base}${hash}`);
     await page.waitForSelector('svg#figure');
     assert.match(await page.locator('#notice').textContent(), expect, hash);
-    assert.equal(await page.locator('#pane-a [data-metric="sectors"]').textContent(), '5', 'the default view');
+    assert.equal(await read(page, '#pane-a [data-metric="sectors"]'), '5', 'the default view');
     assert.deepEqual(errors, []);
     await page.close();
   }
@@ -216,10 +226,12 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   await page.waitForSelector('#lab #goals li');
   assert.match(await page.locator('#exercise h3').textContent(), /Coalesced global loads/);
   // The starting pattern (8*lane) misses the goal; the CC and the instruction are locked.
+  await settled(page);
   assert.equal(await page.locator('#goals li.fail').count(), 1);
   assert.equal(await page.locator('select#cc').isDisabled(), true);
   assert.equal(await page.locator('#op').isDisabled(), true);
   await page.fill('#pattern', '4*lane');
+  await settled(page);
   assert.equal(await page.locator('#goals li.pass').count(), 1, '4 sectors (BPG 9.2.1.1)');
   assert.equal(await page.locator('#lab-done').count(), 0, 'the question is still open');
   await page.check('#q0-1');
@@ -231,6 +243,7 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   // Progress survives a reload (kept in this browser).
   await page.reload();
   await page.waitForSelector('#lab #goals li');
+  await settled(page);
   assert.match(await page.locator('#exercises li:first-child button').textContent(), /✔/);
   assert.equal(await page.locator('#pattern').inputValue(), '4*lane');
   // A later exercise, then reset.

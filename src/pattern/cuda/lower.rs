@@ -1,0 +1,1549 @@
+//! CUDA snippets lowered into the shared program: C's types and conversions decide every operation's width
+//! and signedness once, here; control flow becomes branches the SIMT machine runs with divergence.
+//!
+//! Values: integers and pointers live in registers (a pointer holds the address in its space, and its static
+//! type says which space and what it points to); floating-point values are registers marked unknown;
+//! structs and vectors held in variables are a register per scalar field. Memory places (arrays, shared
+//! and local variables, `*p`, `p->f`) are an address and a type; reading one records a load per access unit
+//! (a `float3` is three 4-byte loads, as nvcc emits them), and its value is data: unknown, with where it came
+//! from, so that an address or a branch that depends on it is an error naming that place.
+
+use super::{stmt_start, wrap_ptr, Decl, Program as Ast, Stmt, Storage, Ty, Types, GLOBAL_BASE, GLOBAL_STRIDE};
+use crate::access::Instr;
+use crate::launch::Launch;
+use crate::pattern::cexpr::{BinOp as CBin, Ex, UnOp, E};
+use crate::pattern::expr::Vars;
+use crate::pattern::{InputError, LineIndex, Span};
+use crate::program::{exec, BinOp, Builder, Cmp, Label, Op, PredOp, PredRef, Program, Reg, Site, Special, Src, Width};
+use crate::report::Note;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+type R<T> = Result<T, InputError>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MemSpace {
+    Global,
+    Shared,
+    Local,
+}
+
+/// An integer type after C's rules: its width in bits and signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct IntTy {
+    bits: u8,
+    signed: bool,
+}
+
+impl IntTy {
+    const INT: IntTy = IntTy { bits: 32, signed: true };
+    const UINT: IntTy = IntTy { bits: 32, signed: false };
+    const LLONG: IntTy = IntTy { bits: 64, signed: true };
+    const ULLONG: IntTy = IntTy { bits: 64, signed: false };
+
+    /// Integer promotion: types narrower than `int` become `int`.
+    fn promoted(self) -> IntTy {
+        if self.bits < 32 {
+            IntTy::INT
+        } else {
+            self
+        }
+    }
+
+    fn width(self) -> Width {
+        if self.promoted().bits <= 32 {
+            Width::W32
+        } else {
+            Width::W64
+        }
+    }
+
+    /// The usual arithmetic conversions.
+    fn common(a: IntTy, b: IntTy) -> IntTy {
+        let (a, b) = (a.promoted(), b.promoted());
+        if a == b {
+            return a;
+        }
+        if a.bits == b.bits {
+            return IntTy { bits: a.bits, signed: false };
+        }
+        // The wider type wins; a 64-bit signed type holds every 32-bit unsigned value.
+        if a.bits > b.bits {
+            a
+        } else {
+            b
+        }
+    }
+
+    fn of(t: &Ty) -> Option<IntTy> {
+        match t {
+            Ty::Int { bytes, signed } => Some(IntTy { bits: (*bytes * 8).min(64) as u8, signed: *signed }),
+            _ => None,
+        }
+    }
+
+    /// The type of an integer literal (or `--set` value): `int` when it fits, else `long long`, else
+    /// `unsigned long long`.
+    fn of_literal(v: i128) -> IntTy {
+        if i32::try_from(v).is_ok() {
+            IntTy::INT
+        } else if i64::try_from(v).is_ok() {
+            IntTy::LLONG
+        } else {
+            IntTy::ULLONG
+        }
+    }
+}
+
+/// A value: where it is (a register or a constant) and its C type.
+#[derive(Clone, Debug)]
+enum Val {
+    Int(Src, IntTy),
+    /// A floating-point value (always unknown).
+    Float(Src),
+    Ptr {
+        src: Src,
+        to: Ty,
+        space: MemSpace,
+        read_only: bool,
+    },
+    /// A struct or vector held in registers: (offset, field value) for every scalar field.
+    Agg {
+        ty: Ty,
+        leaves: Vec<(u64, Val)>,
+    },
+}
+
+impl Val {
+    fn src(&self) -> Option<Src> {
+        match self {
+            Val::Int(s, _) | Val::Float(s) | Val::Ptr { src: s, .. } => Some(*s),
+            Val::Agg { .. } => None,
+        }
+    }
+}
+
+/// A memory location: its space, its address there, and its type.
+#[derive(Clone, Debug)]
+struct Place {
+    space: MemSpace,
+    addr: Src,
+    ty: Ty,
+    read_only: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Binding {
+    /// A register variable: its type and its registers (as a value).
+    Var { ty: Ty, val: Val },
+    /// A variable in memory (arrays, shared and local variables).
+    Mem(Place),
+    /// A constant (`#define`, `const`, `--set`).
+    Const(Val),
+}
+
+enum LRef {
+    Var(usize),
+    Mem(Place),
+}
+
+/// One memory access of a value: its offset and size, and what its site is called.
+struct Unit {
+    off: u64,
+    mnemonic: String,
+    label: String,
+}
+
+struct Lower<'a> {
+    b: Builder,
+    ast: &'a Ast,
+    src: &'a str,
+    vars: &'a Vars,
+    launch: Launch,
+    lines: LineIndex<'a>,
+    /// Variables, innermost last; `marks` holds where each open scope starts.
+    scopes: Vec<(Rc<str>, Binding)>,
+    marks: Vec<usize>,
+    globals: HashMap<String, u64>,
+    next_global: u64,
+    shared_top: u64,
+    local_top: u64,
+    /// The statement being lowered (its start) and the accesses so far in it: sites sort by these.
+    stmt: usize,
+    seq: usize,
+    /// (continue, break) targets of the loops around.
+    loops: Vec<(Label, Label)>,
+}
+
+fn types<'a>(l: &Lower<'a>) -> &'a Types {
+    &l.ast.types
+}
+
+impl<'a> Lower<'a> {
+    fn err(&self, span: Span, msg: impl Into<String>) -> InputError {
+        InputError::at(self.src, span, msg)
+    }
+
+    fn pos(&self, s: Span) -> String {
+        self.lines.pos(s.start)
+    }
+
+    fn emit(&mut self, op: Op, span: Span) {
+        self.b.emit(op, None, span);
+    }
+
+    fn temp(&mut self) -> Reg {
+        self.b.temp()
+    }
+
+    fn bin(&mut self, op: BinOp, w: Width, a: Src, b: Src, span: Span) -> Src {
+        if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
+            if let Some(v) = exec::bin(op, w, x, y) {
+                return Src::Imm(v);
+            }
+        }
+        let d = self.temp();
+        self.emit(Op::Bin { op, w, dst: d, a, b }, span);
+        Src::Reg(d)
+    }
+
+    fn conv(&mut self, a: Src, bits: u8, signed: bool, span: Span) -> Src {
+        if bits >= 64 {
+            return a;
+        }
+        if let Src::Imm(v) = a {
+            return Src::Imm(exec::conv(v, bits, signed));
+        }
+        let d = self.temp();
+        self.emit(Op::Conv { dst: d, a, bits, signed }, span);
+        Src::Reg(d)
+    }
+
+    fn unknown(&mut self, why: String, span: Span) -> Src {
+        let w = self.b.why(why);
+        let d = self.temp();
+        self.emit(Op::Unknown { dst: d, why: w }, span);
+        Src::Reg(d)
+    }
+
+    fn float(&mut self, span: Span) -> Val {
+        let why = format!("a floating-point value ({}); warpscope follows addresses, not data", self.pos(span));
+        Val::Float(self.unknown(why, span))
+    }
+
+    /// A 64-bit copy of an integer value (sign- or zero-extended by its type).
+    fn to64(&mut self, v: Src, t: IntTy, span: Span) -> Src {
+        let p = t.promoted();
+        if p.bits >= 64 {
+            v
+        } else {
+            self.conv(v, 32, p.signed, span)
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Names
+    // ------------------------------------------------------------------------------------------------
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes.iter().rposition(|(n, _)| &**n == name)
+    }
+
+    fn open_scope(&mut self) {
+        self.marks.push(self.scopes.len());
+    }
+
+    fn close_scope(&mut self) {
+        let m = self.marks.pop().unwrap_or(0);
+        self.scopes.truncate(m);
+    }
+
+    /// `threadIdx.x`, `blockDim.y`, `warpSize`, ... and `--set` values, unless a variable shadows them.
+    fn builtin(&mut self, e: &Ex) -> Option<Val> {
+        match &e.kind {
+            E::Member(base, field, false) => {
+                let E::Name(obj) = &base.kind else { return None };
+                let k: u8 = match field.as_str() {
+                    "x" => 0,
+                    "y" => 1,
+                    "z" => 2,
+                    _ => return None,
+                };
+                if self.lookup(obj).is_some() {
+                    return None;
+                }
+                let l = self.launch;
+                let pick = |d: crate::launch::Dim3| u64::from([d.x, d.y, d.z][usize::from(k)]);
+                let which = match obj.as_str() {
+                    "threadIdx" => Special::Tid(k),
+                    "blockIdx" => Special::Ctaid(k),
+                    // Sizes are known for the whole launch: constants.
+                    "blockDim" => return Some(Val::Int(Src::Imm(pick(l.block)), IntTy::UINT)),
+                    "gridDim" => return Some(Val::Int(Src::Imm(pick(l.grid)), IntTy::UINT)),
+                    _ => return None,
+                };
+                let d = self.temp();
+                self.emit(Op::Special { dst: d, which }, e.span);
+                Some(Val::Int(Src::Reg(d), IntTy::UINT))
+            }
+            E::Name(n) if self.lookup(n).is_none() => match n.as_str() {
+                "warpSize" => Some(Val::Int(Src::Imm(32), IntTy::INT)),
+                _ => {
+                    let v = *self.vars.get(n)?;
+                    Some(Val::Int(Src::Imm(v as u64), IntTy::of_literal(v)))
+                }
+            },
+            _ => None,
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Statements
+    // ------------------------------------------------------------------------------------------------
+
+    fn set_stmt(&mut self, start: usize) {
+        self.stmt = start;
+        self.seq = 0;
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> R<()> {
+        for s in stmts {
+            self.stmt_(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt_(&mut self, s: &Stmt) -> R<()> {
+        let start = stmt_start(s);
+        if start != 0 || !matches!(s, Stmt::Block(_) | Stmt::Nop) {
+            self.set_stmt(start);
+        }
+        let mark = self.b.temps_mark();
+        let r = self.stmt_inner(s);
+        self.b.release(mark);
+        r
+    }
+
+    fn stmt_inner(&mut self, s: &Stmt) -> R<()> {
+        match s {
+            Stmt::Nop => Ok(()),
+            Stmt::Return => {
+                self.emit(Op::Exit, Span { start: 0, end: 1 });
+                Ok(())
+            }
+            Stmt::Break | Stmt::Continue => {
+                let target = self.loops.last().map(|&(c, b)| if matches!(s, Stmt::Break) { b } else { c });
+                match target {
+                    Some(t) => self.b.bra(t, None, Span { start: 0, end: 1 }),
+                    // Outside a loop it ends the thread, as a return would.
+                    None => self.emit(Op::Exit, Span { start: 0, end: 1 }),
+                }
+                Ok(())
+            }
+            Stmt::Expr(e) => self.rvalue(e).map(|_| ()),
+            Stmt::Decl(ds) => {
+                for d in ds {
+                    self.declare(d)?;
+                }
+                Ok(())
+            }
+            Stmt::Block(v) => {
+                self.open_scope();
+                let r = self.block(v);
+                self.close_scope();
+                r
+            }
+            Stmt::If(c, t, e) => {
+                let p = self.cond(c, "the condition")?;
+                let else_l = self.b.label();
+                self.b.bra(else_l, Some(p.negated()), c.span);
+                self.stmt_(t)?;
+                match e {
+                    Some(e) => {
+                        let end = self.b.label();
+                        self.b.bra(end, None, c.span);
+                        self.b.place(else_l);
+                        self.stmt_(e)?;
+                        self.b.place(end);
+                    }
+                    None => self.b.place(else_l),
+                }
+                Ok(())
+            }
+            Stmt::For(init, cond, step, body, span) => {
+                self.open_scope();
+                let r = self.for_loop(init.as_deref(), cond.as_ref(), step.as_ref(), body, *span);
+                self.close_scope();
+                r
+            }
+            Stmt::While(c, body, span) => {
+                let (top, next, exit) = (self.b.label(), self.b.label(), self.b.label());
+                self.b.place(top);
+                self.b.place(next);
+                self.set_stmt(span.start);
+                let p = self.cond(c, "the loop condition")?;
+                self.b.bra(exit, Some(p.negated()), *span);
+                self.loops.push((next, exit));
+                let r = self.stmt_(body);
+                self.loops.pop();
+                r?;
+                self.b.bra(top, None, *span);
+                self.b.place(exit);
+                Ok(())
+            }
+        }
+    }
+
+    fn for_loop(
+        &mut self,
+        init: Option<&Stmt>,
+        cond: Option<&Ex>,
+        step: Option<&Ex>,
+        body: &Stmt,
+        span: Span,
+    ) -> R<()> {
+        if let Some(i) = init {
+            self.stmt_(i)?;
+        }
+        let (top, next, exit) = (self.b.label(), self.b.label(), self.b.label());
+        self.b.place(top);
+        self.set_stmt(span.start);
+        if let Some(c) = cond {
+            let p = self.cond(c, "the loop condition")?;
+            self.b.bra(exit, Some(p.negated()), span);
+        }
+        self.loops.push((next, exit));
+        let r = self.stmt_(body);
+        self.loops.pop();
+        r?;
+        self.b.place(next);
+        self.set_stmt(span.start);
+        self.seq = 1 << 20;
+        if let Some(s) = step {
+            self.rvalue(s)?;
+        }
+        self.b.bra(top, None, span);
+        self.b.place(exit);
+        Ok(())
+    }
+
+    /// A condition as a predicate; a value warpscope does not know stops the run with `what`.
+    fn cond(&mut self, c: &Ex, what: &str) -> R<PredRef> {
+        let v = self.rvalue(c)?;
+        self.truth(v, c.span, what)
+    }
+
+    fn truth(&mut self, v: Val, span: Span, what: &str) -> R<PredRef> {
+        let (src, w) = match v {
+            Val::Int(s, t) => (s, t.width()),
+            Val::Float(s) => (s, Width::W64),
+            Val::Ptr { src, .. } => (src, Width::W64),
+            Val::Agg { .. } => return Err(self.err(span, format!("{what} is a struct, not a number"))),
+        };
+        if let Src::Imm(x) = src {
+            return Ok(if x & w.mask() != 0 { PredRef::TRUE } else { PredRef::TRUE.negated() });
+        }
+        let ctx = self.b.ctx(format!("{what} depends on "));
+        self.emit(Op::Require { a: src, ctx }, span);
+        let p = self.b.pred();
+        self.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w, a: src, b: Src::Imm(0) }, span);
+        Ok(PredRef::of(p))
+    }
+
+    /// An integer the program needs to know (an index, an array size): its value and type.
+    fn int(&mut self, e: &Ex, what: &str) -> R<(Src, IntTy)> {
+        let v = self.rvalue(e)?;
+        let (src, t) = match v {
+            Val::Int(s, t) => (s, t),
+            Val::Float(s) => (s, IntTy::INT),
+            Val::Ptr { .. } => return Err(self.err(e.span, format!("{what} is a pointer, not a number"))),
+            Val::Agg { .. } => return Err(self.err(e.span, format!("{what} is a struct, not a number"))),
+        };
+        if let Src::Reg(_) = src {
+            let ctx = self.b.ctx(format!("{what} depends on "));
+            self.emit(Op::Require { a: src, ctx }, e.span);
+        }
+        Ok((src, t))
+    }
+
+    fn global_base(&mut self, name: &str) -> u64 {
+        if let Some(&v) = self.vars.get(name) {
+            return v as u64;
+        }
+        if let Some(&b) = self.globals.get(name) {
+            return b;
+        }
+        let b = self.next_global;
+        self.next_global += GLOBAL_STRIDE;
+        self.globals.insert(name.to_string(), b);
+        b
+    }
+
+    fn param_why(&mut self, d: &Decl) -> u32 {
+        self.b.why(format!("the parameter `{}`, which has no value (give it one with --set {}=VALUE)", d.name, d.name))
+    }
+
+    fn declare(&mut self, d: &Decl) -> R<()> {
+        let mut ty = wrap_ptr(d.base.clone(), d.pointers);
+        for dim in d.dims.iter().rev() {
+            let n = match dim {
+                Some(e) => {
+                    let v = self.rvalue(e)?;
+                    let n = match v {
+                        Val::Int(Src::Imm(x), t) => exec::conv(x, t.promoted().bits, t.promoted().signed) as i64,
+                        _ => {
+                            return Err(self.err(
+                                e.span,
+                                "the array size must be a constant (a number, a #define, a const or a --set value)",
+                            ))
+                        }
+                    };
+                    if !(1..=1 << 30).contains(&n) {
+                        return Err(self.err(e.span, format!("array size {n} is out of range (1..2^30)")));
+                    }
+                    n as u64
+                }
+                None => 0,
+            };
+            ty = Ty::Array(Rc::new(ty), n);
+        }
+        let binding = match d.storage {
+            Storage::Shared => {
+                let t = types(self);
+                let (size, align) = (t.size(&ty), t.align(&ty).max(16));
+                let off = self.shared_top.div_ceil(align) * align;
+                self.shared_top = off + size;
+                Binding::Mem(Place { space: MemSpace::Shared, addr: Src::Imm(off), ty, read_only: false })
+            }
+            Storage::Global if !d.dims.is_empty() => {
+                let base = self.global_base(&d.name);
+                Binding::Mem(Place { space: MemSpace::Global, addr: Src::Imm(base), ty, read_only: false })
+            }
+            Storage::Param | Storage::Global => match &ty {
+                Ty::Ptr(elem) => {
+                    let base = self.global_base(&d.name);
+                    let r = self.b.reg();
+                    self.emit(Op::Mov { dst: r, a: Src::Imm(base) }, d.span);
+                    let val =
+                        Val::Ptr { src: Src::Reg(r), to: (**elem).clone(), space: MemSpace::Global, read_only: false };
+                    Binding::Var { ty: ty.clone(), val }
+                }
+                _ => {
+                    let v = self.vars.get(&*d.name).copied();
+                    let why = self.param_why(d);
+                    self.new_var(&ty, d.span, |l, r, span| match v {
+                        Some(v) => l.emit(Op::Mov { dst: r, a: Src::Imm(v as u64) }, span),
+                        None => l.emit(Op::Unknown { dst: r, why }, span),
+                    })?
+                }
+            },
+            Storage::Reg | Storage::Const | Storage::Macro if !d.dims.is_empty() => {
+                // A local array lives in local memory, laid out per thread.
+                let t = types(self);
+                let (size, align) = (t.size(&ty), t.align(&ty).max(4));
+                let off = self.local_top.div_ceil(align) * align;
+                self.local_top = off + size;
+                Binding::Mem(Place { space: MemSpace::Local, addr: Src::Imm(off), ty, read_only: false })
+            }
+            Storage::Macro | Storage::Const if self.vars.contains_key(&*d.name) => {
+                let v = self.vars[&*d.name];
+                let t = if d.storage == Storage::Macro {
+                    IntTy::of_literal(v)
+                } else {
+                    IntTy::of(&ty).unwrap_or(IntTy::INT)
+                };
+                Binding::Const(Val::Int(Src::Imm(v as u64), t))
+            }
+            Storage::Macro => {
+                let e = d.init.as_ref().ok_or_else(|| self.err(d.span, "a #define needs a value"))?;
+                let v = self.rvalue(e)?;
+                match v.src() {
+                    Some(Src::Imm(_)) => Binding::Const(v),
+                    _ => {
+                        let ty = match &v {
+                            Val::Int(_, t) => Ty::Int { bytes: u32::from(t.bits) / 8, signed: t.signed },
+                            _ => ty,
+                        };
+                        let r = self.new_var(&ty, d.span, |_, _, _| {})?;
+                        self.assign_var_binding(&r, v, e.span)?;
+                        r
+                    }
+                }
+            }
+            Storage::Reg | Storage::Const => match &d.init {
+                Some(e) => {
+                    let v = self.rvalue(e)?;
+                    let v = self.convert(&ty, v, e.span)?;
+                    match (d.storage, v.src()) {
+                        (Storage::Const, Some(Src::Imm(_))) => Binding::Const(v),
+                        _ => {
+                            let b = self.new_var(&ty, d.span, |_, _, _| {})?;
+                            self.assign_var_binding(&b, v, e.span)?;
+                            b
+                        }
+                    }
+                }
+                None => {
+                    let why = self.param_why(d);
+                    self.new_var(&ty, d.span, |l, r, span| l.emit(Op::Unknown { dst: r, why }, span))?
+                }
+            },
+        };
+        // A redeclaration in the same scope replaces the variable; an inner scope shadows it.
+        let from = self.marks.last().copied().unwrap_or(0);
+        match self.scopes[from..].iter_mut().find(|(n, _)| **n == *d.name) {
+            Some((_, old)) => *old = binding,
+            None => self.scopes.push((d.name.clone(), binding)),
+        }
+        Ok(())
+    }
+
+    /// A register variable of type `ty`; `init` fills each new scalar register.
+    fn new_var(&mut self, ty: &Ty, span: Span, mut init: impl FnMut(&mut Self, Reg, Span)) -> R<Binding> {
+        let val = self.fresh(ty, span, &mut init)?;
+        Ok(Binding::Var { ty: ty.clone(), val })
+    }
+
+    fn fresh(&mut self, ty: &Ty, span: Span, init: &mut impl FnMut(&mut Self, Reg, Span)) -> R<Val> {
+        match ty {
+            Ty::Int { .. } => {
+                let r = self.b.reg();
+                init(self, r, span);
+                Ok(Val::Int(Src::Reg(r), IntTy::of(ty).unwrap_or(IntTy::INT)))
+            }
+            Ty::Float { .. } => {
+                let r = self.b.reg();
+                init(self, r, span);
+                Ok(Val::Float(Src::Reg(r)))
+            }
+            Ty::Ptr(elem) => {
+                let r = self.b.reg();
+                init(self, r, span);
+                Ok(Val::Ptr { src: Src::Reg(r), to: (**elem).clone(), space: MemSpace::Global, read_only: false })
+            }
+            Ty::Struct(_) | Ty::Vector { .. } => {
+                let mut leaves = Vec::new();
+                for (off, t) in self.fields(ty) {
+                    leaves.push((off, self.fresh(&t, span, init)?));
+                }
+                Ok(Val::Agg { ty: ty.clone(), leaves })
+            }
+            Ty::Array(..) | Ty::Void => {
+                Err(self.err(span, format!("a variable of type {} cannot live in a register", types(self).name(ty))))
+            }
+        }
+    }
+
+    /// The scalar fields of a struct or vector type, with their offsets (nested arrays and structs flattened).
+    fn fields(&self, ty: &Ty) -> Vec<(u64, Ty)> {
+        let t = types(self);
+        let mut out = Vec::new();
+        fn walk(t: &Types, ty: &Ty, off: u64, out: &mut Vec<(u64, Ty)>) {
+            match ty {
+                Ty::Vector { elem, n, .. } => {
+                    let es = t.size(elem);
+                    for k in 0..u64::from(*n) {
+                        walk(t, elem, off + es * k, out);
+                    }
+                }
+                Ty::Struct(i) => {
+                    if let Some(s) = t.structs.get(*i) {
+                        for (_, fty, foff) in &s.fields {
+                            walk(t, fty, off + foff, out);
+                        }
+                    }
+                }
+                Ty::Array(e, n) => {
+                    let es = t.size(e);
+                    for k in 0..*n {
+                        walk(t, e, off + es * k, out);
+                    }
+                }
+                Ty::Void => {}
+                other => out.push((off, other.clone())),
+            }
+        }
+        walk(t, ty, 0, &mut out);
+        out
+    }
+
+    fn assign_var_binding(&mut self, b: &Binding, v: Val, span: Span) -> R<()> {
+        if let Binding::Var { val, .. } = b {
+            let dst = val.clone();
+            self.store_into(&dst, v, span)?;
+        }
+        Ok(())
+    }
+
+    /// Copies value `v` (already of the variable's type) into the registers of `dst`.
+    fn store_into(&mut self, dst: &Val, v: Val, span: Span) -> R<()> {
+        match (dst, v) {
+            (Val::Agg { leaves, .. }, Val::Agg { leaves: from, .. }) => {
+                for ((_, d), (_, s)) in leaves.iter().zip(from) {
+                    self.store_into(d, s, span)?;
+                }
+                Ok(())
+            }
+            (d, s) => match (d.src(), s.src()) {
+                (Some(Src::Reg(r)), Some(a)) => {
+                    self.emit(Op::Mov { dst: r, a }, span);
+                    Ok(())
+                }
+                _ => Err(self.err(span, "cannot assign this value here")),
+            },
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Types and conversions
+    // ------------------------------------------------------------------------------------------------
+
+    /// Converts a value to a variable's type: integers wrap to the type's width as on the GPU.
+    fn convert(&mut self, ty: &Ty, v: Val, span: Span) -> R<Val> {
+        Ok(match (ty, v) {
+            (Ty::Int { .. }, Val::Int(s, from)) => {
+                let to = IntTy::of(ty).unwrap_or(IntTy::INT);
+                let s = if to.bits >= 64 { self.to64(s, from, span) } else { self.conv(s, to.bits, to.signed, span) };
+                Val::Int(s, to)
+            }
+            (Ty::Int { .. }, Val::Ptr { src, .. }) => {
+                let to = IntTy::of(ty).unwrap_or(IntTy::INT);
+                let s = self.conv(src, to.bits, to.signed, span);
+                Val::Int(s, to)
+            }
+            (Ty::Int { .. }, Val::Float(s)) => Val::Int(s, IntTy::of(ty).unwrap_or(IntTy::INT)),
+            (Ty::Float { .. }, _) => self.float(span),
+            (Ty::Ptr(elem), Val::Ptr { src, space, read_only, .. }) => {
+                Val::Ptr { src, to: (**elem).clone(), space, read_only }
+            }
+            (Ty::Ptr(elem), Val::Int(s, from)) => {
+                let s = self.to64(s, from, span);
+                Val::Ptr { src: s, to: (**elem).clone(), space: MemSpace::Global, read_only: false }
+            }
+            (Ty::Ptr(elem), Val::Float(s)) => {
+                Val::Ptr { src: s, to: (**elem).clone(), space: MemSpace::Global, read_only: false }
+            }
+            (Ty::Struct(_) | Ty::Vector { .. }, v @ Val::Agg { .. }) => {
+                let Val::Agg { ty: from, .. } = &v else { unreachable!("matched an aggregate") };
+                if from != ty {
+                    return Err(self
+                        .err(span, format!("cannot convert {} to {}", types(self).name(from), types(self).name(ty))));
+                }
+                v
+            }
+            (ty, v) => {
+                let what = match v {
+                    Val::Int(..) => "an integer",
+                    Val::Float(_) => "a floating-point value",
+                    Val::Ptr { .. } => "a pointer",
+                    Val::Agg { .. } => "a struct",
+                };
+                return Err(self.err(span, format!("cannot convert {what} to {}", types(self).name(ty))));
+            }
+        })
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Memory
+    // ------------------------------------------------------------------------------------------------
+
+    /// The accesses reading or writing a value of type `ty` makes.
+    fn units(&self, place: &Place, store: bool, span: Span) -> R<Vec<Unit>> {
+        let t = types(self);
+        let mut units = Vec::new();
+        t.units(&place.ty, "", &mut units);
+        if units.is_empty() {
+            return Err(self.err(
+                span,
+                format!("cannot {} a value of type {}", if store { "store" } else { "load" }, t.name(&place.ty)),
+            ));
+        }
+        Ok(units
+            .into_iter()
+            .map(|(off, size, signed, label)| {
+                let sz = match (size, signed) {
+                    (1, true) => "S8",
+                    (1, false) => "U8",
+                    (2, true) => "S16",
+                    (2, false) => "U16",
+                    (4, _) => "32",
+                    (8, _) => "64",
+                    _ => "128",
+                };
+                let mnemonic = match (place.space, store) {
+                    (MemSpace::Global, false) if place.read_only => format!("LDG.E.CONSTANT.{sz}"),
+                    (MemSpace::Global, false) => format!("LDG.E.{sz}"),
+                    (MemSpace::Global, true) => format!("STG.E.{sz}"),
+                    (MemSpace::Shared, false) => format!("LDS.{sz}"),
+                    (MemSpace::Shared, true) => format!("STS.{sz}"),
+                    (MemSpace::Local, false) => format!("LDL.{sz}"),
+                    (MemSpace::Local, true) => format!("STL.{sz}"),
+                };
+                Unit { off, mnemonic, label }
+            })
+            .collect())
+    }
+
+    /// Records the accesses of reading or writing `place`.
+    fn access(&mut self, place: &Place, store: bool, span: Span) -> R<()> {
+        let units = self.units(place, store, span)?;
+        let local = place.space == MemSpace::Local;
+        let at = span.start.min(self.src.len());
+        let line = self.lines.line(at);
+        let text = self.lines.text(line).trim().to_string();
+        let written = self.src[at..span.end.min(self.src.len())].to_string();
+        for u in units {
+            let addr = self.bin(BinOp::Add, Width::W64, place.addr, Src::Imm(u.off), span);
+            let addr = match addr {
+                Src::Reg(r) => r,
+                imm => {
+                    let r = self.temp();
+                    self.emit(Op::Mov { dst: r, a: imm }, span);
+                    r
+                }
+            };
+            let instr = Instr::parse(&u.mnemonic).map_err(|e| self.err(span, e.message))?;
+            let notes = if local {
+                vec![Note::new("local-array", "A local array is placed in local memory here; nvcc keeps it in registers when every index is known at compile time (for example in a fully unrolled loop)", "CUDA C++ Programming Guide, Local Memory")]
+            } else {
+                Vec::new()
+            };
+            let site = self.b.site(
+                (self.stmt, self.seq),
+                Site { line, text: text.clone(), access: format!("{written}{}", u.label), instr, notes },
+            );
+            self.seq += 1;
+            let ctx = self.b.ctx(format!("the address of this {} depends on ", u.mnemonic));
+            self.emit(Op::Mem { site, addr, plg: None, ctx }, span);
+        }
+        Ok(())
+    }
+
+    /// Reads a place: arrays decay to a pointer to their first element; anything else is a load, whose value
+    /// is data.
+    fn load(&mut self, place: Place, span: Span) -> R<Val> {
+        if let Ty::Array(elem, _) = &place.ty {
+            return Ok(Val::Ptr {
+                src: place.addr,
+                to: (**elem).clone(),
+                space: place.space,
+                read_only: place.read_only,
+            });
+        }
+        self.access(&place, false, span)?;
+        let why = format!("data loaded from memory at {}; warpscope follows addresses, not data", self.pos(span));
+        let w = self.b.why(why);
+        let ty = place.ty.clone();
+        self.fresh_temp(&ty, span, w)
+    }
+
+    /// A value of type `ty` in fresh temporaries, unknown for reason `why`.
+    fn fresh_temp(&mut self, ty: &Ty, span: Span, why: u32) -> R<Val> {
+        Ok(match ty {
+            Ty::Int { .. } => {
+                let d = self.temp();
+                self.emit(Op::Unknown { dst: d, why }, span);
+                Val::Int(Src::Reg(d), IntTy::of(ty).unwrap_or(IntTy::INT))
+            }
+            Ty::Float { .. } => {
+                let d = self.temp();
+                self.emit(Op::Unknown { dst: d, why }, span);
+                Val::Float(Src::Reg(d))
+            }
+            Ty::Ptr(elem) => {
+                let d = self.temp();
+                self.emit(Op::Unknown { dst: d, why }, span);
+                Val::Ptr { src: Src::Reg(d), to: (**elem).clone(), space: MemSpace::Global, read_only: false }
+            }
+            Ty::Struct(_) | Ty::Vector { .. } => {
+                let mut leaves = Vec::new();
+                for (off, t) in self.fields(ty) {
+                    leaves.push((off, self.fresh_temp(&t, span, why)?));
+                }
+                Val::Agg { ty: ty.clone(), leaves }
+            }
+            Ty::Array(..) | Ty::Void => {
+                return Err(self.err(span, format!("cannot load a value of type {}", types(self).name(ty))))
+            }
+        })
+    }
+
+    /// The address of element `idx` of an array of `elem` at `base`.
+    fn index_addr(&mut self, base: Src, elem: &Ty, idx: Src, it: IntTy, span: Span) -> Src {
+        let size = types(self).size(elem).max(1);
+        let i = self.to64(idx, it, span);
+        let off = self.bin(BinOp::Mul, Width::W64, i, Src::Imm(size), span);
+        self.bin(BinOp::Add, Width::W64, base, off, span)
+    }
+
+    fn require_ptr(&mut self, src: Src, what: &str, span: Span) {
+        if let Src::Reg(_) = src {
+            let ctx = self.b.ctx(format!("{what} depends on "));
+            self.emit(Op::Require { a: src, ctx }, span);
+        }
+    }
+
+    fn lvalue(&mut self, e: &Ex) -> R<LRef> {
+        match &e.kind {
+            E::Name(n) => match self.lookup(n) {
+                Some(i) => match &self.scopes[i].1 {
+                    Binding::Var { .. } => Ok(LRef::Var(i)),
+                    Binding::Mem(p) => Ok(LRef::Mem(p.clone())),
+                    Binding::Const(_) => Err(self.err(e.span, format!("cannot assign to the constant `{n}`"))),
+                },
+                None => Err(self.err(e.span, format!("unknown name `{n}`"))),
+            },
+            E::Index(a, i) => {
+                let base = self.rvalue(a)?;
+                let (idx, it) = self.int(i, "the index")?;
+                match base {
+                    Val::Ptr { src, to, space, read_only } => {
+                        self.require_ptr(src, "the array's address", a.span);
+                        let addr = self.index_addr(src, &to, idx, it, e.span);
+                        Ok(LRef::Mem(Place { space, addr, ty: to, read_only }))
+                    }
+                    _ => Err(self.err(a.span, "indexing something that is not an array or a pointer")),
+                }
+            }
+            E::Unary(UnOp::Deref, a) => match self.rvalue(a)? {
+                Val::Ptr { src, to, space, read_only } => {
+                    self.require_ptr(src, "the pointer", a.span);
+                    Ok(LRef::Mem(Place { space, addr: src, ty: to, read_only }))
+                }
+                _ => Err(self.err(a.span, "dereferencing something that is not a pointer")),
+            },
+            E::Member(a, f, arrow) => {
+                let base = if *arrow {
+                    match self.rvalue(a)? {
+                        Val::Ptr { src, to, space, read_only } => {
+                            self.require_ptr(src, "the pointer", a.span);
+                            LRef::Mem(Place { space, addr: src, ty: to, read_only })
+                        }
+                        _ => return Err(self.err(a.span, "`->` needs a pointer")),
+                    }
+                } else {
+                    self.lvalue(a)?
+                };
+                match base {
+                    LRef::Mem(p) => {
+                        let (fty, off) = types(self).field(&p.ty, f).ok_or_else(|| {
+                            self.err(e.op_span, format!("type {} has no field `{f}`", types(self).name(&p.ty)))
+                        })?;
+                        let addr = self.bin(BinOp::Add, Width::W64, p.addr, Src::Imm(off), e.span);
+                        Ok(LRef::Mem(Place { addr, ty: fty, ..p }))
+                    }
+                    LRef::Var(i) => {
+                        // A field of a register variable: handled by the caller through `member_var`.
+                        Err(self.member_var_error(i, f, e))
+                    }
+                }
+            }
+            _ => Err(self.err(e.span, "this expression is not a variable or a memory location")),
+        }
+    }
+
+    fn member_var_error(&self, _i: usize, _f: &str, e: &Ex) -> InputError {
+        self.err(e.span, "assign to a field of a struct held in a register by assigning the whole struct")
+    }
+
+    /// A field of a struct or vector held in registers.
+    fn member_of(&self, v: &Val, f: &str, e: &Ex) -> R<Val> {
+        let Val::Agg { ty, leaves } = v else {
+            return Err(self.err(e.op_span, format!("`.{f}` on a value that is not a struct or vector")));
+        };
+        let (fty, off) = types(self)
+            .field(ty, f)
+            .ok_or_else(|| self.err(e.op_span, format!("type {} has no field `{f}`", types(self).name(ty))))?;
+        let size = types(self).size(&fty);
+        let parts: Vec<(u64, Val)> = leaves
+            .iter()
+            .filter(|(o, _)| *o >= off && *o < off + size.max(1))
+            .map(|(o, v)| (o - off, v.clone()))
+            .collect();
+        match (&fty, parts.as_slice()) {
+            (Ty::Struct(_) | Ty::Vector { .. }, _) => Ok(Val::Agg { ty: fty.clone(), leaves: parts }),
+            (_, [(_, v)]) => Ok(v.clone()),
+            _ => Err(self.err(e.op_span, format!("cannot read field `{f}` here"))),
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Expressions
+    // ------------------------------------------------------------------------------------------------
+
+    fn rvalue(&mut self, e: &Ex) -> R<Val> {
+        if let Some(v) = self.builtin(e) {
+            return Ok(v);
+        }
+        match &e.kind {
+            E::Int(n) => Ok(Val::Int(Src::Imm(*n as u64), IntTy::of_literal(*n))),
+            E::Float => Ok(self.float(e.span)),
+            E::Name(n) => match self.lookup(n).map(|i| self.scopes[i].1.clone()) {
+                Some(Binding::Var { val, .. }) => Ok(val),
+                Some(Binding::Const(v)) => Ok(v),
+                Some(Binding::Mem(p)) => self.load(p, e.span),
+                None => Err(self
+                    .err(e.span, format!("unknown name `{n}`: declare it, or give it a value with --set {n}=VALUE"))),
+            },
+            E::Member(a, f, false) if !self.is_memory(a) => {
+                let v = self.rvalue(a)?;
+                self.member_of(&v, f, e)
+            }
+            E::Index(..) | E::Member(..) | E::Unary(UnOp::Deref, _) => match self.lvalue(e)? {
+                LRef::Mem(p) => self.load(p, e.span),
+                LRef::Var(i) => match &self.scopes[i].1 {
+                    Binding::Var { val, .. } => Ok(val.clone()),
+                    _ => Err(self.err(e.span, "not a value")),
+                },
+            },
+            E::Unary(UnOp::AddrOf, a) => match self.lvalue(a)? {
+                LRef::Mem(p) => Ok(Val::Ptr { src: p.addr, to: p.ty, space: p.space, read_only: p.read_only }),
+                LRef::Var(i) => {
+                    let n = self.scopes[i].0.clone();
+                    Err(self.err(e.span, format!("`{n}` lives in a register: it has no memory address")))
+                }
+            },
+            E::Unary(op, a) => {
+                let v = self.rvalue(a)?;
+                self.unary(*op, v, e)
+            }
+            E::Binary(op @ (CBin::LAnd | CBin::LOr), a, b) if !self.is_pure(b) => self.short_circuit(*op, a, b, e),
+            E::Binary(op, a, b) => {
+                let x = self.rvalue(a)?;
+                let y = self.rvalue(b)?;
+                self.binary(*op, x, y, e)
+            }
+            E::Ternary(c, a, b) => self.ternary(c, a, b, e),
+            E::Assign(op, lhs, rhs) => {
+                let v = self.rvalue(rhs)?;
+                self.assign(lhs, *op, v, e)
+            }
+            E::IncDec(prefix, inc, a) => {
+                let op = if *inc { CBin::Add } else { CBin::Sub };
+                let one = Val::Int(Src::Imm(1), IntTy::INT);
+                match self.lvalue(a)? {
+                    LRef::Var(i) => {
+                        let Binding::Var { val: old, .. } = self.scopes[i].1.clone() else {
+                            unreachable!("a variable")
+                        };
+                        // The old value, copied before the variable changes (for `i++`).
+                        let before = if *prefix { None } else { Some(self.copy(&old, e.span)) };
+                        let new = self.assign(a, Some(op), one, e)?;
+                        Ok(before.unwrap_or(new))
+                    }
+                    LRef::Mem(p) => {
+                        self.access(&p, false, a.span)?;
+                        self.access(&p, true, a.span)?;
+                        let why = format!(
+                            "data loaded from memory at {}; warpscope follows addresses, not data",
+                            self.pos(a.span)
+                        );
+                        let w = self.b.why(why);
+                        self.fresh_temp(&p.ty, e.span, w)
+                    }
+                }
+            }
+            E::Cast(tn, a) => {
+                let v = self.rvalue(a)?;
+                let base = types(self)
+                    .lookup(&tn.base)
+                    .ok_or_else(|| self.err(e.op_span, format!("unknown type `{}`", tn.base)))?;
+                let ty = wrap_ptr(base, tn.pointers);
+                self.convert(&ty, v, e.span)
+            }
+            E::SizeofType(tn) => {
+                let base = types(self)
+                    .lookup(&tn.base)
+                    .ok_or_else(|| self.err(e.op_span, format!("unknown type `{}`", tn.base)))?;
+                let size = types(self).size(&wrap_ptr(base, tn.pointers));
+                Ok(Val::Int(Src::Imm(size), IntTy::ULLONG))
+            }
+            E::Call(name, args) => self.call(name, args, e),
+        }
+    }
+
+    /// Whether `a` names memory (so `a.f` is a field of a memory place, not of a register struct).
+    fn is_memory(&self, a: &Ex) -> bool {
+        match &a.kind {
+            E::Name(n) => matches!(self.lookup(n).map(|i| &self.scopes[i].1), Some(Binding::Mem(_))),
+            E::Index(..) | E::Unary(UnOp::Deref, _) => true,
+            E::Member(b, _, arrow) => *arrow || self.is_memory(b),
+            _ => false,
+        }
+    }
+
+    /// Whether evaluating `e` has no effect and cannot fail: then both sides of `&&`, `||` and `?:` can be
+    /// computed and selected, without a branch.
+    fn is_pure(&self, e: &Ex) -> bool {
+        match &e.kind {
+            E::Int(_) | E::Float | E::SizeofType(_) => true,
+            E::Name(n) => !matches!(self.lookup(n).map(|i| &self.scopes[i].1), Some(Binding::Mem(_))),
+            E::Member(b, _, false) => !self.is_memory(b) && self.is_pure(b),
+            E::Unary(UnOp::Deref | UnOp::AddrOf, _) => false,
+            E::Unary(_, a) | E::Cast(_, a) => self.is_pure(a),
+            E::Binary(CBin::Div | CBin::Rem, ..) => false,
+            E::Binary(_, a, b) => self.is_pure(a) && self.is_pure(b),
+            E::Ternary(c, a, b) => self.is_pure(c) && self.is_pure(a) && self.is_pure(b),
+            E::Call(n, args) => {
+                matches!(n.as_str(), "min" | "max" | "umin" | "umax" | "abs") && args.iter().all(|a| self.is_pure(a))
+            }
+            _ => false,
+        }
+    }
+
+    /// A copy of a value's registers (so a later change of the variable does not change it).
+    fn copy(&mut self, v: &Val, span: Span) -> Val {
+        match v {
+            Val::Agg { ty, leaves } => {
+                Val::Agg { ty: ty.clone(), leaves: leaves.iter().map(|(o, l)| (*o, self.copy(l, span))).collect() }
+            }
+            other => {
+                let Some(Src::Reg(r)) = other.src() else { return other.clone() };
+                let d = self.temp();
+                self.emit(Op::Mov { dst: d, a: Src::Reg(r) }, span);
+                match other {
+                    Val::Int(_, t) => Val::Int(Src::Reg(d), *t),
+                    Val::Float(_) => Val::Float(Src::Reg(d)),
+                    Val::Ptr { to, space, read_only, .. } => {
+                        Val::Ptr { src: Src::Reg(d), to: to.clone(), space: *space, read_only: *read_only }
+                    }
+                    Val::Agg { .. } => unreachable!("handled above"),
+                }
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, v: Val, e: &Ex) -> R<Val> {
+        match v {
+            Val::Int(s, t) => {
+                let t = t.promoted();
+                let w = t.width();
+                Ok(match op {
+                    UnOp::Neg => Val::Int(self.bin(BinOp::Sub, w, Src::Imm(0), s, e.span), t),
+                    UnOp::Plus => Val::Int(s, t),
+                    UnOp::Not => Val::Int(self.bin(BinOp::Xor, w, s, Src::Imm(u64::MAX), e.span), t),
+                    _ => {
+                        let p = self.setp(Cmp::Eq, false, w, s, Src::Imm(0), e.span);
+                        self.bool_val(p, e.span)
+                    }
+                })
+            }
+            Val::Ptr { src, .. } if op == UnOp::LNot => {
+                let p = self.setp(Cmp::Eq, false, Width::W64, src, Src::Imm(0), e.span);
+                Ok(self.bool_val(p, e.span))
+            }
+            Val::Float(s) => Ok(Val::Float(s)),
+            _ => Err(self.err(e.op_span, "this operator needs a number")),
+        }
+    }
+
+    fn setp(&mut self, cmp: Cmp, signed: bool, w: Width, a: Src, b: Src, span: Span) -> PredRef {
+        if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
+            return if exec::setp(cmp, signed, w, x, y) { PredRef::TRUE } else { PredRef::TRUE.negated() };
+        }
+        let p = self.b.pred();
+        self.emit(Op::Setp { dst: p, cmp, signed, w, a, b }, span);
+        PredRef::of(p)
+    }
+
+    /// A predicate as an `int` 0 or 1.
+    fn bool_val(&mut self, p: PredRef, span: Span) -> Val {
+        match p.idx {
+            None => Val::Int(Src::Imm(u64::from(!p.neg)), IntTy::INT),
+            Some(_) => {
+                let d = self.temp();
+                self.emit(Op::PredToReg { dst: d, p }, span);
+                Val::Int(Src::Reg(d), IntTy::INT)
+            }
+        }
+    }
+
+    fn binary(&mut self, op: CBin, x: Val, y: Val, e: &Ex) -> R<Val> {
+        let span = e.span;
+        match (x, y) {
+            (Val::Int(a, ta), Val::Int(b, tb)) => self.int_binary(op, a, ta, b, tb, e),
+            (Val::Float(a), _) | (_, Val::Float(a)) => {
+                if matches!(
+                    op,
+                    CBin::Lt | CBin::Le | CBin::Gt | CBin::Ge | CBin::Eq | CBin::Ne | CBin::LAnd | CBin::LOr
+                ) {
+                    // A comparison of data is an int, still data.
+                    let d = self.temp();
+                    self.emit(Op::Mov { dst: d, a }, span);
+                    Ok(Val::Int(Src::Reg(d), IntTy::INT))
+                } else {
+                    Ok(Val::Float(a))
+                }
+            }
+            (Val::Ptr { src, to, space, read_only }, Val::Int(i, ti)) if matches!(op, CBin::Add | CBin::Sub) => {
+                let i = self.to64(i, ti, span);
+                let i = if op == CBin::Sub { self.bin(BinOp::Sub, Width::W64, Src::Imm(0), i, span) } else { i };
+                let addr = self.index_addr(src, &to, i, IntTy::LLONG, span);
+                Ok(Val::Ptr { src: addr, to, space, read_only })
+            }
+            (Val::Int(i, ti), Val::Ptr { src, to, space, read_only }) if op == CBin::Add => {
+                let addr = self.index_addr(src, &to, i, ti, span);
+                Ok(Val::Ptr { src: addr, to, space, read_only })
+            }
+            (Val::Ptr { src: p, to, .. }, Val::Ptr { src: q, .. }) => {
+                if op == CBin::Sub {
+                    let size = types(self).size(&to).max(1);
+                    let d = self.bin(BinOp::Sub, Width::W64, p, q, span);
+                    let d = self.bin(BinOp::DivS, Width::W64, d, Src::Imm(size), span);
+                    return Ok(Val::Int(d, IntTy::LLONG));
+                }
+                self.int_binary(op, p, IntTy::ULLONG, q, IntTy::ULLONG, e)
+            }
+            (Val::Ptr { src, .. }, Val::Int(i, ti)) | (Val::Int(i, ti), Val::Ptr { src, .. })
+                if matches!(op, CBin::Eq | CBin::Ne | CBin::LAnd | CBin::LOr) =>
+            {
+                let i = self.to64(i, ti, span);
+                self.int_binary(op, src, IntTy::ULLONG, i, IntTy::ULLONG, e)
+            }
+            _ => Err(self.err(e.op_span, format!("`{}` does not apply to a pointer", op.symbol()))),
+        }
+    }
+
+    fn int_binary(&mut self, op: CBin, a: Src, ta: IntTy, b: Src, tb: IntTy, e: &Ex) -> R<Val> {
+        let span = e.span;
+        // Shifts take the promoted type of the left operand; everything else the usual conversions.
+        if matches!(op, CBin::Shl | CBin::Shr) {
+            let t = ta.promoted();
+            let w = t.width();
+            let a = if w == Width::W64 { self.to64(a, ta, span) } else { a };
+            let kind = match (op, t.signed) {
+                (CBin::Shl, _) => BinOp::Shl,
+                (_, true) => BinOp::ShrS,
+                _ => BinOp::ShrU,
+            };
+            let b = self.to64(b, tb, span);
+            return Ok(Val::Int(self.bin(kind, w, a, b, span), t));
+        }
+        if matches!(op, CBin::LAnd | CBin::LOr) {
+            let pa = self.setp(Cmp::Ne, false, ta.width(), a, Src::Imm(0), span);
+            let pb = self.setp(Cmp::Ne, false, tb.width(), b, Src::Imm(0), span);
+            let p = self.pred_logic(if op == CBin::LAnd { PredOp::And } else { PredOp::Or }, pa, pb, span);
+            return Ok(self.bool_val(p, span));
+        }
+        let t = IntTy::common(ta, tb);
+        let w = t.width();
+        let (a, b) = if w == Width::W64 { (self.to64(a, ta, span), self.to64(b, tb, span)) } else { (a, b) };
+        let cmp = |c| Some(c);
+        let compare = match op {
+            CBin::Lt => cmp(Cmp::Lt),
+            CBin::Le => cmp(Cmp::Le),
+            CBin::Gt => cmp(Cmp::Gt),
+            CBin::Ge => cmp(Cmp::Ge),
+            CBin::Eq => cmp(Cmp::Eq),
+            CBin::Ne => cmp(Cmp::Ne),
+            _ => None,
+        };
+        if let Some(c) = compare {
+            let p = self.setp(c, t.signed, w, a, b, span);
+            return Ok(self.bool_val(p, span));
+        }
+        let kind = match (op, t.signed) {
+            (CBin::Add, _) => BinOp::Add,
+            (CBin::Sub, _) => BinOp::Sub,
+            (CBin::Mul, _) => BinOp::Mul,
+            (CBin::Div, true) => BinOp::DivS,
+            (CBin::Div, false) => BinOp::DivU,
+            (CBin::Rem, true) => BinOp::RemS,
+            (CBin::Rem, false) => BinOp::RemU,
+            (CBin::And, _) => BinOp::And,
+            (CBin::Or, _) => BinOp::Or,
+            (CBin::Xor, _) => BinOp::Xor,
+            _ => return Err(self.err(e.op_span, format!("`{}` is not supported here", op.symbol()))),
+        };
+        if matches!(kind, BinOp::DivS | BinOp::DivU | BinOp::RemS | BinOp::RemU) && b == Src::Imm(0) {
+            return Err(self.err(e.op_span, format!("division by zero in `{}`", op.symbol())));
+        }
+        let span = if matches!(kind, BinOp::DivS | BinOp::DivU | BinOp::RemS | BinOp::RemU) { e.op_span } else { span };
+        Ok(Val::Int(self.bin(kind, w, a, b, span), t))
+    }
+
+    fn pred_logic(&mut self, op: PredOp, a: PredRef, b: PredRef, span: Span) -> PredRef {
+        let t = PredRef::TRUE;
+        let f = t.negated();
+        match (op, a.idx, b.idx) {
+            (PredOp::And, None, _) => {
+                if a == t {
+                    b
+                } else {
+                    f
+                }
+            }
+            (PredOp::And, _, None) => {
+                if b == t {
+                    a
+                } else {
+                    f
+                }
+            }
+            (PredOp::Or, None, _) => {
+                if a == t {
+                    t
+                } else {
+                    b
+                }
+            }
+            (PredOp::Or, _, None) => {
+                if b == t {
+                    t
+                } else {
+                    a
+                }
+            }
+            _ => {
+                let p = self.b.pred();
+                self.emit(Op::PredLogic { dst: p, op, a, b }, span);
+                PredRef::of(p)
+            }
+        }
+    }
+
+    /// `a && b` or `a || b` whose right side has effects: it runs only in the lanes that need it.
+    fn short_circuit(&mut self, op: CBin, a: &Ex, b: &Ex, e: &Ex) -> R<Val> {
+        let pa = self.cond(a, "the condition")?;
+        let r = self.temp();
+        let skip = self.b.label();
+        // && : lanes where a is false are done with 0; || : lanes where a is true are done with 1.
+        let (done_when, done_value) = if op == CBin::LAnd { (pa.negated(), 0) } else { (pa, 1) };
+        self.emit(Op::Mov { dst: r, a: Src::Imm(done_value) }, e.span);
+        self.b.bra(skip, Some(done_when), e.span);
+        let pb = self.cond(b, "the condition")?;
+        self.emit(Op::PredToReg { dst: r, p: pb }, e.span);
+        self.b.place(skip);
+        Ok(Val::Int(Src::Reg(r), IntTy::INT))
+    }
+
+    fn ternary(&mut self, c: &Ex, a: &Ex, b: &Ex, e: &Ex) -> R<Val> {
+        let p = self.cond(c, "the condition")?;
+        if self.is_pure(a) && self.is_pure(b) {
+            let x = self.rvalue(a)?;
+            let y = self.rvalue(b)?;
+            return self.select(p, x, y, e);
+        }
+        // Effects on either side: branch, and meet in a result register.
+        let else_l = self.b.label();
+        let end = self.b.label();
+        self.b.bra(else_l, Some(p.negated()), e.span);
+        let x = self.rvalue(a)?;
+        let (slot, ty) = self.result_slot(&x, e)?;
+        let x = self.convert(&ty, x, a.span)?;
+        self.store_into(&slot, x, a.span)?;
+        self.b.bra(end, None, e.span);
+        self.b.place(else_l);
+        let y = self.rvalue(b)?;
+        let y = self.convert(&ty, y, b.span)?;
+        self.store_into(&slot, y, b.span)?;
+        self.b.place(end);
+        Ok(slot)
+    }
+
+    fn result_slot(&mut self, like: &Val, e: &Ex) -> R<(Val, Ty)> {
+        let ty = match like {
+            Val::Int(_, t) => {
+                let p = t.promoted();
+                Ty::Int { bytes: u32::from(p.bits) / 8, signed: p.signed }
+            }
+            Val::Float(_) => Ty::Float { bytes: 4 },
+            Val::Ptr { to, .. } => Ty::Ptr(Rc::new(to.clone())),
+            Val::Agg { ty, .. } => ty.clone(),
+        };
+        let mut nothing = |_: &mut Self, _: Reg, _: Span| {};
+        let mut v = self.fresh(&ty, e.span, &mut nothing)?;
+        if let (Val::Ptr { space, read_only, .. }, Val::Ptr { space: s2, read_only: r2, .. }) = (like, &mut v) {
+            *s2 = *space;
+            *r2 = *read_only;
+        }
+        Ok((v, ty))
+    }
+
+    fn select(&mut self, p: PredRef, x: Val, y: Val, e: &Ex) -> R<Val> {
+        let span = e.span;
+        if p.idx.is_none() {
+            return Ok(if p.neg { y } else { x });
+        }
+        let sel = |l: &mut Self, a: Src, b: Src| {
+            let d = l.temp();
+            l.emit(Op::Sel { dst: d, p, a, b }, span);
+            Src::Reg(d)
+        };
+        match (x, y) {
+            (Val::Int(a, ta), Val::Int(b, tb)) => {
+                let t = IntTy::common(ta, tb);
+                let (a, b) =
+                    if t.width() == Width::W64 { (self.to64(a, ta, span), self.to64(b, tb, span)) } else { (a, b) };
+                Ok(Val::Int(sel(self, a, b), t))
+            }
+            (Val::Ptr { src: a, to, space, read_only }, Val::Ptr { src: b, space: s2, .. }) if space == s2 => {
+                Ok(Val::Ptr { src: sel(self, a, b), to, space, read_only })
+            }
+            (Val::Float(a), other) | (other, Val::Float(a)) => {
+                let b = other.src().unwrap_or(a);
+                Ok(Val::Float(sel(self, a, b)))
+            }
+            _ => Err(self.err(e.op_span, "the two sides of `?:` have types warpscope cannot combine")),
+        }
+    }
+
+    fn assign(&mut self, lhs: &Ex, op: Option<CBin>, v: Val, e: &Ex) -> R<Val> {
+        // A field of a register struct: `s.x = v`.
+        if let E::Member(base, f, false) = &lhs.kind {
+            if !self.is_memory(base) {
+                let whole = self.rvalue(base)?;
+                let field = self.member_of(&whole, f, lhs)?;
+                let new = match op {
+                    None => v,
+                    Some(op) => self.binary(op, field.clone(), v, e)?,
+                };
+                let new = match &field {
+                    Val::Int(_, t) => {
+                        self.convert(&Ty::Int { bytes: u32::from(t.bits) / 8, signed: t.signed }, new, e.span)?
+                    }
+                    _ => new,
+                };
+                self.store_into(&field, new.clone(), e.span)?;
+                return Ok(field);
+            }
+        }
+        match self.lvalue(lhs)? {
+            LRef::Var(i) => {
+                let Binding::Var { ty, val } = self.scopes[i].1.clone() else { unreachable!("a variable") };
+                let new = match op {
+                    None => v,
+                    Some(op) => self.binary(op, val.clone(), v, e)?,
+                };
+                let new = self.convert(&ty, new, e.span)?;
+                // A pointer variable keeps the space of what it points to.
+                if let (Val::Ptr { space: want, .. }, Val::Ptr { space: got, .. }) = (&val, &new) {
+                    if want != got {
+                        return Err(self.err(
+                            e.span,
+                            "this pointer points to another memory space than before; warpscope needs each pointer variable to stay in one space",
+                        ));
+                    }
+                }
+                self.store_into(&val, new, e.span)?;
+                Ok(val)
+            }
+            LRef::Mem(p) => {
+                if let Ty::Array(..) = p.ty {
+                    return Err(self.err(lhs.span, "cannot assign to a whole array"));
+                }
+                if op.is_some() {
+                    self.access(&p, false, lhs.span)?;
+                }
+                self.access(&p, true, lhs.span)?;
+                let why =
+                    format!("data loaded from memory at {}; warpscope follows addresses, not data", self.pos(lhs.span));
+                let w = self.b.why(why);
+                self.fresh_temp(&p.ty, lhs.span, w)
+            }
+        }
+    }
+
+    fn call(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Val> {
+        match name {
+            "__comma" => {
+                let mut last = Val::Int(Src::Imm(0), IntTy::INT);
+                for a in args {
+                    last = self.rvalue(a)?;
+                }
+                Ok(last)
+            }
+            "min" | "max" | "umin" | "umax" if args.len() == 2 => {
+                let (a, b) = (self.rvalue(&args[0])?, self.rvalue(&args[1])?);
+                match (a, b) {
+                    (Val::Int(a, ta), Val::Int(b, tb)) => {
+                        let mut t = IntTy::common(ta, tb);
+                        if name.starts_with('u') {
+                            t.signed = false;
+                        }
+                        let w = t.width();
+                        let (a, b) =
+                            if w == Width::W64 { (self.to64(a, ta, e.span), self.to64(b, tb, e.span)) } else { (a, b) };
+                        let op = match (name.ends_with("min"), t.signed) {
+                            (true, true) => BinOp::MinS,
+                            (true, false) => BinOp::MinU,
+                            (false, true) => BinOp::MaxS,
+                            (false, false) => BinOp::MaxU,
+                        };
+                        Ok(Val::Int(self.bin(op, w, a, b, e.span), t))
+                    }
+                    (Val::Float(s), _) | (_, Val::Float(s)) => Ok(Val::Float(s)),
+                    _ => Err(self.err(e.span, format!("`{name}` takes numbers"))),
+                }
+            }
+            "abs" if args.len() == 1 => match self.rvalue(&args[0])? {
+                Val::Int(s, t) => {
+                    let t = t.promoted();
+                    let w = t.width();
+                    let n = self.bin(BinOp::Sub, w, Src::Imm(0), s, e.span);
+                    Ok(Val::Int(self.bin(BinOp::MaxS, w, s, n, e.span), t))
+                }
+                other => Ok(other),
+            },
+            "__ldg" | "__ldca" | "__ldcg" | "__ldcs" | "__ldlu" | "__ldcv" if args.len() == 1 => {
+                match self.rvalue(&args[0])? {
+                    Val::Ptr { src, to, space, .. } => {
+                        self.require_ptr(src, "the pointer", args[0].span);
+                        let read_only = name == "__ldg";
+                        self.load(Place { space, addr: src, ty: to, read_only }, e.span)
+                    }
+                    _ => Err(self.err(args[0].span, format!("`{name}` takes a pointer"))),
+                }
+            }
+            "__syncthreads" => {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                self.emit(Op::Bar, e.span);
+                Ok(Val::Int(Src::Imm(0), IntTy::INT))
+            }
+            "__syncwarp" | "__threadfence" | "__threadfence_block" => {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                Ok(Val::Int(Src::Imm(0), IntTy::INT))
+            }
+            "sqrtf" | "expf" | "sinf" | "cosf" | "fabsf" | "sqrt" | "exp" | "fmaf" | "__fdividef" => {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                Ok(self.float(e.span))
+            }
+            _ if name.starts_with("atomic") => Err(self.err(e.op_span, format!("`{name}`: atomics are not modelled"))),
+            _ => {
+                Err(self
+                    .err(e.op_span, format!("unknown function `{name}` (known: min, max, abs, __ldg, __syncthreads)")))
+            }
+        }
+    }
+}
+
+/// Lowers a CUDA snippet into a program.
+pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputError> {
+    let ast = super::parse(src)?;
+    let mut l = Lower {
+        b: Builder::new(),
+        ast: &ast,
+        src,
+        vars,
+        launch,
+        lines: LineIndex::new(src),
+        scopes: Vec::new(),
+        marks: Vec::new(),
+        globals: HashMap::new(),
+        next_global: GLOBAL_BASE,
+        shared_top: 0,
+        local_top: 0,
+        stmt: 0,
+        seq: 0,
+        loops: Vec::new(),
+    };
+    let stmts = &ast.stmts;
+    l.block(stmts)?;
+    Ok(l.b.finish())
+}

@@ -1,0 +1,734 @@
+//! The SIMT machine: one warp at a time, all 32 lanes per operation.
+//!
+//! Registers are 32 lanes of 64 bits (a struct of arrays), each with a mask of the lanes whose value is
+//! unknown and the reason. Control flow follows a reconvergence stack: a conditional branch whose lanes
+//! disagree runs one side, then the other, and the two meet again at the branch's immediate
+//! post-dominator ([`super::Program::reconverge`]). `EXIT` removes lanes for good; `BAR` stops the warp until
+//! the block's other warps arrive (the block scheduler in [`super::grid`] releases it).
+
+use super::affine::Affine;
+use super::{BinOp, Cmp, Op, PredOp, PredRef, Program, SiteId, Special, Src, Width, NEVER};
+use crate::launch::{Dim3, Launch};
+use crate::pattern::Span;
+
+/// All 32 lanes.
+pub const ALL: u32 = u32::MAX;
+
+/// Why a run stopped with an error: the message and the source text it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecError {
+    /// Where.
+    pub span: Span,
+    /// What.
+    pub message: String,
+}
+
+/// Where a warp stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Every lane exited.
+    Done,
+    /// At a barrier, waiting for the block's other warps.
+    Barrier,
+    /// Out of fuel: call `run` again to go on.
+    Paused,
+    /// The sink asked to stop.
+    Stopped,
+}
+
+/// Receives every warp-level memory issue.
+pub trait Sink {
+    /// Warp `warp` issues `site` for the `pass`-th time (from 0) with the lanes of `mask` active; `addrs`
+    /// holds each lane's address (meaningless outside `mask`); `plg` the lanes whose explicit `Plg` is true.
+    /// Returns false to stop the warp.
+    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool;
+}
+
+/// What every warp of a block shares.
+#[derive(Clone, Copy, Debug)]
+pub struct Env {
+    /// The launch (block and grid sizes).
+    pub launch: Launch,
+    /// The block that runs.
+    pub block_idx: Dim3,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    pc: u32,
+    mask: u32,
+    /// Where this frame's lanes meet the frame below; reaching it pops the frame.
+    rpc: u32,
+}
+
+/// The most frames a warp's reconvergence stack may hold; real control flow nests far less deeply.
+pub const MAX_STACK: usize = 4096;
+
+/// One warp's state.
+pub struct Warp {
+    /// The warp's index in the block.
+    pub warp: u32,
+    /// Lanes that exist (a partial last warp has fewer).
+    pub valid: u32,
+    exited: u32,
+    stack: Vec<Frame>,
+    regs: Vec<[u64; 32]>,
+    unk: Vec<u32>,
+    why: Vec<u32>,
+    preds: Vec<u32>,
+    punk: Vec<u32>,
+    pwhy: Vec<u32>,
+    /// How many times this warp has issued each site.
+    passes: Vec<u32>,
+    tid: [[u32; 32]; 3],
+    /// Blockidx dependence of every value, when the grid driver asks for it.
+    pub affine: Option<Box<Affine>>,
+    /// Instructions executed.
+    pub executed: u64,
+}
+
+/// A value's lanes and the lanes where it is unknown (with the reason of the first).
+type Lanes = [u64; 32];
+
+impl Warp {
+    /// Warp `warp` of a block of `launch`, at the program's start.
+    pub fn new(prog: &Program, launch: &Launch, warp: u32) -> Warp {
+        let threads = launch.threads();
+        let first = warp * 32;
+        let valid = if first >= threads {
+            0
+        } else {
+            let n = (threads - first).min(32);
+            if n == 32 {
+                ALL
+            } else {
+                (1u32 << n) - 1
+            }
+        };
+        let mut tid = [[0u32; 32]; 3];
+        for l in 0..32u32 {
+            let t = launch.thread(first + l);
+            tid[0][l as usize] = t.tid.x;
+            tid[1][l as usize] = t.tid.y;
+            tid[2][l as usize] = t.tid.z;
+        }
+        let nr = prog.n_regs as usize;
+        let np = prog.n_preds as usize;
+        Warp {
+            warp,
+            valid,
+            exited: 0,
+            stack: vec![Frame { pc: 0, mask: valid, rpc: NEVER }],
+            regs: vec![[0; 32]; nr],
+            unk: vec![0; nr],
+            why: vec![0; nr],
+            preds: vec![0; np],
+            punk: vec![0; np],
+            pwhy: vec![0; np],
+            passes: vec![0; prog.sites.len()],
+            tid,
+            affine: None,
+            executed: 0,
+        }
+    }
+
+    /// True when every lane has exited.
+    pub fn done(&self) -> bool {
+        self.stack.is_empty()
+    }
+
+    /// Where the warp is now (for messages when a limit stops it).
+    pub fn pc(&self) -> Option<u32> {
+        self.stack.last().map(|f| f.pc)
+    }
+
+    /// How many times this warp has issued `site`.
+    pub fn passes(&self, site: SiteId) -> u32 {
+        self.passes.get(site as usize).copied().unwrap_or(0)
+    }
+
+    fn src(&self, s: Src) -> Lanes {
+        match s {
+            Src::Reg(r) => self.regs[r as usize],
+            Src::Imm(v) => [v; 32],
+        }
+    }
+
+    fn src_unk(&self, s: Src) -> (u32, u32) {
+        match s {
+            Src::Reg(r) => (self.unk[r as usize], self.why[r as usize]),
+            Src::Imm(_) => (0, 0),
+        }
+    }
+
+    /// A predicate's lanes: (true lanes, unknown lanes, reason).
+    fn pred(&self, p: PredRef) -> (u32, u32, u32) {
+        match p.idx {
+            None => (if p.neg { 0 } else { ALL }, 0, 0),
+            Some(i) => {
+                let v = self.preds[i as usize];
+                (if p.neg { !v } else { v }, self.punk[i as usize], self.pwhy[i as usize])
+            }
+        }
+    }
+
+    fn write(&mut self, dst: u32, vals: &Lanes, m: u32) {
+        let d = &mut self.regs[dst as usize];
+        if m == ALL {
+            *d = *vals;
+        } else {
+            for l in 0..32 {
+                if m >> l & 1 != 0 {
+                    d[l] = vals[l];
+                }
+            }
+        }
+    }
+
+    fn set_unk(&mut self, dst: u32, m: u32, u: u32, why: u32) {
+        let i = dst as usize;
+        self.unk[i] = (self.unk[i] & !m) | (u & m);
+        if u & m != 0 {
+            self.why[i] = why;
+        }
+    }
+
+    fn write_pred(&mut self, dst: u32, vals: u32, m: u32, u: u32, why: u32) {
+        let i = dst as usize;
+        self.preds[i] = (self.preds[i] & !m) | (vals & m);
+        self.punk[i] = (self.punk[i] & !m) | (u & m);
+        if u & m != 0 {
+            self.pwhy[i] = why;
+        }
+    }
+
+    fn special(&self, which: Special, env: &Env) -> Lanes {
+        let l = &env.launch;
+        let pick = |d: Dim3, c: u8| {
+            u64::from(match c {
+                0 => d.x,
+                1 => d.y,
+                _ => d.z,
+            })
+        };
+        match which {
+            Special::Tid(c) => std::array::from_fn(|lane| u64::from(self.tid[c.min(2) as usize][lane])),
+            Special::Ctaid(c) => [pick(env.block_idx, c); 32],
+            Special::Ntid(c) => [pick(l.block, c); 32],
+            Special::Nctaid(c) => [pick(l.grid, c); 32],
+            Special::Lane => std::array::from_fn(|lane| lane as u64),
+            Special::Warp => [u64::from(self.warp); 32],
+            Special::LinearTid => std::array::from_fn(|lane| u64::from(self.warp * 32) + lane as u64),
+        }
+    }
+
+    /// Removes `lanes` from every frame (they exited).
+    fn exit_lanes(&mut self, lanes: u32) {
+        self.exited |= lanes;
+        for f in &mut self.stack {
+            f.mask &= !lanes;
+        }
+    }
+
+    /// Runs until the warp is done, reaches a barrier, runs out of `fuel` (instructions), or the sink stops it.
+    pub fn run(&mut self, prog: &Program, env: &Env, sink: &mut dyn Sink, fuel: &mut u64) -> Result<Status, ExecError> {
+        let n = prog.insts.len() as u32;
+        loop {
+            let Some(top) = self.stack.last().copied() else { return Ok(Status::Done) };
+            if top.mask == 0 || top.pc == top.rpc {
+                self.stack.pop();
+                continue;
+            }
+            if top.pc >= n {
+                // Running past the end is an exit.
+                self.exit_lanes(top.mask);
+                continue;
+            }
+            if *fuel == 0 {
+                return Ok(Status::Paused);
+            }
+            *fuel -= 1;
+            self.executed += 1;
+            let pc = top.pc;
+            let inst = &prog.insts[pc as usize];
+            let m = top.mask;
+            let (g, gu, gwhy) = match inst.guard {
+                None => (ALL, 0, 0),
+                Some(p) => self.pred(p),
+            };
+            // Lanes that run the operation, and lanes whose guard is unknown.
+            let run = m & g & !gu;
+            let unsure = m & gu;
+            let guard_err = || ExecError {
+                span: inst.span,
+                message: format!("the guard predicate is unknown: {}", prog.whys[gwhy as usize]),
+            };
+            let mut next = pc + 1;
+            match &inst.op {
+                Op::Bin { op, w, dst, a, b } => {
+                    let (x, y) = (self.src(*a), self.src(*b));
+                    let (ua, wa) = self.src_unk(*a);
+                    let (ub, wb) = self.src_unk(*b);
+                    let known = run & !(ua | ub);
+                    let r = bin_lanes(*op, *w, &x, &y, known).map_err(|lane| ExecError {
+                        span: inst.span,
+                        message: format!("division by zero in `{}` (lane {lane})", op.symbol()),
+                    })?;
+                    let u = (ua | ub) & run;
+                    let why = if ua & run != 0 { wa } else { wb };
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.bin(*op, *w, *dst, *a, *b, &x, &y, run);
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, u, why);
+                    self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Conv { dst, a, bits, signed } => {
+                    let x = self.src(*a);
+                    let (ua, wa) = self.src_unk(*a);
+                    let r: Lanes = std::array::from_fn(|l| conv(x[l], *bits, *signed));
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.conv(*dst, *a, &x, *bits, *signed, run);
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, ua, wa);
+                    self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Mov { dst, a } => {
+                    let x = self.src(*a);
+                    let (ua, wa) = self.src_unk(*a);
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.mov(*dst, *a, run);
+                    }
+                    self.write(*dst, &x, run);
+                    self.set_unk(*dst, run, ua, wa);
+                    self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Sel { dst, p, a, b } => {
+                    let (pv, pu, pw) = self.pred(*p);
+                    let (x, y) = (self.src(*a), self.src(*b));
+                    let (ua, wa) = self.src_unk(*a);
+                    let (ub, wb) = self.src_unk(*b);
+                    let r: Lanes = std::array::from_fn(|l| if pv >> l & 1 != 0 { x[l] } else { y[l] });
+                    let u = ((pv & ua) | (!pv & ub)) & run;
+                    let why = if pv & ua & run != 0 { wa } else { wb };
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.sel(*dst, pv, *a, *b, run);
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, u, why);
+                    self.set_unk(*dst, run & pu, run & pu, pw);
+                    self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Special { dst, which } => {
+                    let r = self.special(*which, env);
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.special(*dst, *which, run);
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, 0, 0);
+                    self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Unknown { dst, why } => {
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.clear(*dst, run);
+                    }
+                    self.set_unk(*dst, run | unsure, run | unsure, *why);
+                    if unsure != 0 {
+                        self.set_unk(*dst, unsure, unsure, gwhy);
+                    }
+                }
+                Op::Setp { dst, cmp, signed, w, a, b } => {
+                    let (x, y) = (self.src(*a), self.src(*b));
+                    let (ua, wa) = self.src_unk(*a);
+                    let (ub, wb) = self.src_unk(*b);
+                    let mut v = 0u32;
+                    for l in 0..32 {
+                        if setp(*cmp, *signed, *w, x[l], y[l]) {
+                            v |= 1 << l;
+                        }
+                    }
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.setp(*cmp, *signed, *w, *a, *b, &x, &y, run & !(ua | ub));
+                    }
+                    let u = (ua | ub) & run;
+                    let why = if ua & run != 0 { wa } else { wb };
+                    self.write_pred(*dst, v, run, u, why);
+                    self.write_pred(*dst, 0, unsure, unsure, gwhy);
+                }
+                Op::PredLogic { dst, op, a, b } => {
+                    let (va, ua, wa) = self.pred(*a);
+                    let (vb, ub, wb) = self.pred(*b);
+                    let v = match op {
+                        PredOp::And => va & vb,
+                        PredOp::Or => va | vb,
+                        PredOp::Xor => va ^ vb,
+                    };
+                    // A known false (And) or true (Or) decides the result even when the other is unknown.
+                    let u = match op {
+                        PredOp::And => (ua | ub) & !(!va & !ua) & !(!vb & !ub),
+                        PredOp::Or => (ua | ub) & !(va & !ua) & !(vb & !ub),
+                        PredOp::Xor => ua | ub,
+                    };
+                    let why = if ua & u & run != 0 { wa } else { wb };
+                    self.write_pred(*dst, v, run, u, why);
+                    self.write_pred(*dst, 0, unsure, unsure, gwhy);
+                }
+                Op::PredToReg { dst, p } => {
+                    let (pv, pu, pw) = self.pred(*p);
+                    let r: Lanes = std::array::from_fn(|l| u64::from(pv >> l & 1));
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.clear(*dst, run);
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, pu, pw);
+                    self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Require { a, ctx } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    let (ua, wa) = self.src_unk(*a);
+                    if ua & run != 0 {
+                        return Err(ExecError {
+                            span: inst.span,
+                            message: format!("{}{}", prog.ctxs[*ctx as usize], prog.whys[wa as usize]),
+                        });
+                    }
+                }
+                Op::RequirePred { p, ctx } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    let (_, pu, pw) = self.pred(PredRef::of(*p));
+                    if pu & run != 0 {
+                        return Err(ExecError {
+                            span: inst.span,
+                            message: format!("{}{}", prog.ctxs[*ctx as usize], prog.whys[pw as usize]),
+                        });
+                    }
+                }
+                Op::Eval { dst, pred, expr, vars, addr_bits, op_text } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    let mut r = [0u64; 32];
+                    let mut has = 0u32;
+                    for (l, slot) in r.iter_mut().enumerate() {
+                        if run >> l & 1 == 0 {
+                            continue;
+                        }
+                        if let Some(a) = eval_lane(self, env, expr, vars, l, *addr_bits, op_text)? {
+                            *slot = a;
+                            has |= 1 << l;
+                        }
+                    }
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.eval(*dst, expr, vars, env, &self.tid, self.warp, has, run);
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, 0, 0);
+                    self.write_pred(*pred, has, run, 0, 0);
+                }
+                Op::Table { dst, pred, rows } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    let row = rows.get(self.warp as usize);
+                    let mut r = [0u64; 32];
+                    let mut has = 0u32;
+                    if let Some(row) = row {
+                        for (l, a) in row.iter().enumerate() {
+                            if let Some(a) = a {
+                                r[l] = *a;
+                                has |= 1 << l;
+                            }
+                        }
+                    }
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.clear(*dst, run);
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, 0, 0);
+                    self.write_pred(*pred, has, run, 0, 0);
+                }
+                Op::Mem { site, addr, plg, ctx } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    if run != 0 {
+                        let (ua, wa) = self.src_unk(Src::Reg(*addr));
+                        if ua & run != 0 {
+                            return Err(ExecError {
+                                span: inst.span,
+                                message: format!("{}{}", prog.ctxs[*ctx as usize], prog.whys[wa as usize]),
+                            });
+                        }
+                        let plg_mask = match plg {
+                            None => None,
+                            Some(p) => {
+                                let (pv, pu, pw) = self.pred(*p);
+                                if pu & run != 0 {
+                                    return Err(ExecError {
+                                        span: inst.span,
+                                        message: format!("the Plg predicate is unknown: {}", prog.whys[pw as usize]),
+                                    });
+                                }
+                                Some(pv & run)
+                            }
+                        };
+                        let s = *site as usize;
+                        let pass = self.passes[s];
+                        self.passes[s] += 1;
+                        if let Some(aff) = self.affine.as_deref_mut() {
+                            aff.mem(*site, *addr, run);
+                        }
+                        let keep_going = sink.issue(*site, self.warp, pass, &self.regs[*addr as usize], run, plg_mask);
+                        if !keep_going {
+                            self.stack.last_mut().expect("a frame runs").pc = next;
+                            return Ok(Status::Stopped);
+                        }
+                    }
+                }
+                Op::Converged { dst } => {
+                    let live = self.valid & !self.exited;
+                    let v = if m == live { ALL } else { 0 };
+                    self.write_pred(*dst, v, run, 0, 0);
+                }
+                Op::Bra { target } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    let taken = run;
+                    let not_taken = m & !taken;
+                    if taken == m {
+                        next = *target;
+                    } else if taken != 0 {
+                        // The lanes disagree: run the fall-through side, then the taken side, then go on
+                        // together where they meet again.
+                        let r = prog.reconverge.get(pc as usize).copied().unwrap_or(NEVER);
+                        let top = self.stack.last_mut().expect("a frame runs");
+                        if r == top.rpc {
+                            self.stack.pop();
+                        } else {
+                            top.pc = r;
+                        }
+                        self.stack.push(Frame { pc: *target, mask: taken, rpc: r });
+                        self.stack.push(Frame { pc: pc + 1, mask: not_taken, rpc: r });
+                        if self.stack.len() > MAX_STACK {
+                            return Err(ExecError {
+                                span: inst.span,
+                                message: format!(
+                                    "the warp's branches nest more than {MAX_STACK} deep without meeting again"
+                                ),
+                            });
+                        }
+                        continue;
+                    }
+                }
+                Op::Exit => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    self.exit_lanes(run);
+                }
+                Op::Bar => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    let live = self.valid & !self.exited;
+                    if run != 0 && run != live {
+                        return Err(ExecError {
+                            span: inst.span,
+                            message: format!(
+                                "a barrier is reached by lanes {} of warp {} but not by lanes {}: every thread of the block must reach __syncthreads() (CUDA C++ Programming Guide, Synchronization Functions)",
+                                crate::access::LaneSet(run).ranges(),
+                                self.warp,
+                                crate::access::LaneSet(live & !run).ranges()
+                            ),
+                        });
+                    }
+                    if run != 0 {
+                        self.stack.last_mut().expect("a frame runs").pc = next;
+                        return Ok(Status::Barrier);
+                    }
+                }
+                Op::Trap { ctx } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    if run != 0 {
+                        return Err(ExecError { span: inst.span, message: prog.ctxs[*ctx as usize].clone() });
+                    }
+                }
+                Op::Nop => {}
+            }
+            if let Some(f) = self.stack.last_mut() {
+                f.pc = next;
+            }
+        }
+    }
+}
+
+/// The expression language for one lane: the address, or `None` where the `if` is false.
+fn eval_lane(
+    w: &Warp,
+    env: &Env,
+    expr: &crate::pattern::expr::Pattern,
+    vars: &crate::pattern::expr::Vars,
+    lane: usize,
+    addr_bits: u32,
+    op_text: &str,
+) -> Result<Option<u64>, ExecError> {
+    let launch = &env.launch;
+    let linear = w.warp * 32 + lane as u32;
+    let t = crate::launch::Thread {
+        tid: Dim3 { x: w.tid[0][lane], y: w.tid[1][lane], z: w.tid[2][lane] },
+        block: env.block_idx,
+        linear,
+        warp: w.warp,
+        lane: lane as u32,
+    };
+    let value = expr.eval(&|name| launch.builtin(&t, name).or_else(|| vars.get(name).copied())).map_err(|err| {
+        ExecError { span: err.span, message: format!("{} (thread {linear}, lane {lane})", err.message) }
+    })?;
+    let Some(v) = value else { return Ok(None) };
+    let who = if launch.warps() == 1 {
+        format!("lane {lane}")
+    } else {
+        format!("thread {linear} (warp {}, lane {lane})", w.warp)
+    };
+    crate::pattern::expr::address_of(v, addr_bits, op_text, &who)
+        .map(Some)
+        .map_err(|message| ExecError { span: crate::pattern::expr::whole_span(&expr.source), message })
+}
+
+/// Sign- or zero-extends the low `bits` bits of `x` to 64 bits.
+pub fn conv(x: u64, bits: u8, signed: bool) -> u64 {
+    if bits >= 64 {
+        return x;
+    }
+    let shift = 64 - u32::from(bits);
+    if signed {
+        (((x << shift) as i64) >> shift) as u64
+    } else {
+        (x << shift) >> shift
+    }
+}
+
+fn signed_at(x: u64, w: Width) -> i64 {
+    match w {
+        Width::W32 => i64::from(x as u32 as i32),
+        Width::W64 => x as i64,
+    }
+}
+
+/// One lane of a comparison.
+pub fn setp(cmp: Cmp, signed: bool, w: Width, x: u64, y: u64) -> bool {
+    if signed {
+        cmp.holds(signed_at(x, w), signed_at(y, w))
+    } else {
+        cmp.holds(x & w.mask(), y & w.mask())
+    }
+}
+
+/// One lane of a two-operand operation; `None` on division by zero.
+pub fn bin(op: BinOp, w: Width, x: u64, y: u64) -> Option<u64> {
+    let mask = w.mask();
+    let bits = u64::from(w.bits());
+    let (x, y) = (x & mask, y & mask);
+    let (sx, sy) = (signed_at(x, w), signed_at(y, w));
+    let r = match op {
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::MulHiS => ((i128::from(sx) * i128::from(sy)) >> bits) as u64,
+        BinOp::MulHiU => ((u128::from(x) * u128::from(y)) >> bits) as u64,
+        BinOp::DivS => {
+            if sy == 0 {
+                return None;
+            }
+            sx.wrapping_div(sy) as u64
+        }
+        BinOp::DivU => x.checked_div(y)?,
+        BinOp::RemS => {
+            if sy == 0 {
+                return None;
+            }
+            sx.wrapping_rem(sy) as u64
+        }
+        BinOp::RemU => x.checked_rem(y)?,
+        BinOp::And => x & y,
+        BinOp::Or => x | y,
+        BinOp::Xor => x ^ y,
+        BinOp::Shl => {
+            if y >= bits {
+                0
+            } else {
+                x << y
+            }
+        }
+        BinOp::ShrU => {
+            if y >= bits {
+                0
+            } else {
+                x >> y
+            }
+        }
+        BinOp::ShrS => (sx >> y.min(bits - 1)) as u64,
+        BinOp::MinS => sx.min(sy) as u64,
+        BinOp::MaxS => sx.max(sy) as u64,
+        BinOp::MinU => x.min(y),
+        BinOp::MaxU => x.max(y),
+    };
+    Some(r & mask)
+}
+
+/// A two-operand operation on every lane; `Err(lane)` when a lane of `check` divides by zero.
+fn bin_lanes(op: BinOp, w: Width, x: &Lanes, y: &Lanes, check: u32) -> Result<Lanes, usize> {
+    let mask = w.mask();
+    let mut r = [0u64; 32];
+    // The common operations as plain loops the compiler can vectorise.
+    match op {
+        BinOp::Add => {
+            for l in 0..32 {
+                r[l] = x[l].wrapping_add(y[l]) & mask;
+            }
+        }
+        BinOp::Sub => {
+            for l in 0..32 {
+                r[l] = x[l].wrapping_sub(y[l]) & mask;
+            }
+        }
+        BinOp::Mul => {
+            for l in 0..32 {
+                r[l] = x[l].wrapping_mul(y[l]) & mask;
+            }
+        }
+        BinOp::And => {
+            for l in 0..32 {
+                r[l] = x[l] & y[l] & mask;
+            }
+        }
+        BinOp::Or => {
+            for l in 0..32 {
+                r[l] = (x[l] | y[l]) & mask;
+            }
+        }
+        BinOp::Xor => {
+            for l in 0..32 {
+                r[l] = (x[l] ^ y[l]) & mask;
+            }
+        }
+        _ => {
+            for l in 0..32 {
+                match bin(op, w, x[l], y[l]) {
+                    Some(v) => r[l] = v,
+                    None if check >> l & 1 != 0 => return Err(l),
+                    None => r[l] = 0,
+                }
+            }
+        }
+    }
+    Ok(r)
+}

@@ -1,0 +1,756 @@
+//! The one program representation every input language is lowered into, and the machine that runs it.
+//!
+//! A [`Program`] is a flat list of typed instructions over 64-bit lane registers and 32-lane predicates:
+//! integer and predicate operations, memory operations (each one a [`Site`]: a static memory instruction
+//! with its space, width and cache operator), branches, barriers and exits. The languages (`pattern::cuda`,
+//! `pattern::sass`, `pattern::expr`, `pattern::addresses`) keep their own parsers and error messages and
+//! end by building a program with [`Builder`]; nothing after that knows which language it came from.
+//!
+//! Architecture invariant: this module and its children know nothing about compute capabilities or costs.
+//! [`exec`] runs one warp at a time, all 32 lanes per operation, with an active mask and a reconvergence
+//! stack; [`grid`] runs blocks and whole launches and hands every warp-level memory issue to a sink.
+//!
+//! Values a program cannot know (data loaded from memory, floating-point results, unmodelled instructions,
+//! parameters without a value) are tracked per lane as *unknown*, each with the reason it is unknown. An
+//! unknown value that reaches an address, a branch or a predicate guard stops the run with an error that
+//! names the reason; it never becomes a default.
+
+pub mod affine;
+pub mod exec;
+pub mod grid;
+
+use crate::access::Instr;
+use crate::pattern::Span;
+use crate::report::Note;
+use std::rc::Rc;
+
+/// A register: 32 lanes of 64 bits.
+pub type Reg = u32;
+/// A predicate register: 32 lanes of one bit.
+pub type Pred = u32;
+/// A memory site's index in [`Program::sites`].
+pub type SiteId = u32;
+/// A reason's index in [`Program::whys`].
+pub type WhyId = u32;
+/// A message prefix's index in [`Program::ctxs`].
+pub type CtxId = u32;
+
+/// A source operand: a register or an immediate (the same for every lane).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    /// A register.
+    Reg(Reg),
+    /// A constant.
+    Imm(u64),
+}
+
+/// A predicate operand: a predicate register or the constant true (`PT`), optionally negated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PredRef {
+    /// The register, or `None` for true.
+    pub idx: Option<Pred>,
+    /// `!P`.
+    pub neg: bool,
+}
+
+impl PredRef {
+    /// The constant true.
+    pub const TRUE: PredRef = PredRef { idx: None, neg: false };
+
+    /// `p`.
+    pub fn of(p: Pred) -> PredRef {
+        PredRef { idx: Some(p), neg: false }
+    }
+
+    /// `!p`.
+    pub fn not(p: Pred) -> PredRef {
+        PredRef { idx: Some(p), neg: true }
+    }
+
+    /// The same predicate, negated.
+    pub fn negated(self) -> PredRef {
+        PredRef { neg: !self.neg, ..self }
+    }
+}
+
+/// The width an integer operation works at: it reads the low bits of its operands and writes its result
+/// zero-extended to 64 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    /// 32 bits.
+    W32,
+    /// 64 bits.
+    W64,
+}
+
+impl Width {
+    /// The number of bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            Width::W32 => 32,
+            Width::W64 => 64,
+        }
+    }
+
+    /// The mask of the low `bits` bits.
+    pub fn mask(self) -> u64 {
+        match self {
+            Width::W32 => 0xFFFF_FFFF,
+            Width::W64 => u64::MAX,
+        }
+    }
+}
+
+/// A two-operand integer operation. Shifts by the width or more give 0 (or the sign, for `ShrS`), as the
+/// hardware's clamped shifts do; division by zero is an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// a + b
+    Add,
+    /// a - b
+    Sub,
+    /// a * b (low half)
+    Mul,
+    /// The high half of the signed product.
+    MulHiS,
+    /// The high half of the unsigned product.
+    MulHiU,
+    /// Signed division (towards zero).
+    DivS,
+    /// Unsigned division.
+    DivU,
+    /// Signed remainder.
+    RemS,
+    /// Unsigned remainder.
+    RemU,
+    /// a & b
+    And,
+    /// a | b
+    Or,
+    /// a ^ b
+    Xor,
+    /// a << b
+    Shl,
+    /// Arithmetic shift right.
+    ShrS,
+    /// Logical shift right.
+    ShrU,
+    /// Signed minimum.
+    MinS,
+    /// Unsigned minimum.
+    MinU,
+    /// Signed maximum.
+    MaxS,
+    /// Unsigned maximum.
+    MaxU,
+}
+
+impl BinOp {
+    /// The operator as C writes it, for messages.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul | BinOp::MulHiS | BinOp::MulHiU => "*",
+            BinOp::DivS | BinOp::DivU => "/",
+            BinOp::RemS | BinOp::RemU => "%",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::Shl => "<<",
+            BinOp::ShrS | BinOp::ShrU => ">>",
+            BinOp::MinS | BinOp::MinU => "min",
+            BinOp::MaxS | BinOp::MaxU => "max",
+        }
+    }
+}
+
+/// A comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// ==
+    Eq,
+    /// !=
+    Ne,
+    /// <
+    Lt,
+    /// <=
+    Le,
+    /// >
+    Gt,
+    /// >=
+    Ge,
+}
+
+impl Cmp {
+    /// The comparison of two integers in their interpretation.
+    pub fn holds<T: PartialOrd>(self, a: T, b: T) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
+}
+
+/// A logical operation on predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredOp {
+    /// a && b
+    And,
+    /// a || b
+    Or,
+    /// a != b
+    Xor,
+}
+
+/// A per-thread value the hardware provides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    /// threadIdx.x, .y, .z (0, 1, 2).
+    Tid(u8),
+    /// blockIdx.x, .y, .z.
+    Ctaid(u8),
+    /// blockDim.x, .y, .z.
+    Ntid(u8),
+    /// gridDim.x, .y, .z.
+    Nctaid(u8),
+    /// The lane in the warp.
+    Lane,
+    /// The warp in the block.
+    Warp,
+    /// The linear thread index in the block.
+    LinearTid,
+}
+
+/// An address table row per warp (address lists): each lane's address, or `None` when inactive.
+pub type Table = Rc<[[Option<u64>; 32]]>;
+
+/// One operation.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// dst = a op b at width w.
+    Bin {
+        /// The operation.
+        op: BinOp,
+        /// Its width.
+        w: Width,
+        /// Destination.
+        dst: Reg,
+        /// First operand.
+        a: Src,
+        /// Second operand.
+        b: Src,
+    },
+    /// dst = the low `bits` bits of `a`, sign- or zero-extended to 64 bits (truncation and extension).
+    Conv {
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        a: Src,
+        /// 8, 16, 32 or 64.
+        bits: u8,
+        /// Sign-extend (else zero-extend).
+        signed: bool,
+    },
+    /// dst = a.
+    Mov {
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        a: Src,
+    },
+    /// dst = p ? a : b.
+    Sel {
+        /// Destination.
+        dst: Reg,
+        /// Selector.
+        p: PredRef,
+        /// When true.
+        a: Src,
+        /// When false.
+        b: Src,
+    },
+    /// dst = a hardware-provided value.
+    Special {
+        /// Destination.
+        dst: Reg,
+        /// Which.
+        which: Special,
+    },
+    /// dst becomes unknown for the reason `why`.
+    Unknown {
+        /// Destination.
+        dst: Reg,
+        /// Why.
+        why: WhyId,
+    },
+    /// dst = a cmp b, at width w, signed or unsigned.
+    Setp {
+        /// Destination predicate.
+        dst: Pred,
+        /// Comparison.
+        cmp: Cmp,
+        /// Compare as signed integers.
+        signed: bool,
+        /// Width.
+        w: Width,
+        /// First operand.
+        a: Src,
+        /// Second operand.
+        b: Src,
+    },
+    /// dst = a op b on predicates.
+    PredLogic {
+        /// Destination.
+        dst: Pred,
+        /// Operation.
+        op: PredOp,
+        /// First operand.
+        a: PredRef,
+        /// Second operand.
+        b: PredRef,
+    },
+    /// dst = p (1 or 0).
+    PredToReg {
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        p: PredRef,
+    },
+    /// Stops with `ctx`'s message and the reason when `a` is unknown in an active lane.
+    Require {
+        /// The value that must be known.
+        a: Src,
+        /// The message prefix.
+        ctx: CtxId,
+    },
+    /// The same for a predicate.
+    RequirePred {
+        /// The predicate that must be known.
+        p: Pred,
+        /// The message prefix.
+        ctx: CtxId,
+    },
+    /// The expression language: dst = the address, `pred` = the `if` condition, per lane.
+    Eval {
+        /// Destination address register.
+        dst: Reg,
+        /// Destination predicate (true where the address exists).
+        pred: Pred,
+        /// The expression.
+        expr: Rc<crate::pattern::expr::Pattern>,
+        /// `--set` values.
+        vars: Rc<crate::pattern::expr::Vars>,
+        /// The instruction's address width (32 or 64), for the range check.
+        addr_bits: u32,
+        /// The instruction's mnemonic, for messages.
+        op_text: Rc<str>,
+    },
+    /// Address lists: dst = this warp's row of the table, `pred` = the lanes that have an address.
+    Table {
+        /// Destination.
+        dst: Reg,
+        /// Destination predicate.
+        pred: Pred,
+        /// One row per warp of the block.
+        rows: Table,
+    },
+    /// A warp-level memory instruction at `site`, over the active lanes' addresses in `addr`.
+    Mem {
+        /// The site.
+        site: SiteId,
+        /// The byte address (a generic or global address, or an offset in the shared or local window).
+        addr: Reg,
+        /// For generic LD/ST with an explicit `Plg` operand: true for "local or global", false for shared.
+        plg: Option<PredRef>,
+        /// The message prefix when the address is unknown.
+        ctx: CtxId,
+    },
+    /// dst = true in every running lane when the warp runs all its live lanes together (SASS `BRA.DIV`
+    /// branches when it does not).
+    Converged {
+        /// Destination.
+        dst: Pred,
+    },
+    /// Branch to `target` (an instruction index) for the lanes whose guard holds.
+    Bra {
+        /// Target.
+        target: u32,
+    },
+    /// The lanes whose guard holds leave the program.
+    Exit,
+    /// `__syncthreads()` / `BAR.SYNC`: every warp of the block waits for the others.
+    Bar,
+    /// Reaching this is an error (an instruction warpscope cannot follow).
+    Trap {
+        /// The message.
+        ctx: CtxId,
+    },
+    /// Nothing.
+    Nop,
+}
+
+/// An instruction: an operation, an optional guard predicate, and where it came from.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    /// The operation.
+    pub op: Op,
+    /// Lanes where the guard is false skip the operation.
+    pub guard: Option<PredRef>,
+    /// The source text it was lowered from (errors point here).
+    pub span: Span,
+}
+
+/// One static memory instruction: what the results table lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Site {
+    /// 1-based source line.
+    pub line: usize,
+    /// The source line, trimmed.
+    pub text: String,
+    /// What is accessed, e.g. `in[i]` or `aos[i].y`.
+    pub access: String,
+    /// The instruction.
+    pub instr: Instr,
+    /// Notes from the input language (for example where a local array was placed).
+    pub notes: Vec<Note>,
+}
+
+/// A lowered program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The instructions; execution starts at 0 and a lane that runs past the end exits.
+    pub insts: Vec<Inst>,
+    /// The memory sites, in program order.
+    pub sites: Vec<Site>,
+    /// Registers used.
+    pub n_regs: u32,
+    /// Predicates used.
+    pub n_preds: u32,
+    /// Why values are unknown, as sentences ending a message: "data loaded from memory at 2:14".
+    pub whys: Vec<String>,
+    /// Message prefixes for errors about unknown values: "the index depends on ".
+    pub ctxs: Vec<String>,
+    /// For each instruction, where lanes that diverge at it (a conditional branch) meet again: the first
+    /// instruction of its immediate post-dominator, or [`NEVER`] when they only meet at the exit.
+    pub reconverge: Vec<u32>,
+}
+
+/// "The lanes meet again only when they exit."
+pub const NEVER: u32 = u32::MAX;
+
+/// A label: a branch target whose place is decided later.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Label(u32);
+
+/// Builds a program: registers, predicates, instructions, labels and sites.
+#[derive(Default)]
+pub struct Builder {
+    insts: Vec<Inst>,
+    sites: Vec<(SiteKey, Site)>,
+    n_regs: u32,
+    n_preds: u32,
+    /// Temporaries handed out (a stack) and those free to hand out again.
+    temps: Vec<Reg>,
+    free: Vec<Reg>,
+    whys: Vec<String>,
+    ctxs: Vec<String>,
+    /// Where each reason and message prefix is, so that a long program's many reasons stay cheap.
+    why_index: std::collections::HashMap<String, WhyId>,
+    ctx_index: std::collections::HashMap<String, CtxId>,
+    labels: Vec<Option<u32>>,
+    /// Instructions whose target is a label: (instruction, label).
+    fixups: Vec<(usize, Label)>,
+}
+
+/// How sites are put in program order: the languages choose keys that sort that way.
+pub type SiteKey = (usize, usize);
+
+impl Builder {
+    /// An empty program.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// A new register.
+    pub fn reg(&mut self) -> Reg {
+        self.n_regs += 1;
+        self.n_regs - 1
+    }
+
+    /// A register for a temporary value: it can be handed out again after [`Builder::release`].
+    pub fn temp(&mut self) -> Reg {
+        let r = match self.free.pop() {
+            Some(r) => r,
+            None => self.reg(),
+        };
+        self.temps.push(r);
+        r
+    }
+
+    /// A new predicate.
+    pub fn pred(&mut self) -> Pred {
+        self.n_preds += 1;
+        self.n_preds - 1
+    }
+
+    /// A mark in the temporaries: those handed out after it can be released together (the temporaries of a
+    /// statement that no later code reads).
+    pub fn temps_mark(&self) -> usize {
+        self.temps.len()
+    }
+
+    /// Releases the temporaries handed out since `mark`.
+    pub fn release(&mut self, mark: usize) {
+        while self.temps.len() > mark {
+            if let Some(r) = self.temps.pop() {
+                self.free.push(r);
+            }
+        }
+    }
+
+    /// A reason a value may be unknown.
+    pub fn why(&mut self, text: impl Into<String>) -> WhyId {
+        let text = text.into();
+        if let Some(&i) = self.why_index.get(&text) {
+            return i;
+        }
+        let i = self.whys.len() as WhyId;
+        self.why_index.insert(text.clone(), i);
+        self.whys.push(text);
+        i
+    }
+
+    /// A message prefix.
+    pub fn ctx(&mut self, text: impl Into<String>) -> CtxId {
+        let text = text.into();
+        if let Some(&i) = self.ctx_index.get(&text) {
+            return i;
+        }
+        let i = self.ctxs.len() as CtxId;
+        self.ctx_index.insert(text.clone(), i);
+        self.ctxs.push(text);
+        i
+    }
+
+    /// A memory site; `key` orders sites for display.
+    pub fn site(&mut self, key: SiteKey, site: Site) -> SiteId {
+        self.sites.push((key, site));
+        (self.sites.len() - 1) as SiteId
+    }
+
+    /// Appends an instruction.
+    pub fn emit(&mut self, op: Op, guard: Option<PredRef>, span: Span) {
+        self.insts.push(Inst { op, guard, span });
+    }
+
+    /// The index the next instruction will have.
+    pub fn here(&self) -> u32 {
+        self.insts.len() as u32
+    }
+
+    /// The number of instructions so far.
+    pub fn len(&self) -> usize {
+        self.insts.len()
+    }
+
+    /// True when no instruction was emitted.
+    pub fn is_empty(&self) -> bool {
+        self.insts.is_empty()
+    }
+
+    /// A label to be placed later.
+    pub fn label(&mut self) -> Label {
+        self.labels.push(None);
+        Label((self.labels.len() - 1) as u32)
+    }
+
+    /// Places `l` at the next instruction.
+    pub fn place(&mut self, l: Label) {
+        if let Some(slot) = self.labels.get_mut(l.0 as usize) {
+            *slot = Some(self.insts.len() as u32);
+        }
+    }
+
+    /// A branch to `l` for the lanes where `guard` holds (all active lanes when `None`).
+    pub fn bra(&mut self, l: Label, guard: Option<PredRef>, span: Span) {
+        self.fixups.push((self.insts.len(), l));
+        self.emit(Op::Bra { target: u32::MAX }, guard, span);
+    }
+
+    /// A branch to an instruction index.
+    pub fn bra_to(&mut self, target: u32, guard: Option<PredRef>, span: Span) {
+        self.emit(Op::Bra { target }, guard, span);
+    }
+
+    /// Finishes the program: resolves labels, orders the sites, and computes where diverged lanes meet again.
+    pub fn finish(mut self) -> Program {
+        for (at, l) in std::mem::take(&mut self.fixups) {
+            let target = self.labels.get(l.0 as usize).copied().flatten().unwrap_or(self.insts.len() as u32);
+            if let Some(Inst { op: Op::Bra { target: t }, .. }) = self.insts.get_mut(at) {
+                *t = target;
+            }
+        }
+        // Sites in display order; memory operations are renumbered to match.
+        let mut order: Vec<usize> = (0..self.sites.len()).collect();
+        order.sort_by_key(|&i| self.sites[i].0);
+        let mut new_id = vec![0u32; self.sites.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old] = new as u32;
+        }
+        for inst in &mut self.insts {
+            if let Op::Mem { site, .. } = &mut inst.op {
+                *site = new_id[*site as usize];
+            }
+        }
+        let mut sites: Vec<Option<Site>> = self.sites.into_iter().map(|(_, s)| Some(s)).collect();
+        let sites: Vec<Site> = order.iter().filter_map(|&i| sites[i].take()).collect();
+        let reconverge = reconvergence(&self.insts);
+        Program {
+            insts: self.insts,
+            sites,
+            n_regs: self.n_regs,
+            n_preds: self.n_preds,
+            whys: self.whys,
+            ctxs: self.ctxs,
+            reconverge,
+        }
+    }
+}
+
+/// For every instruction, the first instruction of the immediate post-dominator of its basic block (where
+/// lanes that diverge at a branch meet again), or [`NEVER`].
+///
+/// Basic blocks start at branch targets and after branches and exits. Post-dominators come from the
+/// iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast Dominance Algorithm") on the reversed
+/// graph with one virtual exit that every exit, trap and fall-off-the-end reaches. Blocks that cannot reach
+/// the exit (an endless loop) reconverge never.
+fn reconvergence(insts: &[Inst]) -> Vec<u32> {
+    let n = insts.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut leader = vec![false; n + 1];
+    leader[0] = true;
+    leader[n] = true;
+    for (i, inst) in insts.iter().enumerate() {
+        match inst.op {
+            Op::Bra { target } => {
+                leader[(target as usize).min(n)] = true;
+                leader[i + 1] = true;
+            }
+            Op::Exit | Op::Trap { .. } => leader[i + 1] = true,
+            _ => {}
+        }
+    }
+    // Blocks: [start, end). Block index of each instruction.
+    let starts: Vec<usize> = (0..n).filter(|&i| leader[i]).collect();
+    let nb = starts.len();
+    let mut block_of = vec![0usize; n + 1];
+    for (b, &s) in starts.iter().enumerate() {
+        let e = starts.get(b + 1).copied().unwrap_or(n);
+        for slot in &mut block_of[s..e] {
+            *slot = b;
+        }
+    }
+    let exit = nb; // the virtual exit node
+    block_of[n] = exit;
+    // Successors of each block.
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    for (b, &s) in starts.iter().enumerate() {
+        let e = starts.get(b + 1).copied().unwrap_or(n);
+        let last = &insts[e - 1];
+        let next = block_of[e];
+        match last.op {
+            Op::Bra { target } => {
+                succ[b].push(block_of[(target as usize).min(n)]);
+                if last.guard.is_some() {
+                    succ[b].push(next);
+                }
+            }
+            Op::Exit | Op::Trap { .. } => {
+                succ[b].push(exit);
+                if last.guard.is_some() {
+                    succ[b].push(next);
+                }
+            }
+            _ => succ[b].push(next),
+        }
+        let _ = s;
+    }
+    // Predecessors in the reversed graph are the successors in the forward graph.
+    let mut pred_rev: Vec<Vec<usize>> = vec![Vec::new(); nb + 1];
+    for (b, ss) in succ.iter().enumerate() {
+        for &s in ss {
+            pred_rev[s].push(b);
+        }
+    }
+    // Reverse post-order of the reversed graph, from the exit.
+    let mut order = Vec::with_capacity(nb + 1);
+    let mut seen = vec![false; nb + 1];
+    let mut stack: Vec<(usize, usize)> = vec![(exit, 0)];
+    seen[exit] = true;
+    while let Some(&mut (node, ref mut k)) = stack.last_mut() {
+        if let Some(&p) = pred_rev[node].get(*k) {
+            *k += 1;
+            if !seen[p] {
+                seen[p] = true;
+                stack.push((p, 0));
+            }
+        } else {
+            order.push(node);
+            stack.pop();
+        }
+    }
+    order.reverse();
+    let mut rpo_index = vec![usize::MAX; nb + 1];
+    for (i, &b) in order.iter().enumerate() {
+        rpo_index[b] = i;
+    }
+    const UNDEF: usize = usize::MAX;
+    let mut ipdom = vec![UNDEF; nb + 1];
+    ipdom[exit] = exit;
+    let intersect = |ipdom: &[usize], mut a: usize, mut b: usize| {
+        while a != b {
+            while rpo_index[a] > rpo_index[b] {
+                a = ipdom[a];
+            }
+            while rpo_index[b] > rpo_index[a] {
+                b = ipdom[b];
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order.iter().skip(1) {
+            // In the reversed graph, b's predecessors are its forward successors.
+            let mut new = UNDEF;
+            for &s in &succ[b] {
+                if ipdom[s] == UNDEF {
+                    continue;
+                }
+                new = if new == UNDEF { s } else { intersect(&ipdom, s, new) };
+            }
+            if new != UNDEF && ipdom[b] != new {
+                ipdom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let b = block_of[i];
+            match ipdom[b] {
+                UNDEF => NEVER,
+                d if d == exit => NEVER,
+                d => starts[d] as u32,
+            }
+        })
+        .collect()
+}

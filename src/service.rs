@@ -1,0 +1,269 @@
+//! The page's analysis service: a request (a scenario and the issue the figure shows) in, replies out. The
+//! page runs it in a web worker, so no analysis ever runs on the page's main thread; natively the same code
+//! is tested directly.
+//!
+//! For each request it replies, in order: progress while a long run goes on, the result (the totals), the
+//! issue the figure shows with its explanation, the explanation's checked fixes, and `Done`. When the
+//! program has the same memory instructions as the previous request's (the user is typing), the figure is
+//! sent first, computed from the shown warp alone, before the whole block or grid has run. A request for the
+//! same scenario (a new selection) answers from the kept result without running again.
+
+use crate::explain::{explain, explain_with, Suggestion};
+use crate::program::grid::{Control, Progress};
+use crate::report::Report;
+use crate::scenario::{now_seconds, Field, Scenario};
+use crate::trace::{Analysis, ProgramResult};
+use serde::{Deserialize, Serialize};
+
+/// What the page asks for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// Identifies the request; every reply carries it.
+    pub id: u64,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The instruction the figure shows (an index into the result's instructions).
+    pub instr: usize,
+    /// The issue it shows, numbered warp by warp in the listed block.
+    pub issue: usize,
+    /// Also every warp's issue at the same pass (the stacked view).
+    pub all_warps: bool,
+}
+
+/// The issue the figure shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Shown {
+    /// The instruction (index into the result).
+    pub instr: usize,
+    /// The issue, numbered warp by warp.
+    pub issue: usize,
+    /// Its warp.
+    pub warp: u32,
+    /// Its pass (loop iteration), from 0.
+    pub pass: u32,
+    /// The figure's title: the instruction, the CC and what is accessed.
+    pub title: String,
+    /// The detailed report.
+    pub report: Report,
+    /// Why it costs what it costs, most important first.
+    pub why: Vec<String>,
+    /// For the stacked view: every warp's issue at the same pass, labelled.
+    pub others: Vec<(String, Report)>,
+}
+
+/// What the service answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Reply {
+    /// A long run is under way.
+    Progress {
+        /// The request.
+        id: u64,
+        /// Blocks whose counts are known.
+        done: u64,
+        /// Blocks to count.
+        total: u64,
+        /// Seconds since the run started.
+        seconds: f64,
+    },
+    /// The totals.
+    Result {
+        /// The request.
+        id: u64,
+        /// The result.
+        result: ProgramResult,
+    },
+    /// The issue the figure shows.
+    Shown {
+        /// The request.
+        id: u64,
+        /// The issue.
+        shown: Box<Shown>,
+    },
+    /// The suggested fixes for the shown issue, each checked by running it.
+    Fixes {
+        /// The request.
+        id: u64,
+        /// The instruction.
+        instr: usize,
+        /// The issue.
+        issue: usize,
+        /// The fixes, best first.
+        suggestions: Vec<Suggestion>,
+    },
+    /// The scenario cannot run: which input, and the message with its line:column.
+    Error {
+        /// The request.
+        id: u64,
+        /// Which input.
+        field: Field,
+        /// The error as `line:column: message` with its excerpt.
+        message: String,
+    },
+    /// Nothing more comes for this request.
+    Done {
+        /// The request.
+        id: u64,
+    },
+}
+
+impl Reply {
+    /// The request a reply answers.
+    pub fn id(&self) -> u64 {
+        match self {
+            Reply::Progress { id, .. }
+            | Reply::Result { id, .. }
+            | Reply::Shown { id, .. }
+            | Reply::Fixes { id, .. }
+            | Reply::Error { id, .. }
+            | Reply::Done { id } => *id,
+        }
+    }
+}
+
+/// What the service keeps between requests: the last scenario, its program and result, and the fixes
+/// already checked.
+#[derive(Default)]
+pub struct Cache {
+    scenario: Option<Scenario>,
+    analysis: Option<Analysis>,
+    result: Option<ProgramResult>,
+    fixes: Vec<((usize, usize), Vec<Suggestion>)>,
+}
+
+/// The run's control: the scenario's time limit, and progress replies every tenth of a second.
+struct Watch<'a> {
+    id: u64,
+    start: f64,
+    last: f64,
+    limit: f64,
+    reply: &'a mut dyn FnMut(Reply),
+}
+
+impl Control for Watch<'_> {
+    fn keep_going(&mut self, p: &Progress) -> bool {
+        let now = now_seconds();
+        if now - self.last >= 0.1 {
+            self.last = now;
+            (self.reply)(Reply::Progress {
+                id: self.id,
+                done: p.blocks_done,
+                total: p.blocks_total,
+                seconds: now - self.start,
+            });
+        }
+        now - self.start <= self.limit
+    }
+}
+
+fn watch<'a>(id: u64, sc: &Scenario, reply: &'a mut dyn FnMut(Reply)) -> Watch<'a> {
+    let now = now_seconds();
+    Watch { id, start: now, last: now, limit: sc.limits.max_seconds, reply }
+}
+
+/// Whether two programs have the same memory instructions in the same order (so an instruction index and an
+/// issue number mean the same thing in both).
+fn same_sites(a: &Analysis, b: &Analysis) -> bool {
+    let (x, y) = (&a.program.sites, &b.program.sites);
+    x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.instr == q.instr && p.access == q.access && p.line == q.line)
+}
+
+fn shown(
+    sc: &Scenario,
+    analysis: &Analysis,
+    result: &ProgramResult,
+    instr: usize,
+    issue: usize,
+    all_warps: bool,
+    control: &mut dyn Control,
+) -> Option<Shown> {
+    let i = result.instructions.get(instr)?;
+    let (warp, pass) = i.issue_at(issue)?;
+    let report = analysis.report(i.site, warp, pass, control).ok()??;
+    let why = explain_with(sc, result, instr, &report, false).lines;
+    let mut others = Vec::new();
+    if all_warps {
+        // Every issue of the block when they fit the figure's 32 rows (8 warps of 4 passes); else every warp
+        // at the shown pass.
+        let several = i.max_passes() > 1;
+        let rows: Vec<(u32, u32)> = if i.issue_count() <= 32 {
+            (0..i.issue_count()).filter_map(|k| i.issue_at(k)).collect()
+        } else {
+            (0..i.passes.len() as u32).filter(|&w| pass < i.passes[w as usize]).map(|w| (w, pass)).take(32).collect()
+        };
+        for (w, p) in rows {
+            if let Ok(Some(r)) = analysis.report(i.site, w, p, control) {
+                let label = if several { format!("w{w} p{}", p + 1) } else { format!("warp {w}") };
+                others.push((label, r));
+            }
+        }
+    }
+    let title = format!("{} on CC {}: {}", i.op, result.cc, i.access);
+    Some(Shown { instr, issue, warp, pass, title, report, why, others })
+}
+
+/// Serves one request, calling `reply` for each answer (the last is always `Done`).
+pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
+    let id = req.id;
+    let sc = &req.scenario;
+    let same = cache.scenario.as_ref() == Some(sc) && cache.result.is_some();
+    let mut sent_shown = None;
+    if !same {
+        let analysis = match sc.analysis() {
+            Ok(a) => a,
+            Err(e) => {
+                reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
+                return reply(Reply::Done { id });
+            }
+        };
+        // Typing in the same program: the figure first, from the shown warp alone.
+        if let (Some(prev), Some(prev_a)) = (&cache.result, &cache.analysis) {
+            if same_sites(prev_a, &analysis) {
+                let mut watch = watch(id, sc, reply);
+                let quick = shown(sc, &analysis, prev, req.instr, req.issue, req.all_warps, &mut watch);
+                if let Some(s) = quick {
+                    sent_shown = Some((s.instr, s.issue, s.warp, s.pass));
+                    reply(Reply::Shown { id, shown: Box::new(s) });
+                }
+            }
+        }
+        let mut watch = watch(id, sc, reply);
+        let result = match analysis.run(sc.blocks(), &mut watch) {
+            Ok(r) => r,
+            Err(e) => {
+                let e = sc.run_error(e);
+                reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
+                return reply(Reply::Done { id });
+            }
+        };
+        *cache =
+            Cache { scenario: Some(sc.clone()), analysis: Some(analysis), result: Some(result), fixes: Vec::new() };
+    }
+    let (Some(analysis), Some(result)) = (&cache.analysis, &cache.result) else { return reply(Reply::Done { id }) };
+    // Always sent: the page may have asked from a fresh pane that has no result yet.
+    reply(Reply::Result { id, result: result.clone() });
+    // The selection, kept within the result.
+    let instr = if req.instr < result.instructions.len() { req.instr } else { 0 };
+    let issue = match result.instructions.get(instr) {
+        Some(i) if req.issue < i.issue_count() => req.issue,
+        _ => 0,
+    };
+    let mut watch = watch(id, sc, reply);
+    let s = shown(sc, analysis, result, instr, issue, req.all_warps, &mut watch);
+    let Some(s) = s else { return reply(Reply::Done { id }) };
+    let report = s.report.clone();
+    if sent_shown != Some((s.instr, s.issue, s.warp, s.pass)) {
+        reply(Reply::Shown { id, shown: Box::new(s) });
+    }
+    // The fixes: each is a run of a changed scenario, so they come last, and are kept.
+    let key = (instr, issue);
+    let suggestions = match cache.fixes.iter().find(|(k, _)| *k == key) {
+        Some((_, f)) => f.clone(),
+        None => {
+            let f = explain(sc, result, instr, &report).suggestions;
+            cache.fixes.push((key, f.clone()));
+            f
+        }
+    };
+    reply(Reply::Fixes { id, instr, issue, suggestions });
+    reply(Reply::Done { id });
+}

@@ -1,0 +1,212 @@
+//! Where the page's analyses run: a web worker per pane (the `warpscope-engine` module), so that no
+//! analysis ever runs on the main thread; or, for the browser tests, the same service called in-thread.
+//!
+//! Each pane has one request in flight at most. A newer request waits for the current one to finish, unless
+//! the current one has run longer than [`CANCEL_AFTER_MS`]: then its worker is stopped and a fresh one takes
+//! the newer request, so a long run never delays what the user typed last.
+
+use crate::service::{Reply, Request};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// A request running longer than this is cancelled when a newer one arrives.
+pub const CANCEL_AFTER_MS: f64 = 150.0;
+
+/// The service called in-thread (browser tests): `(pane, request, reply)`.
+pub type Local = Rc<dyn Fn(usize, &Request, &mut dyn FnMut(Reply))>;
+
+/// An in-thread engine, compared by identity (for component properties).
+#[derive(Clone)]
+pub struct LocalEngine(pub Local);
+
+impl PartialEq for LocalEngine {
+    fn eq(&self, o: &LocalEngine) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+impl LocalEngine {
+    /// The analysis service, in-thread, with one cache per pane.
+    pub fn service() -> LocalEngine {
+        let caches: Rc<RefCell<Vec<crate::service::Cache>>> = Rc::default();
+        LocalEngine(Rc::new(move |pane, req, reply| {
+            let mut c = caches.borrow_mut();
+            while c.len() <= pane {
+                c.push(crate::service::Cache::default());
+            }
+            crate::service::serve(req, &mut c[pane], reply);
+        }))
+    }
+}
+
+/// Delivers a pane's reply.
+pub type Deliver = Rc<dyn Fn(usize, Reply)>;
+
+#[derive(Default)]
+struct Slot {
+    worker: Option<web_sys::Worker>,
+    ready: bool,
+    in_flight: Option<(u64, f64)>,
+    queued: Option<Request>,
+    _handlers: Vec<Closure<dyn Fn(web_sys::MessageEvent)>>,
+    _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
+}
+
+/// The page's engine.
+pub struct Engine {
+    local: Option<Local>,
+    slots: Rc<RefCell<Vec<Slot>>>,
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+fn to_js<T: serde::Serialize>(v: &T) -> Option<JsValue> {
+    let ser = serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true);
+    v.serialize(&ser).ok()
+}
+
+impl Engine {
+    /// Workers, or the in-thread service when `local` is given.
+    pub fn new(local: Option<LocalEngine>) -> Engine {
+        Engine { local: local.map(|l| l.0), slots: Rc::default() }
+    }
+
+    /// Sends pane `pane`'s request; replies come to `deliver`.
+    pub fn send(&self, pane: usize, req: Request, deliver: Deliver) {
+        if let Some(local) = &self.local {
+            let mut reply = |r: Reply| deliver(pane, r);
+            local(pane, &req, &mut reply);
+            return;
+        }
+        let mut slots = self.slots.borrow_mut();
+        while slots.len() <= pane {
+            slots.push(Slot::default());
+        }
+        let slot = &mut slots[pane];
+        let stale = slot.in_flight.is_some_and(|(_, t)| now_ms() - t > CANCEL_AFTER_MS);
+        if slot.worker.is_none() || stale {
+            if let Some(w) = slot.worker.take() {
+                w.terminate();
+            }
+            slot.in_flight = None;
+            slot.queued = Some(req);
+            drop(slots);
+            self.spawn(pane, deliver);
+            return;
+        }
+        slot.queued = Some(req);
+        if slot.ready && slot.in_flight.is_none() {
+            post_next(slot);
+            return;
+        }
+        // Behind a request that is still young: if it is not answered by the time it has run
+        // CANCEL_AFTER_MS, it is stopped and this one goes ahead.
+        if let Some((id, started)) = slot.in_flight {
+            let wait = (started + CANCEL_AFTER_MS - now_ms()).max(0.0) as u32 + 1;
+            drop(slots);
+            let (cells, local) = (Rc::clone(&self.slots), self.local.clone());
+            let timer = gloo_timers::callback::Timeout::new(wait, move || {
+                let still = cells.borrow().get(pane).is_some_and(|s| s.in_flight.is_some_and(|(f, _)| f == id));
+                if still {
+                    let req = cells.borrow_mut().get_mut(pane).and_then(|s| s.queued.take());
+                    if let Some(req) = req {
+                        Engine { local, slots: cells }.send(pane, req, deliver);
+                    }
+                }
+            });
+            timer.forget();
+        }
+    }
+
+    fn spawn(&self, pane: usize, deliver: Deliver) {
+        let started = super::browser::start_worker("warpscope-engine");
+        let mut slots = self.slots.borrow_mut();
+        let slot = &mut slots[pane];
+        let worker = match started {
+            Ok(w) => w,
+            Err(e) => {
+                let id = slot.queued.take().map_or(0, |r| r.id);
+                drop(slots);
+                deliver(pane, Reply::Error { id, field: crate::scenario::Field::Pattern, message: e });
+                deliver(pane, Reply::Done { id });
+                return;
+            }
+        };
+        slot.ready = false;
+        let (cells, d2) = (Rc::clone(&self.slots), Rc::clone(&deliver));
+        let me = worker.clone();
+        let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
+            let data = msg.data();
+            let mut slots = cells.borrow_mut();
+            let Some(slot) = slots.get_mut(pane) else { return };
+            // Messages from a worker that was replaced are dropped.
+            if slot.worker.as_ref() != Some(&me) {
+                return;
+            }
+            if data.as_string().as_deref() == Some("ready") {
+                slot.ready = true;
+                post_next(slot);
+                return;
+            }
+            let reply = match serde_wasm_bindgen::from_value::<Reply>(data) {
+                Ok(r) => r,
+                Err(e) => {
+                    web_sys::console::error_1(&JsValue::from_str(&format!("warpscope: unreadable worker reply: {e}")));
+                    return;
+                }
+            };
+            if let Reply::Done { id } = reply {
+                if slot.in_flight.is_some_and(|(f, _)| f == id) {
+                    slot.in_flight = None;
+                    post_next(slot);
+                }
+            }
+            drop(slots);
+            d2(pane, reply);
+        });
+        let (cells, d3) = (Rc::clone(&self.slots), Rc::clone(&deliver));
+        let me = worker.clone();
+        let onerror = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            e.prevent_default();
+            let detail = js_sys::Reflect::get(&e, &JsValue::from_str("message")).ok().and_then(|m| m.as_string());
+            web_sys::console::error_1(&JsValue::from_str(&format!(
+                "warpscope: the analysis worker failed: {}",
+                detail.unwrap_or_default()
+            )));
+            let mut slots = cells.borrow_mut();
+            let Some(slot) = slots.get_mut(pane) else { return };
+            if slot.worker.as_ref() != Some(&me) {
+                return;
+            }
+            let id = slot.in_flight.take().map_or(0, |(id, _)| id);
+            if let Some(w) = slot.worker.take() {
+                w.terminate();
+            }
+            drop(slots);
+            let message =
+                "1:1: the analysis stopped unexpectedly on this pattern (the worker failed); your text is kept"
+                    .to_string();
+            d3(pane, Reply::Error { id, field: crate::scenario::Field::Pattern, message });
+            d3(pane, Reply::Done { id });
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        slot._handlers = vec![onmessage];
+        slot._errors = vec![onerror];
+        slot.worker = Some(worker);
+    }
+}
+
+/// Posts the queued request, if any.
+fn post_next(slot: &mut Slot) {
+    let (Some(w), Some(req)) = (&slot.worker, slot.queued.take()) else { return };
+    if let Some(v) = to_js(&req) {
+        if w.post_message(&v).is_ok() {
+            slot.in_flight = Some((req.id, now_ms()));
+        }
+    }
+}
