@@ -179,6 +179,9 @@ struct InputArgs {
     /// block 0,0,0).
     #[arg(long, value_name = "X,Y,Z")]
     block_idx: Option<String>,
+    /// Run every block of the grid, none counted as equivalent to another (slower; checks the shortcut).
+    #[arg(long)]
+    every_block: bool,
     /// Stop a run that takes longer than this many seconds (default 60).
     #[arg(long, value_name = "SECONDS")]
     max_seconds: Option<f64>,
@@ -441,6 +444,7 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     if let Some(b) = &a.block_idx {
         sc.block_idx = Some(parse_block_idx(b)?);
     }
+    sc.every_block |= a.every_block;
     if let Some(t) = a.max_seconds {
         if !(t > 0.0 && t.is_finite()) {
             return Err(format!("--max-seconds {t}: give a positive number of seconds"));

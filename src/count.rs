@@ -308,6 +308,9 @@ pub fn count_lanes(
     plg: Option<u32>,
     cfg: &Config,
 ) -> Counts {
+    if let (Some(space), false) = (instr.base.fixed_space(), instr.is_store()) {
+        return count_fixed(cc, instr, space, addrs, mask, cfg);
+    }
     let mut g = gather(instr, addrs, mask, plg, cfg);
     let mut c =
         Counts { error_lanes: g.errors, misaligned: g.misaligned, out_of_window: g.out_of_window, ..Counts::default() };
@@ -320,6 +323,44 @@ pub fn count_lanes(
             c.parts[s as usize] = Some(part(cc, instr, s, lanes, cfg, &mut global::NoDetail, &mut shared::NoWaves));
         }
     }
+    c
+}
+
+/// The common case, a load from one fixed space: the same checks as [`gather`] for that space alone, into
+/// one lane list (the fast path's inner loop, so it builds nothing it does not need).
+fn count_fixed(cc: Cc, instr: &Instr, space: Space, addrs: &[u64; WARP_LANES], mask: u32, cfg: &Config) -> Counts {
+    let size = u64::from(instr.size_bytes);
+    let win = cfg.windows;
+    let limit = match space {
+        Space::Global => u64::MAX,
+        Space::Shared => win.shared_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
+        Space::Local => win.local_alloc_bytes.map_or(WINDOW_BYTES, |a| a.min(WINDOW_BYTES)),
+    };
+    let strict = cfg.strict_align && instr.base != Base::Ldg;
+    let align_mask = !(size - 1);
+    let mut c = Counts::default();
+    let mut l = Lanes::EMPTY;
+    let mut m = mask;
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let a = addrs[lane];
+        if space != Space::Global && a.saturating_add(size) > limit {
+            c.out_of_window.insert(lane);
+            c.error_lanes.insert(lane);
+            continue;
+        }
+        let aligned = a & align_mask;
+        if aligned != a {
+            c.misaligned.insert(lane);
+            if strict {
+                c.error_lanes.insert(lane);
+                continue;
+            }
+        }
+        l.push(lane, aligned);
+    }
+    c.parts[space as usize] = Some(part(cc, instr, space, &mut l, cfg, &mut global::NoDetail, &mut shared::NoWaves));
     c
 }
 

@@ -36,6 +36,10 @@ pub struct Scenario {
     pub lane_mask: LaneSet,
     /// The one block to run (`--block-idx`), or `None` for every block of the grid.
     pub block_idx: Option<Dim3>,
+    /// Run every block of the grid, none counted as equivalent to another (`--every-block`): slower, and the
+    /// check of the equivalence shortcut.
+    #[serde(default)]
+    pub every_block: bool,
     /// Limits on time and memory.
     pub limits: Limits,
 }
@@ -53,6 +57,7 @@ impl Default for Scenario {
             config: Config::default(),
             lane_mask: LaneSet::ALL,
             block_idx: None,
+            every_block: false,
             limits: Limits::default(),
         }
     }
@@ -165,9 +170,10 @@ impl Scenario {
 
     /// Which blocks a run covers: the one `block_idx` names, or the whole grid.
     pub fn blocks(&self) -> Blocks {
-        match self.block_idx {
-            Some(b) => Blocks::One(b),
-            None => Blocks::All,
+        match (self.block_idx, self.every_block) {
+            (Some(b), _) => Blocks::One(b),
+            (None, false) => Blocks::All,
+            (None, true) => Blocks::Each,
         }
     }
 

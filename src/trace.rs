@@ -595,10 +595,10 @@ impl Sink for Recorder {
 impl Analysis {
     /// Runs the blocks `blocks` names (the listed block is `launch.block_idx`).
     pub fn run(&self, blocks: Blocks, control: &mut dyn Control) -> Result<ProgramResult, RunError> {
-        let several = blocks == Blocks::All && self.launch.grid.volume() > 1;
+        let several = blocks != Blocks::One(self.launch.block_idx) && self.launch.grid.volume() > 1;
         let listed = match blocks {
             Blocks::One(b) => b,
-            Blocks::All => Dim3 { x: 0, y: 0, z: 0 },
+            Blocks::All | Blocks::Each => Dim3 { x: 0, y: 0, z: 0 },
         };
         let mut c = Collector::new(self.cc, &self.config, &self.program.sites, self.lane_mask, listed, several);
         let launch = Launch { block_idx: listed, ..self.launch };

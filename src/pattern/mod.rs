@@ -267,7 +267,7 @@ fn expr_program(src: &Source) -> Result<Program, InputError> {
         Site { line: 1, text: text.trim().to_string(), access: text.trim().to_string(), instr, notes: Vec::new() },
     );
     let ctx = b.ctx("the address depends on ");
-    b.emit(Op::Mem { site, addr: dst, plg: None, ctx }, Some(PredRef::of(pred)), span);
+    b.emit(Op::Mem { site, addr: dst, plg: None, ctx, data: None }, Some(PredRef::of(pred)), span);
     Ok(b.finish())
 }
 

@@ -297,9 +297,111 @@ impl Affine {
                         }
                     }
                     _ if za && zb => Some([0; 3]),
+                    // A varying value shifted right, masked or combined with bits it cannot reach: SASS
+                    // splits 64-bit addresses into 32-bit halves and rejoins them this way.
+                    BinOp::ShrU | BinOp::ShrS if zb => {
+                        self.shifted_down(x[l], ca, y[l] & w.mask(), w, op == BinOp::ShrS)
+                    }
+                    BinOp::And if zb => self.masked(x[l], ca, y[l] & w.mask(), w),
+                    BinOp::And if za => self.masked(y[l], cb, x[l] & w.mask(), w),
+                    BinOp::Or if zb => self.or_disjoint(x[l], ca, y[l] & w.mask(), w),
+                    BinOp::Or if za => self.or_disjoint(y[l], cb, x[l] & w.mask(), w),
                     _ => None,
                 }
             };
+            self.put(dst, l, c);
+        }
+    }
+
+    /// The range over the grid of a lane's exact value `v0 + c · (b - b0)`.
+    fn range_of(&self, v0: i128, c: &Form) -> (i128, i128) {
+        let (lo, hi) = self.span(c);
+        (v0.saturating_add(lo), v0.saturating_add(hi))
+    }
+
+    /// `v >> s` for a varying `v` (coefficient `c`, value `x` here): affine when the coefficient is a
+    /// multiple of 2^s (the shift divides it exactly), constant when the value stays within one aligned
+    /// window of 2^s over the grid; otherwise not provable.
+    fn shifted_down(&self, x: u64, c: [i64; 3], s: u64, w: Width, signed: bool) -> Option<[i64; 3]> {
+        let bits = w.bits();
+        if s >= u64::from(bits) {
+            return Some([0; 3]);
+        }
+        let (v0, cw) = self.exact(x, c, bits, signed)?;
+        let step = 1i128 << s;
+        if cw.iter().all(|k| k.rem_euclid(step) == 0) {
+            let d: Form = cw.map(|k| k.div_euclid(step));
+            return Some([i64::try_from(d[0]).ok()?, i64::try_from(d[1]).ok()?, i64::try_from(d[2]).ok()?]);
+        }
+        let (lo, hi) = self.range_of(v0, &cw);
+        (lo.div_euclid(step) == hi.div_euclid(step)).then_some([0; 3])
+    }
+
+    /// `v & m` for a low mask `m = 2^k - 1`: the value minus a constant when `v` stays within one aligned
+    /// window of 2^k over the grid, constant when the coefficient is a multiple of 2^k.
+    fn masked(&self, x: u64, c: [i64; 3], m: u64, w: Width) -> Option<[i64; 3]> {
+        if m == 0 {
+            return Some([0; 3]);
+        }
+        if m.wrapping_add(1) & m != 0 {
+            return None;
+        }
+        let k = m.count_ones();
+        if k >= w.bits() {
+            return Some(c);
+        }
+        let (v0, cw) = self.exact(x, c, w.bits(), false)?;
+        let step = 1i128 << k;
+        if cw.iter().all(|q| q.rem_euclid(step) == 0) {
+            return Some([0; 3]);
+        }
+        let (lo, hi) = self.range_of(v0, &cw);
+        (lo.div_euclid(step) == hi.div_euclid(step)).then_some(c)
+    }
+
+    /// `v | y` for a constant `y`: the same as `v + y` when `v` never reaches `y`'s bits (`v` stays below
+    /// 2^k, where `y` has k trailing zeros).
+    fn or_disjoint(&self, x: u64, c: [i64; 3], y: u64, w: Width) -> Option<[i64; 3]> {
+        if y == 0 {
+            return Some(c);
+        }
+        let k = y.trailing_zeros();
+        let (v0, cw) = self.exact(x, c, w.bits(), false)?;
+        let (lo, hi) = self.range_of(v0, &cw);
+        (lo >= 0 && hi < (1i128 << k)).then_some(c)
+    }
+
+    /// After `dst = base + ext(idx) * scale` (an extension, a multiplication by a constant and an addition).
+    #[allow(clippy::too_many_arguments)]
+    pub fn index(
+        &mut self,
+        dst: u32,
+        base: Src,
+        idx: Src,
+        x: &[u64; 32],
+        y: &[u64; 32],
+        bits: u8,
+        signed: bool,
+        scale: u64,
+        m: u32,
+    ) {
+        if self.quiet(base, m) && self.quiet(idx, m) {
+            return self.clear(dst, m);
+        }
+        for l in lanes(m) {
+            let (_, bad_b, cb) = self.get(base, l);
+            let (_, bad_i, ci) = self.get(idx, l);
+            let c = if bad_b || bad_i {
+                None
+            } else if ci == [0; 3] || bits >= 64 {
+                Some(ci)
+            } else {
+                self.exact(y[l], ci, u32::from(bits), signed).and_then(|(_, cw)| {
+                    Some([i64::try_from(cw[0]).ok()?, i64::try_from(cw[1]).ok()?, i64::try_from(cw[2]).ok()?])
+                })
+            };
+            let c = c.map(|ci| std::array::from_fn(|k| cb[k].wrapping_add(ci[k].wrapping_mul(scale as i64))));
+            let _ = x;
             self.put(dst, l, c);
         }
     }

@@ -147,6 +147,14 @@ impl Warp {
         self.passes.get(site as usize).copied().unwrap_or(0)
     }
 
+    /// An operand without copying it.
+    fn lanes(&self, s: Src) -> L<'_> {
+        match s {
+            Src::Reg(r) => L::R(&self.regs[r as usize]),
+            Src::Imm(v) => L::I(v),
+        }
+    }
+
     fn src(&self, s: Src) -> Lanes {
         match s {
             Src::Reg(r) => self.regs[r as usize],
@@ -266,41 +274,70 @@ impl Warp {
             let mut next = pc + 1;
             match &inst.op {
                 Op::Bin { op, w, dst, a, b } => {
-                    let (x, y) = (self.src(*a), self.src(*b));
                     let (ua, wa) = self.src_unk(*a);
                     let (ub, wb) = self.src_unk(*b);
                     let known = run & !(ua | ub);
-                    let r = bin_lanes(*op, *w, &x, &y, known).map_err(|lane| ExecError {
+                    let r = bin_lanes(*op, *w, self.lanes(*a), self.lanes(*b), known).map_err(|lane| ExecError {
                         span: inst.span,
                         message: format!("division by zero in `{}` (lane {lane})", op.symbol()),
                     })?;
                     let u = (ua | ub) & run;
                     let why = if ua & run != 0 { wa } else { wb };
-                    if let Some(aff) = self.affine.as_deref_mut() {
-                        aff.bin(*op, *w, *dst, *a, *b, &x, &y, run);
+                    if self.affine.is_some() {
+                        let (x, y) = (self.src(*a), self.src(*b));
+                        if let Some(aff) = self.affine.as_deref_mut() {
+                            aff.bin(*op, *w, *dst, *a, *b, &x, &y, run);
+                        }
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, u, why);
+                    self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Index { dst, base, idx, bits, signed, scale } => {
+                    let (ua, wa) = self.src_unk(*base);
+                    let (ub, wb) = self.src_unk(*idx);
+                    let r = index_lanes(self.lanes(*base), self.lanes(*idx), *bits, *signed, *scale);
+                    let u = (ua | ub) & run;
+                    let why = if ua & run != 0 { wa } else { wb };
+                    if self.affine.is_some() {
+                        let (x, y) = (self.src(*base), self.src(*idx));
+                        if let Some(aff) = self.affine.as_deref_mut() {
+                            aff.index(*dst, *base, *idx, &x, &y, *bits, *signed, *scale, run);
+                        }
                     }
                     self.write(*dst, &r, run);
                     self.set_unk(*dst, run, u, why);
                     self.set_unk(*dst, unsure, unsure, gwhy);
                 }
                 Op::Conv { dst, a, bits, signed } => {
-                    let x = self.src(*a);
                     let (ua, wa) = self.src_unk(*a);
-                    let r: Lanes = std::array::from_fn(|l| conv(x[l], *bits, *signed));
-                    if let Some(aff) = self.affine.as_deref_mut() {
-                        aff.conv(*dst, *a, &x, *bits, *signed, run);
+                    let r: Lanes = match self.lanes(*a) {
+                        L::R(x) => std::array::from_fn(|l| conv(x[l], *bits, *signed)),
+                        L::I(v) => [conv(v, *bits, *signed); 32],
+                    };
+                    if self.affine.is_some() {
+                        let x = self.src(*a);
+                        if let Some(aff) = self.affine.as_deref_mut() {
+                            aff.conv(*dst, *a, &x, *bits, *signed, run);
+                        }
                     }
                     self.write(*dst, &r, run);
                     self.set_unk(*dst, run, ua, wa);
                     self.set_unk(*dst, unsure, unsure, gwhy);
                 }
                 Op::Mov { dst, a } => {
-                    let x = self.src(*a);
                     let (ua, wa) = self.src_unk(*a);
                     if let Some(aff) = self.affine.as_deref_mut() {
                         aff.mov(*dst, *a, run);
                     }
-                    self.write(*dst, &x, run);
+                    match *a {
+                        Src::Reg(r) if r == *dst => {}
+                        Src::Reg(r) => {
+                            let x = self.regs[r as usize];
+                            self.write(*dst, &x, run);
+                        }
+                        Src::Imm(v) => self.write(*dst, &[v; 32], run),
+                    }
                     self.set_unk(*dst, run, ua, wa);
                     self.set_unk(*dst, unsure, unsure, gwhy);
                 }
@@ -339,17 +376,14 @@ impl Warp {
                     }
                 }
                 Op::Setp { dst, cmp, signed, w, a, b } => {
-                    let (x, y) = (self.src(*a), self.src(*b));
                     let (ua, wa) = self.src_unk(*a);
                     let (ub, wb) = self.src_unk(*b);
-                    let mut v = 0u32;
-                    for l in 0..32 {
-                        if setp(*cmp, *signed, *w, x[l], y[l]) {
-                            v |= 1 << l;
+                    let v = setp_lanes(*cmp, *signed, *w, self.lanes(*a), self.lanes(*b));
+                    if self.affine.is_some() {
+                        let (x, y) = (self.src(*a), self.src(*b));
+                        if let Some(aff) = self.affine.as_deref_mut() {
+                            aff.setp(*cmp, *signed, *w, *a, *b, &x, &y, run & !(ua | ub));
                         }
-                    }
-                    if let Some(aff) = self.affine.as_deref_mut() {
-                        aff.setp(*cmp, *signed, *w, *a, *b, &x, &y, run & !(ua | ub));
                     }
                     let u = (ua | ub) & run;
                     let why = if ua & run != 0 { wa } else { wb };
@@ -452,7 +486,7 @@ impl Warp {
                     self.set_unk(*dst, run, 0, 0);
                     self.write_pred(*pred, has, run, 0, 0);
                 }
-                Op::Mem { site, addr, plg, ctx } => {
+                Op::Mem { site, addr, plg, ctx, data } => {
                     if unsure != 0 {
                         return Err(guard_err());
                     }
@@ -484,6 +518,12 @@ impl Warp {
                             aff.mem(*site, *addr, run);
                         }
                         let keep_going = sink.issue(*site, self.warp, pass, &self.regs[*addr as usize], run, plg_mask);
+                        if let Some((d, why)) = data {
+                            if let Some(aff) = self.affine.as_deref_mut() {
+                                aff.clear(*d, run);
+                            }
+                            self.set_unk(*d, run, run, *why);
+                        }
                         if !keep_going {
                             self.stack.last_mut().expect("a frame runs").pc = next;
                             return Ok(Status::Stopped);
@@ -684,51 +724,87 @@ pub fn bin(op: BinOp, w: Width, x: u64, y: u64) -> Option<u64> {
     Some(r & mask)
 }
 
+/// An operand: a register's lanes, or a constant.
+#[derive(Clone, Copy)]
+enum L<'a> {
+    R(&'a Lanes),
+    I(u64),
+}
+
+/// `r[l] = f(x[l], y[l])` for every lane, with the operand kinds decided once, outside the loop.
+macro_rules! lanes2 {
+    ($r:ident, $x:expr, $y:expr, |$p:ident, $q:ident| $e:expr) => {
+        match ($x, $y) {
+            (L::R(a), L::R(b)) => {
+                for l in 0..32 {
+                    let ($p, $q) = (a[l], b[l]);
+                    $r[l] = $e;
+                }
+            }
+            (L::R(a), L::I(b)) => {
+                for l in 0..32 {
+                    let ($p, $q) = (a[l], b);
+                    $r[l] = $e;
+                }
+            }
+            (L::I(a), L::R(b)) => {
+                for l in 0..32 {
+                    let ($p, $q) = (a, b[l]);
+                    $r[l] = $e;
+                }
+            }
+            (L::I(a), L::I(b)) => {
+                let ($p, $q) = (a, b);
+                let v = $e;
+                $r = [v; 32];
+            }
+        }
+    };
+}
+
 /// A two-operand operation on every lane; `Err(lane)` when a lane of `check` divides by zero.
-fn bin_lanes(op: BinOp, w: Width, x: &Lanes, y: &Lanes, check: u32) -> Result<Lanes, usize> {
+fn bin_lanes(op: BinOp, w: Width, x: L, y: L, check: u32) -> Result<Lanes, usize> {
     let mask = w.mask();
     let mut r = [0u64; 32];
     // The common operations as plain loops the compiler can vectorise.
     match op {
-        BinOp::Add => {
-            for l in 0..32 {
-                r[l] = x[l].wrapping_add(y[l]) & mask;
-            }
-        }
-        BinOp::Sub => {
-            for l in 0..32 {
-                r[l] = x[l].wrapping_sub(y[l]) & mask;
-            }
-        }
-        BinOp::Mul => {
-            for l in 0..32 {
-                r[l] = x[l].wrapping_mul(y[l]) & mask;
-            }
-        }
-        BinOp::And => {
-            for l in 0..32 {
-                r[l] = x[l] & y[l] & mask;
-            }
-        }
-        BinOp::Or => {
-            for l in 0..32 {
-                r[l] = (x[l] | y[l]) & mask;
-            }
-        }
-        BinOp::Xor => {
-            for l in 0..32 {
-                r[l] = (x[l] ^ y[l]) & mask;
-            }
-        }
+        BinOp::Add => lanes2!(r, x, y, |a, b| a.wrapping_add(b) & mask),
+        BinOp::Sub => lanes2!(r, x, y, |a, b| a.wrapping_sub(b) & mask),
+        BinOp::Mul => lanes2!(r, x, y, |a, b| a.wrapping_mul(b) & mask),
+        BinOp::And => lanes2!(r, x, y, |a, b| a & b & mask),
+        BinOp::Or => lanes2!(r, x, y, |a, b| (a | b) & mask),
+        BinOp::Xor => lanes2!(r, x, y, |a, b| (a ^ b) & mask),
         _ => {
-            for l in 0..32 {
-                match bin(op, w, x[l], y[l]) {
-                    Some(v) => r[l] = v,
+            let at = |v: L, l: usize| match v {
+                L::R(a) => a[l],
+                L::I(c) => c,
+            };
+            for (l, slot) in r.iter_mut().enumerate() {
+                match bin(op, w, at(x, l), at(y, l)) {
+                    Some(v) => *slot = v,
                     None if check >> l & 1 != 0 => return Err(l),
-                    None => r[l] = 0,
+                    None => *slot = 0,
                 }
             }
         }
     }
     Ok(r)
+}
+
+/// `base + ext(idx) * scale` on every lane.
+fn index_lanes(base: L, idx: L, bits: u8, signed: bool, scale: u64) -> Lanes {
+    let mut r = [0u64; 32];
+    lanes2!(r, base, idx, |b, i| b.wrapping_add(conv(i, bits, signed).wrapping_mul(scale)));
+    r
+}
+
+/// A comparison on every lane, as a lane mask.
+fn setp_lanes(cmp: Cmp, signed: bool, w: Width, x: L, y: L) -> u32 {
+    let mut r = [0u64; 32];
+    lanes2!(r, x, y, |a, b| u64::from(setp(cmp, signed, w, a, b)));
+    let mut v = 0u32;
+    for (l, &t) in r.iter().enumerate() {
+        v |= (t as u32) << l;
+    }
+    v
 }

@@ -95,6 +95,9 @@ pub enum Blocks {
     One(Dim3),
     /// Every block of the grid.
     All,
+    /// Every block of the grid, each one run (no equivalence shortcut): the brute force the shortcut is
+    /// checked against.
+    Each,
 }
 
 /// What a run covered.
@@ -148,12 +151,13 @@ pub fn run<C: Costing>(
     max_memory_bytes: u64,
 ) -> Result<BlockStats, RunError> {
     let total = launch.grid.volume();
-    let mut progress = Progress { blocks_total: if blocks == Blocks::All { total } else { 1 }, ..Progress::default() };
+    let mut progress =
+        Progress { blocks_total: if matches!(blocks, Blocks::One(_)) { 1 } else { total }, ..Progress::default() };
     let warps = u64::from(launch.warps());
     let single = match blocks {
         Blocks::One(b) => Some(b),
-        Blocks::All if total == 1 => Some(Dim3 { x: 0, y: 0, z: 0 }),
-        Blocks::All => None,
+        _ if total == 1 => Some(Dim3 { x: 0, y: 0, z: 0 }),
+        _ => None,
     };
     if let Some(b) = single {
         check_memory(warps * warp_bytes(prog, false), max_memory_bytes)?;
@@ -162,6 +166,23 @@ pub fn run<C: Costing>(
         let p = costing.take_block();
         costing.add(&p, 1);
         return Ok(BlockStats { total: 1, executed: 1, classes: 1, why_executed: None });
+    }
+    if blocks == Blocks::Each {
+        check_memory(warps * warp_bytes(prog, false), max_memory_bytes)?;
+        let g = launch.grid;
+        for z in 0..g.z {
+            for y in 0..g.y {
+                for x in 0..g.x {
+                    let b = Dim3 { x, y, z };
+                    costing.begin_block(b);
+                    run_block(prog, launch, b, costing, None, control, &mut progress)?;
+                    let p = costing.take_block();
+                    costing.add(&p, 1);
+                    progress.blocks_done += 1;
+                }
+            }
+        }
+        return Ok(BlockStats { total, executed: total, classes: total, why_executed: None });
     }
     check_memory(warps * warp_bytes(prog, true), max_memory_bytes)?;
     let rules = site_rules(prog);

@@ -256,6 +256,23 @@ pub enum Op {
         /// Sign-extend (else zero-extend).
         signed: bool,
     },
+    /// dst = base + ext(idx) * scale at 64 bits, where ext sign- or zero-extends the low `bits` bits of
+    /// `idx`: the address of element `idx` of an array (one operation for what C spells as a conversion, a
+    /// multiplication and an addition).
+    Index {
+        /// Destination.
+        dst: Reg,
+        /// The array's address.
+        base: Src,
+        /// The element index.
+        idx: Src,
+        /// The index's width: 32 or 64.
+        bits: u8,
+        /// Whether the index is signed.
+        signed: bool,
+        /// Bytes per element.
+        scale: u64,
+    },
     /// dst = a.
     Mov {
         /// Destination.
@@ -369,6 +386,8 @@ pub enum Op {
         plg: Option<PredRef>,
         /// The message prefix when the address is unknown.
         ctx: CtxId,
+        /// For a load: the register that receives the data, and why its value is unknown (data).
+        data: Option<(Reg, WhyId)>,
     },
     /// dst = true in every running lane when the warp runs all its live lanes together (SASS `BRA.DIV`
     /// branches when it does not).
@@ -498,6 +517,11 @@ impl Builder {
         self.n_preds - 1
     }
 
+    /// Whether `r` was handed out as a temporary (and is still in use).
+    pub fn is_temp(&self, r: Reg) -> bool {
+        self.temps.contains(&r)
+    }
+
     /// A mark in the temporaries: those handed out after it can be released together (the temporaries of a
     /// statement that no later code reads).
     pub fn temps_mark(&self) -> usize {
@@ -561,6 +585,32 @@ impl Builder {
     /// True when no instruction was emitted.
     pub fn is_empty(&self) -> bool {
         self.insts.is_empty()
+    }
+
+    /// If the last instruction computed `from` (a temporary nothing else reads) and no label points past it,
+    /// makes it write `to` instead and returns true: `x = a + b` then needs no copy.
+    pub fn retarget_last(&mut self, from: Reg, to: Reg) -> bool {
+        let here = self.insts.len() as u32;
+        if self.labels.contains(&Some(here)) || !self.temps.contains(&from) {
+            return false;
+        }
+        let Some(last) = self.insts.last_mut() else { return false };
+        let dst = match &mut last.op {
+            Op::Bin { dst, .. }
+            | Op::Conv { dst, .. }
+            | Op::Index { dst, .. }
+            | Op::Mov { dst, .. }
+            | Op::Sel { dst, .. }
+            | Op::Special { dst, .. }
+            | Op::Unknown { dst, .. }
+            | Op::PredToReg { dst, .. } => dst,
+            _ => return false,
+        };
+        if *dst != from || last.guard.is_some() {
+            return false;
+        }
+        *dst = to;
+        true
     }
 
     /// A label to be placed later.
@@ -753,4 +803,67 @@ fn reconvergence(insts: &[Inst]) -> Vec<u32> {
             }
         })
         .collect()
+}
+
+impl Program {
+    /// The program as text, one instruction a line (`12: @!p3 bra 20`): what the languages lowered, for
+    /// tests and for looking.
+    pub fn listing(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let src = |s: &Src| match s {
+            Src::Reg(r) => format!("r{r}"),
+            Src::Imm(v) => format!("{v:#x}"),
+        };
+        let pred = |p: &PredRef| match p.idx {
+            None => {
+                if p.neg {
+                    "!pT".to_string()
+                } else {
+                    "pT".to_string()
+                }
+            }
+            Some(i) => format!("{}p{i}", if p.neg { "!" } else { "" }),
+        };
+        for (k, inst) in self.insts.iter().enumerate() {
+            let guard = inst.guard.map(|g| format!("@{} ", pred(&g))).unwrap_or_default();
+            let body = match &inst.op {
+                Op::Bin { op, w, dst, a, b } => format!("r{dst} = {op:?}.{} {}, {}", w.bits(), src(a), src(b)),
+                Op::Conv { dst, a, bits, signed } => {
+                    format!("r{dst} = {}{bits} {}", if *signed { "sext" } else { "zext" }, src(a))
+                }
+                Op::Mov { dst, a } => format!("r{dst} = {}", src(a)),
+                Op::Sel { dst, p, a, b } => format!("r{dst} = {} ? {} : {}", pred(p), src(a), src(b)),
+                Op::Special { dst, which } => format!("r{dst} = {which:?}"),
+                Op::Unknown { dst, why } => format!("r{dst} = unknown({})", self.whys[*why as usize]),
+                Op::Setp { dst, cmp, signed, w, a, b } => {
+                    format!("p{dst} = {cmp:?}.{}{} {}, {}", if *signed { "s" } else { "u" }, w.bits(), src(a), src(b))
+                }
+                Op::PredLogic { dst, op, a, b } => format!("p{dst} = {op:?} {}, {}", pred(a), pred(b)),
+                Op::PredToReg { dst, p } => format!("r{dst} = {}", pred(p)),
+                Op::Require { a, .. } => format!("require {}", src(a)),
+                Op::RequirePred { p, .. } => format!("require p{p}"),
+                Op::Eval { dst, pred: p, .. } => format!("r{dst}, p{p} = eval"),
+                Op::Table { dst, pred: p, .. } => format!("r{dst}, p{p} = table"),
+                Op::Mem { site, addr, data, .. } => match data {
+                    Some((d, _)) => format!("r{d} = mem site{site} [r{addr}]"),
+                    None => format!("mem site{site} [r{addr}]"),
+                },
+                Op::Index { dst, base, idx, bits, signed, scale } => format!(
+                    "r{dst} = index {} + {}{bits} {} * {scale}",
+                    src(base),
+                    if *signed { "sext" } else { "zext" },
+                    src(idx)
+                ),
+                Op::Converged { dst } => format!("p{dst} = converged"),
+                Op::Bra { target } => format!("bra {target}"),
+                Op::Exit => "exit".into(),
+                Op::Bar => "bar".into(),
+                Op::Trap { .. } => "trap".into(),
+                Op::Nop => "nop".into(),
+            };
+            let _ = writeln!(out, "{k}: {guard}{body}");
+        }
+        out
+    }
 }

@@ -173,6 +173,20 @@ struct Lower<'a> {
     seq: usize,
     /// (continue, break) targets of the loops around.
     loops: Vec<(Label, Label)>,
+    /// Registers and predicates that may hold an unknown value at some point (a conservative, flow-blind
+    /// guess made while emitting). A value that is surely known needs no check with a message of its own: the
+    /// memory operation and the branch still stop on an unknown value, so skipping the check never lets a
+    /// wrong number through; it only skips work.
+    maybe_unknown: Vec<bool>,
+    maybe_unknown_pred: Vec<bool>,
+}
+
+fn set_flag(v: &mut Vec<bool>, i: u32, on: bool) {
+    let i = i as usize;
+    if v.len() <= i {
+        v.resize(i + 1, false);
+    }
+    v[i] = on;
 }
 
 fn types<'a>(l: &Lower<'a>) -> &'a Types {
@@ -189,7 +203,50 @@ impl<'a> Lower<'a> {
     }
 
     fn emit(&mut self, op: Op, span: Span) {
+        self.track(&op);
         self.b.emit(op, None, span);
+    }
+
+    fn unknown_src(&self, s: Src) -> bool {
+        match s {
+            Src::Reg(r) => self.maybe_unknown.get(r as usize).copied().unwrap_or(false),
+            Src::Imm(_) => false,
+        }
+    }
+
+    fn unknown_pred(&self, p: PredRef) -> bool {
+        p.idx.is_some_and(|i| self.maybe_unknown_pred.get(i as usize).copied().unwrap_or(false))
+    }
+
+    /// Notes which registers an operation may make unknown.
+    fn track(&mut self, op: &Op) {
+        let (dst, unknown) = match op {
+            Op::Unknown { dst, .. } => (Some(*dst), true),
+            Op::Mem { data: Some((d, _)), .. } => (Some(*d), true),
+            Op::Bin { dst, a, b, .. } => (Some(*dst), self.unknown_src(*a) || self.unknown_src(*b)),
+            Op::Index { dst, base, idx, .. } => (Some(*dst), self.unknown_src(*base) || self.unknown_src(*idx)),
+            Op::Conv { dst, a, .. } | Op::Mov { dst, a } => (Some(*dst), self.unknown_src(*a)),
+            Op::Sel { dst, p, a, b } => {
+                (Some(*dst), self.unknown_pred(*p) || self.unknown_src(*a) || self.unknown_src(*b))
+            }
+            Op::PredToReg { dst, p } => (Some(*dst), self.unknown_pred(*p)),
+            Op::Setp { dst, a, b, .. } => {
+                let u = self.unknown_src(*a) || self.unknown_src(*b);
+                set_flag(&mut self.maybe_unknown_pred, *dst, u);
+                (None, false)
+            }
+            Op::PredLogic { dst, a, b, .. } => {
+                let u = self.unknown_pred(*a) || self.unknown_pred(*b);
+                set_flag(&mut self.maybe_unknown_pred, *dst, u);
+                (None, false)
+            }
+            _ => (None, false),
+        };
+        if let Some(d) = dst {
+            // Once a variable may be unknown, it stays so: the guess ignores which assignment runs last.
+            let was = self.maybe_unknown.get(d as usize).copied().unwrap_or(false);
+            set_flag(&mut self.maybe_unknown, d, unknown || was && !self.b.is_temp(d));
+        }
     }
 
     fn temp(&mut self) -> Reg {
@@ -201,6 +258,13 @@ impl<'a> Lower<'a> {
             if let Some(v) = exec::bin(op, w, x, y) {
                 return Src::Imm(v);
             }
+        }
+        // x + 0 at 64 bits is x (a 32-bit add would also wrap, so it is kept there).
+        match (op, w, a, b) {
+            (BinOp::Add | BinOp::Sub | BinOp::Or | BinOp::Xor | BinOp::Shl, Width::W64, x, Src::Imm(0)) => return x,
+            (BinOp::Add | BinOp::Or | BinOp::Xor, Width::W64, Src::Imm(0), y) => return y,
+            (BinOp::Mul, Width::W64, x, Src::Imm(1)) => return x,
+            _ => {}
         }
         let d = self.temp();
         self.emit(Op::Bin { op, w, dst: d, a, b }, span);
@@ -340,7 +404,7 @@ impl<'a> Lower<'a> {
                 }
                 Ok(())
             }
-            Stmt::Expr(e) => self.rvalue(e).map(|_| ()),
+            Stmt::Expr(e) => self.discard(e),
             Stmt::Decl(ds) => {
                 for d in ds {
                     self.declare(d)?;
@@ -394,6 +458,18 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Evaluates an expression whose value is not used: `i++` then needs no copy of the old value.
+    fn discard(&mut self, e: &Ex) -> R<()> {
+        match &e.kind {
+            E::IncDec(false, inc, a) => {
+                let pre = Ex { kind: E::IncDec(true, *inc, a.clone()), ..e.clone() };
+                self.rvalue(&pre).map(|_| ())
+            }
+            E::Call(n, args) if n == "__comma" => args.iter().try_for_each(|a| self.discard(a)),
+            _ => self.rvalue(e).map(|_| ()),
+        }
+    }
+
     fn for_loop(
         &mut self,
         init: Option<&Stmt>,
@@ -420,7 +496,7 @@ impl<'a> Lower<'a> {
         self.set_stmt(span.start);
         self.seq = 1 << 20;
         if let Some(s) = step {
-            self.rvalue(s)?;
+            self.discard(s)?;
         }
         self.b.bra(top, None, span);
         self.b.place(exit);
@@ -429,6 +505,37 @@ impl<'a> Lower<'a> {
 
     /// A condition as a predicate; a value warpscope does not know stops the run with `what`.
     fn cond(&mut self, c: &Ex, what: &str) -> R<PredRef> {
+        // A comparison of two integers becomes the predicate itself, not a 0/1 value tested again.
+        if let E::Binary(op @ (CBin::Lt | CBin::Le | CBin::Gt | CBin::Ge | CBin::Eq | CBin::Ne), a, b) = &c.kind {
+            let (x, y) = (self.rvalue(a)?, self.rvalue(b)?);
+            if let (Val::Int(p, ta), Val::Int(q, tb)) = (&x, &y) {
+                let t = IntTy::common(*ta, *tb);
+                let w = t.width();
+                let (p, q) =
+                    if w == Width::W64 { (self.to64(*p, *ta, c.span), self.to64(*q, *tb, c.span)) } else { (*p, *q) };
+                let cmp = match op {
+                    CBin::Lt => Cmp::Lt,
+                    CBin::Le => Cmp::Le,
+                    CBin::Gt => Cmp::Gt,
+                    CBin::Ge => Cmp::Ge,
+                    CBin::Eq => Cmp::Eq,
+                    _ => Cmp::Ne,
+                };
+                let pr = self.setp(cmp, t.signed, w, p, q, c.span);
+                if self.unknown_pred(pr) {
+                    if let Some(i) = pr.idx {
+                        let ctx = self.b.ctx(format!("{what} depends on "));
+                        self.emit(Op::RequirePred { p: i, ctx }, c.span);
+                    }
+                }
+                return Ok(pr);
+            }
+            let v = self.binary(*op, x, y, c)?;
+            return self.truth(v, c.span, what);
+        }
+        if let E::Unary(UnOp::LNot, a) = &c.kind {
+            return Ok(self.cond(a, what)?.negated());
+        }
         let v = self.rvalue(c)?;
         self.truth(v, c.span, what)
     }
@@ -443,8 +550,10 @@ impl<'a> Lower<'a> {
         if let Src::Imm(x) = src {
             return Ok(if x & w.mask() != 0 { PredRef::TRUE } else { PredRef::TRUE.negated() });
         }
-        let ctx = self.b.ctx(format!("{what} depends on "));
-        self.emit(Op::Require { a: src, ctx }, span);
+        if self.unknown_src(src) {
+            let ctx = self.b.ctx(format!("{what} depends on "));
+            self.emit(Op::Require { a: src, ctx }, span);
+        }
         let p = self.b.pred();
         self.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w, a: src, b: Src::Imm(0) }, span);
         Ok(PredRef::of(p))
@@ -459,7 +568,7 @@ impl<'a> Lower<'a> {
             Val::Ptr { .. } => return Err(self.err(e.span, format!("{what} is a pointer, not a number"))),
             Val::Agg { .. } => return Err(self.err(e.span, format!("{what} is a struct, not a number"))),
         };
-        if let Src::Reg(_) = src {
+        if self.unknown_src(src) {
             let ctx = self.b.ctx(format!("{what} depends on "));
             self.emit(Op::Require { a: src, ctx }, e.span);
         }
@@ -685,6 +794,13 @@ impl<'a> Lower<'a> {
                 Ok(())
             }
             (d, s) => match (d.src(), s.src()) {
+                (Some(Src::Reg(r)), Some(Src::Reg(t))) if r == t => Ok(()),
+                (Some(Src::Reg(r)), Some(Src::Reg(t))) if self.b.retarget_last(t, r) => {
+                    let u = self.unknown_src(Src::Reg(t));
+                    let was = self.unknown_src(Src::Reg(r));
+                    set_flag(&mut self.maybe_unknown, r, u || was);
+                    Ok(())
+                }
                 (Some(Src::Reg(r)), Some(a)) => {
                     self.emit(Op::Mov { dst: r, a }, span);
                     Ok(())
@@ -703,7 +819,15 @@ impl<'a> Lower<'a> {
         Ok(match (ty, v) {
             (Ty::Int { .. }, Val::Int(s, from)) => {
                 let to = IntTy::of(ty).unwrap_or(IntTy::INT);
-                let s = if to.bits >= 64 { self.to64(s, from, span) } else { self.conv(s, to.bits, to.signed, span) };
+                // Between the two widths the machine computes in (32 and 64 bits) a same-width conversion only
+                // reinterprets the bits; narrower types wrap.
+                let s = if to.bits >= 64 {
+                    self.to64(s, from, span)
+                } else if to.bits == 32 && from.promoted().bits == 32 {
+                    s
+                } else {
+                    self.conv(s, to.bits, to.signed, span)
+                };
                 Val::Int(s, to)
             }
             (Ty::Int { .. }, Val::Ptr { src, .. }) => {
@@ -712,6 +836,7 @@ impl<'a> Lower<'a> {
                 Val::Int(s, to)
             }
             (Ty::Int { .. }, Val::Float(s)) => Val::Int(s, IntTy::of(ty).unwrap_or(IntTy::INT)),
+            (Ty::Float { .. }, v @ Val::Float(_)) => v,
             (Ty::Float { .. }, _) => self.float(span),
             (Ty::Ptr(elem), Val::Ptr { src, space, read_only, .. }) => {
                 Val::Ptr { src, to: (**elem).clone(), space, read_only }
@@ -786,6 +911,11 @@ impl<'a> Lower<'a> {
 
     /// Records the accesses of reading or writing `place`.
     fn access(&mut self, place: &Place, store: bool, span: Span) -> R<()> {
+        self.access_into(place, store, span, None)
+    }
+
+    /// [`Self::access`]; a one-access load can name the register that receives its data.
+    fn access_into(&mut self, place: &Place, store: bool, span: Span, data: Option<(Reg, u32)>) -> R<()> {
         let units = self.units(place, store, span)?;
         let local = place.space == MemSpace::Local;
         let at = span.start.min(self.src.len());
@@ -814,7 +944,7 @@ impl<'a> Lower<'a> {
             );
             self.seq += 1;
             let ctx = self.b.ctx(format!("the address of this {} depends on ", u.mnemonic));
-            self.emit(Op::Mem { site, addr, plg: None, ctx }, span);
+            self.emit(Op::Mem { site, addr, plg: None, ctx, data }, span);
         }
         Ok(())
     }
@@ -830,10 +960,22 @@ impl<'a> Lower<'a> {
                 read_only: place.read_only,
             });
         }
-        self.access(&place, false, span)?;
         let why = format!("data loaded from memory at {}; warpscope follows addresses, not data", self.pos(span));
         let w = self.b.why(why);
         let ty = place.ty.clone();
+        if matches!(ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Ptr(_)) && self.units(&place, false, span)?.len() == 1 {
+            // One access: the memory operation itself receives the (unknown) data.
+            let d = self.temp();
+            self.access_into(&place, false, span, Some((d, w)))?;
+            return Ok(match &ty {
+                Ty::Float { .. } => Val::Float(Src::Reg(d)),
+                Ty::Ptr(elem) => {
+                    Val::Ptr { src: Src::Reg(d), to: (**elem).clone(), space: MemSpace::Global, read_only: false }
+                }
+                _ => Val::Int(Src::Reg(d), IntTy::of(&ty).unwrap_or(IntTy::INT)),
+            });
+        }
+        self.access(&place, false, span)?;
         self.fresh_temp(&ty, span, w)
     }
 
@@ -871,13 +1013,18 @@ impl<'a> Lower<'a> {
     /// The address of element `idx` of an array of `elem` at `base`.
     fn index_addr(&mut self, base: Src, elem: &Ty, idx: Src, it: IntTy, span: Span) -> Src {
         let size = types(self).size(elem).max(1);
-        let i = self.to64(idx, it, span);
-        let off = self.bin(BinOp::Mul, Width::W64, i, Src::Imm(size), span);
-        self.bin(BinOp::Add, Width::W64, base, off, span)
+        let t = it.promoted();
+        if let Src::Imm(i) = idx {
+            let off = exec::conv(i, t.bits, t.signed).wrapping_mul(size);
+            return self.bin(BinOp::Add, Width::W64, base, Src::Imm(off), span);
+        }
+        let d = self.temp();
+        self.emit(Op::Index { dst: d, base, idx, bits: t.bits, signed: t.signed, scale: size }, span);
+        Src::Reg(d)
     }
 
     fn require_ptr(&mut self, src: Src, what: &str, span: Span) {
-        if let Src::Reg(_) = src {
+        if self.unknown_src(src) {
             let ctx = self.b.ctx(format!("{what} depends on "));
             self.emit(Op::Require { a: src, ctx }, span);
         }
@@ -1436,6 +1583,11 @@ impl<'a> Lower<'a> {
                     self.access(&p, false, lhs.span)?;
                 }
                 self.access(&p, true, lhs.span)?;
+                if op.is_none() {
+                    // `a[i] = v` has the value v, as the element's type.
+                    let ty = p.ty.clone();
+                    return self.convert(&ty, v, e.span);
+                }
                 let why =
                     format!("data loaded from memory at {}; warpscope follows addresses, not data", self.pos(lhs.span));
                 let w = self.b.why(why);
@@ -1542,6 +1694,8 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
         stmt: 0,
         seq: 0,
         loops: Vec::new(),
+        maybe_unknown: Vec::new(),
+        maybe_unknown_pred: Vec::new(),
     };
     let stmts = &ast.stmts;
     l.block(stmts)?;
