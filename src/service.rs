@@ -164,7 +164,7 @@ fn watch<'a>(id: u64, sc: &Scenario, reply: &'a mut dyn FnMut(Reply)) -> Watch<'
 /// issue number mean the same thing in both).
 fn same_sites(a: &Analysis, b: &Analysis) -> bool {
     let (x, y) = (&a.program.sites, &b.program.sites);
-    x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.instr == q.instr && p.access == q.access && p.line == q.line)
+    x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.instr == q.instr && p.line == q.line)
 }
 
 fn shown(
@@ -197,7 +197,9 @@ fn shown(
             }
         }
     }
-    let title = format!("{} on CC {}: {}", i.op, result.cc, i.access);
+    // The access as the current program spells it (`result` may be the previous program's).
+    let access = analysis.program.sites.get(i.site).map_or(i.access.as_str(), |s| s.access.as_str());
+    let title = format!("{} on CC {}: {}", i.op, result.cc, access);
     Some(Shown { instr, issue, warp, pass, title, report, why, others })
 }
 
@@ -221,8 +223,8 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
                 let mut watch = watch(id, sc, reply);
                 let quick = shown(sc, &analysis, prev, req.instr, req.issue, req.all_warps, &mut watch);
                 if let Some(s) = quick {
-                    sent_shown = Some((s.instr, s.issue, s.warp, s.pass));
-                    reply(Reply::Shown { id, shown: Box::new(s) });
+                    reply(Reply::Shown { id, shown: Box::new(s.clone()) });
+                    sent_shown = Some(s);
                 }
             }
         }
@@ -251,7 +253,8 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let s = shown(sc, analysis, result, instr, issue, req.all_warps, &mut watch);
     let Some(s) = s else { return reply(Reply::Done { id }) };
     let report = s.report.clone();
-    if sent_shown != Some((s.instr, s.issue, s.warp, s.pass)) {
+    // Sent again only when the whole run changed it (another issue, or an explanation that cites totals).
+    if sent_shown.as_ref() != Some(&s) {
         reply(Reply::Shown { id, shown: Box::new(s) });
     }
     // The fixes: each is a run of a changed scenario, so they come last, and are kept.

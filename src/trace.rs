@@ -382,7 +382,14 @@ impl<'a> Collector<'a> {
             .zip(self.total)
             .zip(self.info)
             .enumerate()
-            .map(|(k, ((site, t), info))| instr_result(k, site, &t, info))
+            .map(|(k, ((site, t), mut info))| {
+                // Every warp of the shown block has an entry, also those that never issued it.
+                let warps = launch.warps() as usize;
+                if info.passes.len() < warps {
+                    info.passes.resize(warps, 0);
+                }
+                instr_result(k, site, &t, info)
+            })
             // An instruction no lane reached is not listed.
             .filter(|r| r.warps > 0)
             .collect();

@@ -312,3 +312,62 @@ fn check_grades_saved_answers() {
     fails(&["check", lab_path, "--answers", bad.to_str().expect("path")], &["no exercise `nope`"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn whole_grids_limits_and_steps() {
+    let dir = std::env::temp_dir().join(format!("warpscope-cli-grid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cu = dir.join("v.cu");
+    std::fs::write(
+        &cu,
+        "__global__ void k(const float *a, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) { float x = a[i]; }\n}\n",
+    )
+    .expect("write");
+    let cu = cu.to_str().expect("path");
+    // --grid sums every block: 1024 blocks of 32 warps, 4 sectors per warp issue. JSON says how many blocks ran.
+    let v = json(&["analyze", "--cuda", cu, "--block", "1024", "--grid", "1024", "--set", "n=1048576"]);
+    assert_eq!(v["instructions"][0]["warps"].as_u64(), Some(32_768));
+    assert_eq!(v["instructions"][0]["sectors"].as_u64(), Some(32_768 * 4));
+    assert_eq!((v["blocks"]["total"].as_u64(), v["blocks"]["executed"].as_u64()), (Some(1024), Some(1)));
+    assert_eq!(v["instructions"][0]["ncu_per_request"]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], 4.0);
+    // --every-block runs them all and agrees.
+    let w = json(&["analyze", "--cuda", cu, "--block", "64", "--grid", "40", "--set", "n=2500", "--every-block"]);
+    let f = json(&["analyze", "--cuda", cu, "--block", "64", "--grid", "40", "--set", "n=2500"]);
+    assert_eq!(w["blocks"]["executed"].as_u64(), Some(40));
+    assert_eq!(w["instructions"], f["instructions"]);
+    // 2500 threads pass the test: 78 whole warps and one of 4 lanes (1 sector).
+    assert_eq!(f["instructions"][0]["warps"].as_u64(), Some(79));
+    assert_eq!(f["instructions"][0]["sectors"].as_u64(), Some(78 * 4 + 1));
+    // --block-idx: one block, the old behaviour. Block 39 holds threads 2496..2559: 4 pass.
+    let one = json(&["analyze", "--cuda", cu, "--block", "64", "--grid", "40", "--set", "n=2500", "--block-idx", "39"]);
+    assert_eq!(
+        (one["instructions"][0]["warps"].as_u64(), one["instructions"][0]["active_lanes"].as_u64()),
+        (Some(1), Some(4))
+    );
+    fails(
+        &["analyze", "--cuda", cu, "--grid", "4", "--block-idx", "4"],
+        &["block index (4,0,0) is outside the grid 4x1x1"],
+    );
+
+    // --steps gives one issue's detail; --issue picks which (issue 1 = warp 1 of a 64-thread block).
+    let s = json(&["analyze", "--cuda", cu, "--block", "64", "--set", "n=64", "--steps", "--issue", "1"]);
+    let d = &s["instructions"][0]["detail"];
+    assert_eq!((d["warp"].as_u64(), d["pass"].as_u64(), d["report"]["sectors"].as_u64()), (Some(1), Some(0), Some(4)));
+    // Warp 1 starts 128 bytes into the array, at the first cudaMalloc-like base.
+    assert_eq!(d["report"]["addresses"][0].as_u64(), Some(0x7000_0000_0080));
+    assert_eq!(d["report"]["steps"][0]["transactions"].as_array().map(Vec::len), Some(4));
+
+    // An endless loop stops at --max-seconds, and the message says so.
+    let inf = dir.join("inf.cu");
+    std::fs::write(
+        &inf,
+        "__global__ void k(float *a) {\n    for (int j = 0; j >= 0; j += 0)\n        a[threadIdx.x] = 0;\n}\n",
+    )
+    .expect("write");
+    fails(
+        &["analyze", "--cuda", inf.to_str().expect("path"), "--max-seconds", "0.3"],
+        &["2:5", "the analysis stopped at the time limit (0.3 s; the command line's --max-seconds raises it)"],
+    );
+    fails(&["analyze", "--cuda", cu, "--block", "1024", "--max-memory-mb", "0"], &["--max-memory-mb"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -26,3 +26,47 @@ fn presets_are_named_once_and_explained() {
     }
     assert!(PRESETS.len() >= 20);
 }
+
+/// Adds one detailed report's costs into (requests, lines, sectors, transactions) and (wavefronts, ideal,
+/// conflicts), checking on the way that the steps drawn add up to the counts they come with.
+fn add_detail(r: &warpscope::Report, mem: &mut [u64; 4], banks: &mut [u64; 3]) {
+    use warpscope::report::Cost;
+    match &r.cost {
+        Cost::Memory(m) => {
+            let drawn: usize = m.steps.iter().map(|s| s.transactions.len()).sum();
+            assert_eq!(drawn as u32, m.transactions, "{}: the drawn transactions are the counted ones", r.op);
+            for (t, v) in mem.iter_mut().zip([m.requests, m.lines, m.sectors, m.transactions]) {
+                *t += u64::from(v);
+            }
+        }
+        Cost::Banks(b) => {
+            let drawn: usize = b.phases.iter().map(|p| p.wavefronts.len()).sum();
+            assert_eq!(drawn as u32, b.wavefronts, "{}: the drawn wavefronts are the counted ones", r.op);
+            for (t, v) in banks.iter_mut().zip([b.wavefronts, b.ideal_wavefronts, b.bank_conflicts]) {
+                *t += u64::from(v);
+            }
+        }
+        Cost::Split { parts } => parts.iter().for_each(|p| add_detail(p, mem, banks)),
+    }
+}
+
+#[test]
+fn lazy_steps_agree_with_the_fast_counts_on_every_preset() {
+    // The fast path counts every issue without recording steps; the figure asks for one issue's steps later.
+    // Both come from the same rules, so over all issues of a preset the detailed reports add up to the totals.
+    for p in PRESETS.iter() {
+        let sc = p.scenario();
+        let r = sc.run().unwrap_or_else(|e| panic!("preset {} fails: {e}", p.name));
+        for (k, i) in r.instructions.iter().enumerate() {
+            let (mut mem, mut banks, mut lanes) = ([0u64; 4], [0u64; 3], 0u64);
+            for issue in 0..i.issue_count() {
+                let d = sc.report(&r, k, issue).expect("report runs").expect("issue exists");
+                lanes += u64::from(d.active_lanes);
+                add_detail(&d, &mut mem, &mut banks);
+            }
+            let want_mem = i.memory.as_ref().map_or([0; 4], |m| [m.requests, m.lines, m.sectors, m.transactions]);
+            let want_banks = i.banks.as_ref().map_or([0; 3], |b| [b.wavefronts, b.ideal_wavefronts, b.bank_conflicts]);
+            assert_eq!((mem, banks, lanes), (want_mem, want_banks, i.active_lanes), "preset {} #{}", p.name, k + 1);
+        }
+    }
+}

@@ -174,6 +174,9 @@ pub fn run<C: Costing>(
             for y in 0..g.y {
                 for x in 0..g.x {
                     let b = Dim3 { x, y, z };
+                    if progress.blocks_done % 4096 == 4095 && !control.keep_going(&progress) {
+                        return Err(RunError::Stopped { at: None, block: b, warp: 0, progress });
+                    }
                     costing.begin_block(b);
                     run_block(prog, launch, b, costing, None, control, &mut progress)?;
                     let p = costing.take_block();
@@ -303,6 +306,7 @@ fn run_block(
         })
         .collect();
     let mut waiting = vec![false; n as usize];
+    let mut checks = Checks::default();
     loop {
         for (w, warp) in warps.iter_mut().enumerate() {
             if waiting[w] || warp.done() {
@@ -311,14 +315,12 @@ fn run_block(
             loop {
                 let mut fuel = SLICE;
                 let status = warp.run(prog, &env, sink, &mut fuel)?;
-                progress.instructions += SLICE - fuel;
+                if !checks.spend(SLICE - fuel, control, progress) {
+                    let at = warp.pc().map(|pc| where_stopped(prog, pc));
+                    return Err(RunError::Stopped { at, block: b, warp: warp.warp, progress: *progress });
+                }
                 match status {
-                    Status::Paused => {
-                        if !control.keep_going(progress) {
-                            let at = warp.pc().map(|pc| where_stopped(prog, pc));
-                            return Err(RunError::Stopped { at, block: b, warp: warp.warp, progress: *progress });
-                        }
-                    }
+                    Status::Paused => {}
                     Status::Barrier => {
                         waiting[w] = true;
                         break;
@@ -379,19 +381,36 @@ pub fn run_warp(
     let env = Env { launch: *launch, block_idx: launch.block_idx };
     let mut w = Warp::new(prog, launch, warp);
     let mut progress = Progress { blocks_total: 1, ..Progress::default() };
+    let mut checks = Checks::default();
     loop {
         let mut fuel = SLICE;
         let status = w.run(prog, &env, sink, &mut fuel)?;
-        progress.instructions += SLICE - fuel;
-        match status {
-            Status::Done | Status::Stopped => return Ok(()),
-            Status::Barrier => {}
-            Status::Paused => {
-                if !control.keep_going(&progress) {
-                    let at = w.pc().map(|pc| where_stopped(prog, pc));
-                    return Err(RunError::Stopped { at, block: launch.block_idx, warp, progress });
-                }
-            }
+        if !checks.spend(SLICE - fuel, control, &mut progress) {
+            let at = w.pc().map(|pc| where_stopped(prog, pc));
+            return Err(RunError::Stopped { at, block: launch.block_idx, warp, progress });
         }
+        if matches!(status, Status::Done | Status::Stopped) {
+            return Ok(());
+        }
+    }
+}
+
+/// Asks the [`Control`] once per [`SLICE`] instructions, however the work was cut: a warp's slice ends
+/// early at every barrier, and a loop around a barrier must still be stoppable.
+#[derive(Default)]
+struct Checks {
+    since: u64,
+}
+
+impl Checks {
+    /// Counts `used` instructions; false when the control stops the run.
+    fn spend(&mut self, used: u64, control: &mut dyn Control, progress: &mut Progress) -> bool {
+        progress.instructions += used;
+        self.since += used;
+        if self.since < SLICE {
+            return true;
+        }
+        self.since = 0;
+        control.keep_going(progress)
     }
 }

@@ -1129,6 +1129,8 @@ impl<'a> Lower<'a> {
                 Some(Binding::Var { val, .. }) => Ok(val),
                 Some(Binding::Const(v)) => Ok(v),
                 Some(Binding::Mem(p)) => self.load(p, e.span),
+                // C++'s bool literals, promoted to int like any bool.
+                None if n == "true" || n == "false" => Ok(Val::Int(Src::Imm(u64::from(n == "true")), IntTy::INT)),
                 None => Err(self
                     .err(e.span, format!("unknown name `{n}`: declare it, or give it a value with --set {n}=VALUE"))),
             },

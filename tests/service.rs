@@ -1,0 +1,148 @@
+//! The page's analysis service, natively: the replies for each request, in order, as the worker sends them.
+#![cfg(not(target_arch = "wasm32"))]
+
+use warpscope::launch::Dim3;
+use warpscope::pattern::Lang;
+use warpscope::scenario::Scenario;
+use warpscope::service::{serve, Cache, Reply, Request};
+
+fn request(id: u64, text: &str, block: &str) -> Request {
+    let scenario = Scenario {
+        lang: Lang::Cuda,
+        text: text.to_string(),
+        block: Dim3::parse(block, "block").expect("test block"),
+        ..Scenario::default()
+    };
+    Request { id, scenario, instr: 0, issue: 0, all_warps: false }
+}
+
+fn replies(req: &Request, cache: &mut Cache) -> Vec<Reply> {
+    let mut out = Vec::new();
+    serve(req, cache, &mut |r| out.push(r));
+    out
+}
+
+fn kinds(rs: &[Reply]) -> Vec<&'static str> {
+    rs.iter()
+        .map(|r| match r {
+            Reply::Progress { .. } => "progress",
+            Reply::Result { .. } => "result",
+            Reply::Shown { .. } => "shown",
+            Reply::Fixes { .. } => "fixes",
+            Reply::Error { .. } => "error",
+            Reply::Done { .. } => "done",
+        })
+        .collect()
+}
+
+const STRIDED: &str = "__global__ void k(const float *a) {\n    float x = a[2 * threadIdx.x];\n}\n";
+
+#[test]
+fn replies_come_in_order_and_carry_their_request() {
+    let mut cache = Cache::default();
+    // A fresh program: the totals, then the figure's issue, its fixes, done.
+    let rs = replies(&request(1, STRIDED, "64"), &mut cache);
+    assert_eq!(kinds(&rs), ["result", "shown", "fixes", "done"]);
+    assert!(rs.iter().all(|r| r.id() == 1));
+    let Reply::Shown { shown, .. } = &rs[1] else { unreachable!() };
+    // Stride 2 floats: 256 bytes per warp = 8 sectors (CUDA Best Practices Guide 9.2.1.3).
+    assert_eq!((shown.warp, shown.pass, shown.title.as_str()), (0, 0, "LDG.E.32 on CC 8.0: a[2 * threadIdx.x]"));
+    let Reply::Result { result, .. } = &rs[0] else { unreachable!() };
+    assert_eq!(result.instructions[0].memory.as_ref().map(|m| m.sectors), Some(16));
+
+    // The user types: the same memory instructions, another stride. The figure comes first, from the shown
+    // warp alone, then the totals; the figure is not sent twice.
+    let edited = STRIDED.replace("2 *", "4 *");
+    let rs = replies(&request(2, &edited, "64"), &mut cache);
+    assert_eq!(kinds(&rs), ["shown", "result", "fixes", "done"]);
+    let Reply::Shown { shown, .. } = &rs[0] else { unreachable!() };
+    let sectors = match &shown.report.cost {
+        warpscope::report::Cost::Memory(m) => m.sectors,
+        _ => unreachable!(),
+    };
+    assert_eq!(sectors, 16, "stride 16 B: 16 sectors");
+
+    // Another issue of the same scenario: answered from the kept result (same totals), warp 1 shown.
+    let mut again = request(3, &edited, "64");
+    again.issue = 1;
+    let rs = replies(&again, &mut cache);
+    assert_eq!(kinds(&rs), ["result", "shown", "fixes", "done"]);
+    let Reply::Shown { shown, .. } = &rs[1] else { unreachable!() };
+    assert_eq!((shown.issue, shown.warp), (1, 1));
+
+    // An issue past the end falls back to the first.
+    let mut past = request(4, &edited, "64");
+    past.issue = 99;
+    let rs = replies(&past, &mut cache);
+    let Reply::Shown { shown, .. } = &rs[1] else { unreachable!() };
+    assert_eq!(shown.issue, 0);
+}
+
+#[test]
+fn errors_are_replies_with_their_position() {
+    let mut cache = Cache::default();
+    let rs = replies(&request(7, "__global__ void k(float *a) {\n    a[threadIdx.x] = b;\n}\n", "32"), &mut cache);
+    assert_eq!(kinds(&rs), ["error", "done"]);
+    let Reply::Error { message, .. } = &rs[0] else { unreachable!() };
+    assert!(message.starts_with("2:22: unknown name `b`"), "{message}");
+    // The error leaves nothing behind: the next good request runs afresh.
+    let rs = replies(&request(8, STRIDED, "32"), &mut cache);
+    assert_eq!(kinds(&rs), ["result", "shown", "fixes", "done"]);
+}
+
+#[test]
+fn long_runs_report_progress_before_the_result() {
+    // Every block of a 2x2 grid of SGEMM blocks run one by one: long enough for progress replies (one every
+    // tenth of a second), each counting blocks done of 4.
+    let sgemm = "#define TILE 32\n__global__ void sgemm(const float *A, const float *B, float *C, int N) {\n    __shared__ float As[TILE][TILE];\n    __shared__ float Bs[TILE][TILE];\n    int tx = threadIdx.x, ty = threadIdx.y;\n    int row = blockIdx.y * TILE + ty;\n    int col = blockIdx.x * TILE + tx;\n    float acc = 0.0f;\n    for (int k = 0; k < N / TILE; k++) {\n        As[ty][tx] = A[row * N + k * TILE + tx];\n        Bs[ty][tx] = B[(k * TILE + ty) * N + col];\n        __syncthreads();\n        for (int j = 0; j < TILE; j++)\n            acc += As[ty][j] * Bs[j][tx];\n        __syncthreads();\n    }\n    C[row * N + col] = acc;\n}\n";
+    let mut req = request(9, sgemm, "32x32");
+    req.scenario.grid = Dim3::parse("2x2", "grid").expect("grid");
+    req.scenario.sets = vec!["N=1024".to_string()];
+    req.scenario.every_block = true;
+    let started = std::time::Instant::now();
+    let mut rs = Vec::new();
+    let mut result_after = None;
+    serve(&req, &mut Cache::default(), &mut |r| {
+        if matches!(r, Reply::Result { .. }) {
+            result_after = Some(started.elapsed().as_secs_f64());
+        }
+        rs.push(r);
+    });
+    let k = kinds(&rs);
+    let first_result = k.iter().position(|k| *k == "result").expect("a result");
+    assert!(k[..first_result].iter().all(|k| *k == "progress"), "{k:?}");
+    assert_eq!(&k[first_result..], ["result", "shown", "fixes", "done"]);
+    // A progress reply per tenth of a second of the run, give or take the checks' granularity (the control is
+    // asked every 65,536 warp instructions).
+    let secs = result_after.expect("result time");
+    assert!(first_result as f64 >= (secs * 10.0 / 2.0).floor(), "{first_result} progress replies in {secs:.2} s");
+    let mut last = 0;
+    for r in &rs[..first_result] {
+        let Reply::Progress { done, total, .. } = r else { unreachable!() };
+        assert!(*done >= last && *done <= 4 && *total == 4, "{done}/{total}");
+        last = *done;
+    }
+}
+
+#[test]
+fn replies_survive_the_trip_through_json() {
+    // The worker sends replies as JS objects made by serde; every reply must come back as it went.
+    let mut cache = Cache::default();
+    let mut all = replies(&request(1, STRIDED, "64"), &mut cache);
+    let mut req = request(2, "__global__ void k(float *a) {\n    a[threadIdx.x] = b;\n}\n", "32");
+    req.all_warps = true;
+    all.extend(replies(&req, &mut cache));
+    let mut shared = request(
+        3,
+        "__global__ void k() {\n    __shared__ double s[64];\n    double x = s[threadIdx.x * 2];\n}\n",
+        "64",
+    );
+    shared.all_warps = true;
+    all.extend(replies(&shared, &mut cache));
+    all.push(Reply::Progress { id: 4, done: 3, total: 16, seconds: 0.25 });
+    for r in all {
+        let text = serde_json::to_string(&r).expect("serialize");
+        let back: Reply = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(back, r);
+    }
+}
