@@ -159,7 +159,9 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
         }
         let compiled = compile_exercise(ex);
         let sc = compiled.scenario(None).map_err(|(field, m)| InputError::at(src, ex.field_span(field), m))?;
-        sc.run().map_err(|e| {
+        // Parsed and lowered, not run: the page runs it in its analysis worker anyway, and leaving the
+        // executor out keeps the lab worker's module small.
+        sc.analysis().map_err(|e| {
             InputError::at(src, span_of(&ex.pattern), format!("the starting pattern does not run: {}", e.error.message))
         })?;
     }

@@ -109,7 +109,7 @@ const ONE_WARP: Dim3 = Dim3::linear(32);
 const TILE_BLOCK: Dim3 = Dim3 { x: 32, y: 8, z: 1 };
 
 /// Every preset, in the order the menu shows them.
-pub const PRESETS: [Preset; 28] = [
+pub const PRESETS: [Preset; 29] = [
     expr(
         "coalesced",
         "Coalesced 4-byte loads",
@@ -190,6 +190,17 @@ pub const PRESETS: [Preset; 28] = [
         TILE_BLOCK,
         "#define TILE 32\n#define ROWS 8\n__shared__ float tile[TILE][TILE];\nfloat *in, *out;\nconst int width = 1024;\nint x = blockIdx.x * TILE + threadIdx.x;\nint y = blockIdx.y * TILE + threadIdx.y;\nfor (int j = 0; j < TILE; j += ROWS)\n    tile[threadIdx.y + j][threadIdx.x ^ (threadIdx.y + j)] = in[(y + j) * width + x];\n__syncthreads();\nx = blockIdx.y * TILE + threadIdx.x;\ny = blockIdx.x * TILE + threadIdx.y;\nfor (int j = 0; j < TILE; j += ROWS)\n    out[(y + j) * width + x] = tile[threadIdx.x][(threadIdx.y + j) ^ threadIdx.x];\n",
     ),
+    Preset {
+        sets: &["N=1024"],
+        ..code(
+            "sgemm-tiled",
+            "Tiled SGEMM (TILE 32, N = 1024)",
+            "The textbook shared-memory matrix multiply: each warp loads a row of an A tile and of a B tile (coalesced, 4 sectors), then As[ty][j] is one word for the whole warp (a broadcast, 1 wavefront) and Bs[j][tx] a row (conflict-free). The inner loop runs N / TILE x TILE = 1024 times per warp.",
+            Lang::Cuda,
+            Dim3 { x: 32, y: 32, z: 1 },
+            "#define TILE 32\n__global__ void sgemm(const float *A, const float *B, float *C, int N) {\n    __shared__ float As[TILE][TILE];\n    __shared__ float Bs[TILE][TILE];\n    int tx = threadIdx.x, ty = threadIdx.y;\n    int row = blockIdx.y * TILE + ty;\n    int col = blockIdx.x * TILE + tx;\n    float acc = 0.0f;\n    for (int k = 0; k < N / TILE; k++) {\n        As[ty][tx] = A[row * N + k * TILE + tx];\n        Bs[ty][tx] = B[(k * TILE + ty) * N + col];\n        __syncthreads();\n        for (int j = 0; j < TILE; j++)\n            acc += As[ty][j] * Bs[j][tx];\n        __syncthreads();\n    }\n    C[row * N + col] = acc;\n}\n",
+        )
+    },
     code(
         "float2-load",
         "float2 vector loads",

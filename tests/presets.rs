@@ -52,20 +52,33 @@ fn add_detail(r: &warpscope::Report, mem: &mut [u64; 4], banks: &mut [u64; 3]) {
 
 #[test]
 fn lazy_steps_agree_with_the_fast_counts_on_every_preset() {
-    // The fast path counts every issue without recording steps; the figure asks for one issue's steps later.
-    // Both come from the same rules, so over all issues of a preset the detailed reports add up to the totals.
+    // The fast path counts every issue without recording steps; the figure asks for one issue's steps later,
+    // by running that warp again. Both come from the same rules: over all issues of a preset, the detailed
+    // reports add up to the totals, and the figure's report of an issue is the detailed report of the same
+    // addresses.
     for p in PRESETS.iter() {
         let sc = p.scenario();
         let r = sc.run().unwrap_or_else(|e| panic!("preset {} fails: {e}", p.name));
-        for (k, i) in r.instructions.iter().enumerate() {
+        // Every issue of the block with its addresses, in the figure's numbering (warps, then passes).
+        let t = sc.trace(usize::MAX).expect("trace");
+        assert_eq!(t.items.len(), r.instructions.len(), "preset {}", p.name);
+        for (k, (i, item)) in r.instructions.iter().zip(&t.items).enumerate() {
+            assert_eq!(item.issues.len(), i.issue_count(), "preset {} #{}", p.name, k + 1);
             let (mut mem, mut banks, mut lanes) = ([0u64; 4], [0u64; 3], 0u64);
-            for issue in 0..i.issue_count() {
-                let d = sc.report(&r, k, issue).expect("report runs").expect("issue exists");
+            for (n, issue) in item.issues.iter().enumerate() {
+                let d = warpscope::engine::analyze_lanes(sc.cc, &item.site.instr, &issue.addrs, issue.plg, &sc.config);
                 lanes += u64::from(d.active_lanes);
                 add_detail(&d, &mut mem, &mut banks);
+                // The figure's path for the first issues (it runs the warp up to the issue, so it is not
+                // repeated for every one of SGEMM's 32,768).
+                if n < 8 {
+                    let shown = sc.report(&r, k, n).expect("report runs").expect("issue exists");
+                    assert_eq!(shown, d, "preset {} #{} issue {n}", p.name, k + 1);
+                }
             }
             let want_mem = i.memory.as_ref().map_or([0; 4], |m| [m.requests, m.lines, m.sectors, m.transactions]);
-            let want_banks = i.banks.as_ref().map_or([0; 3], |b| [b.wavefronts, b.ideal_wavefronts, b.bank_conflicts]);
+            let want_banks =
+                i.banks.as_ref().map_or([0; 3], |b| [b.wavefronts, b.ideal_wavefronts, b.bank_conflicts]);
             assert_eq!((mem, banks, lanes), (want_mem, want_banks, i.active_lanes), "preset {} #{}", p.name, k + 1);
         }
     }
