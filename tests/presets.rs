@@ -77,8 +77,7 @@ fn lazy_steps_agree_with_the_fast_counts_on_every_preset() {
                 }
             }
             let want_mem = i.memory.as_ref().map_or([0; 4], |m| [m.requests, m.lines, m.sectors, m.transactions]);
-            let want_banks =
-                i.banks.as_ref().map_or([0; 3], |b| [b.wavefronts, b.ideal_wavefronts, b.bank_conflicts]);
+            let want_banks = i.banks.as_ref().map_or([0; 3], |b| [b.wavefronts, b.ideal_wavefronts, b.bank_conflicts]);
             assert_eq!((mem, banks, lanes), (want_mem, want_banks, i.active_lanes), "preset {} #{}", p.name, k + 1);
         }
     }

@@ -122,7 +122,7 @@ async fn a_preset_opens_its_program_and_instructions_can_be_selected() {
     let lds = buttons.item(2).expect("third").dyn_into::<web_sys::HtmlElement>().expect("button");
     lds.click();
     yew::scheduler::flush().await;
-    assert_eq!(metric(&root, "wavefronts"), "1024");
+    assert_eq!(metric(&root, "wavefronts"), "1,024");
     assert_eq!(metric(&root, "bank_conflicts"), "992");
     let block: HtmlInputElement = by_id(&root, "block");
     assert_eq!(block.value(), "32x8");
@@ -316,4 +316,27 @@ async fn text_saved_by_the_panic_hook_comes_back_on_the_next_start() {
     let notice = root.query_selector("#notice").ok().flatten().expect("a notice").text_content().unwrap_or_default();
     assert!(notice.contains("your text was restored"), "{notice}");
     assert_eq!(store.get_item("warpscope-rescue").expect("read"), None, "read once");
+}
+
+/// The grid input sums every block: vectorAdd-style 4*tid reads over 64 blocks of 256 threads are 64 x 8 = 512
+/// warp issues of 4 sectors (BPG 9.2.1.1), and the page says how the totals were reached. A grid that does
+/// not parse is an error naming the input, and the last good result stays.
+#[wasm_bindgen_test]
+async fn the_grid_input_counts_every_block() {
+    let root = mount().await;
+    choose(&root, "lang", "cuda").await;
+    type_into(&root, "pattern", "float *a;\nfloat x = a[blockIdx.x * blockDim.x + threadIdx.x];\n").await;
+    type_into(&root, "block", "256").await;
+    type_into(&root, "grid", "64").await;
+    assert_eq!(metric(&root, "warps"), "512");
+    assert_eq!(metric(&root, "sectors"), "2,048");
+    let note = text_of(&root, "blocks");
+    assert!(note.starts_with("Totals over the grid 64x1x1 (64 blocks)"), "{note}");
+    assert!(note.contains("1 block ran"), "{note}");
+    type_into(&root, "grid", "0x4").await;
+    assert!(text_of(&root, "error").contains("grid"), "{}", text_of(&root, "error"));
+    assert_eq!(metric(&root, "sectors"), "2,048", "the last good result stays");
+    type_into(&root, "grid", "1").await;
+    assert_eq!(metric(&root, "warps"), "8");
+    assert!(root.query_selector("#blocks").ok().flatten().is_none(), "one block: no grid note");
 }

@@ -105,29 +105,73 @@ fn metric(
     }
 }
 
+/// An integer with thousands separators: 1,048,576 reads at a glance from the back of a lecture hall.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {
     let bm = base.and_then(|b| b.memory.as_ref());
     let bb = base.and_then(|b| b.banks.as_ref());
     html! {
         <div class="metrics">
-            { metric("warps", "warp issues", i.warps as f64, i.warps.to_string(), base.map(|b| b.warps as f64), true) }
+            { metric("warps", "warp issues", i.warps as f64, grouped(i.warps), base.map(|b| b.warps as f64), true) }
             if let Some(m) = &i.memory {
-                { metric("requests", "requests", m.requests as f64, m.requests.to_string(), bm.map(|b| b.requests as f64), true) }
-                { metric("lines", "lines", m.lines as f64, m.lines.to_string(), bm.map(|b| b.lines as f64), true) }
-                { metric("sectors", "sectors", m.sectors as f64, m.sectors.to_string(), bm.map(|b| b.sectors as f64), true) }
+                { metric("requests", "requests", m.requests as f64, grouped(m.requests), bm.map(|b| b.requests as f64), true) }
+                { metric("lines", "lines", m.lines as f64, grouped(m.lines), bm.map(|b| b.lines as f64), true) }
+                { metric("sectors", "sectors", m.sectors as f64, grouped(m.sectors), bm.map(|b| b.sectors as f64), true) }
                 { metric("sectors_per_request", "sectors / request", m.sectors_per_request, format!("{:.2}", m.sectors_per_request), bm.map(|b| b.sectors_per_request), true) }
-                { metric("transactions", "transactions", m.transactions as f64, m.transactions.to_string(), bm.map(|b| b.transactions as f64), true) }
+                { metric("transactions", "transactions", m.transactions as f64, grouped(m.transactions), bm.map(|b| b.transactions as f64), true) }
                 { metric("transaction_bytes", "bytes each", f64::from(m.transaction_bytes), m.transaction_bytes.to_string(), bm.map(|b| f64::from(b.transaction_bytes)), true) }
                 { metric("efficiency", "efficiency", m.efficiency, format!("{:.1}%", m.efficiency * 100.0), bm.map(|b| b.efficiency), false) }
             }
             if let Some(b) = &i.banks {
-                { metric("wavefronts", "wavefronts", b.wavefronts as f64, b.wavefronts.to_string(), bb.map(|x| x.wavefronts as f64), true) }
-                { metric("ideal_wavefronts", "ideal", b.ideal_wavefronts as f64, b.ideal_wavefronts.to_string(), bb.map(|x| x.ideal_wavefronts as f64), true) }
-                { metric("bank_conflicts", "bank conflicts", b.bank_conflicts as f64, b.bank_conflicts.to_string(), bb.map(|x| x.bank_conflicts as f64), true) }
+                { metric("wavefronts", "wavefronts", b.wavefronts as f64, grouped(b.wavefronts), bb.map(|x| x.wavefronts as f64), true) }
+                { metric("ideal_wavefronts", "ideal", b.ideal_wavefronts as f64, grouped(b.ideal_wavefronts), bb.map(|x| x.ideal_wavefronts as f64), true) }
+                { metric("bank_conflicts", "bank conflicts", b.bank_conflicts as f64, grouped(b.bank_conflicts), bb.map(|x| x.bank_conflicts as f64), true) }
                 { metric("conflict_degree", "worst n-way", f64::from(b.conflict_degree), b.conflict_degree.to_string(), bb.map(|x| f64::from(x.conflict_degree)), true) }
             }
         </div>
     }
+}
+
+/// What a long run has done so far.
+fn progress_text(done: u64, total: u64, secs: f64) -> String {
+    if total > 1 {
+        format!("Counting the grid: {done} of {total} blocks known after {secs:.1} s…")
+    } else {
+        format!("Running the block: {secs:.1} s…")
+    }
+}
+
+/// How a whole grid's totals were reached.
+fn blocks_text(r: &crate::trace::ProgramResult) -> String {
+    let b = &r.blocks;
+    let mut s = format!(
+        "Totals over the grid {} ({} blocks); the figure shows block (0,0,0). {} block{} ran",
+        r.launch.grid,
+        b.total,
+        b.executed,
+        if b.executed == 1 { "" } else { "s" }
+    );
+    if b.executed < b.total {
+        s += &format!(
+            "; the others were proven to cost the same as one that ran ({} class{}).",
+            b.classes,
+            if b.classes == 1 { "" } else { "es" }
+        );
+    } else {
+        s.push('.');
+    }
+    s
 }
 
 fn lang_label(l: Lang) -> &'static str {
@@ -187,6 +231,8 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 }
                 <label>{ "block" }<input id={id("block", k)} class="short mono" value={pane.block_text.clone()} spellcheck="false"
                     disabled={locked(state, "block")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
+                <label title="Blocks in the launch: the totals count every block">{ "grid" }<input id={id("grid", k)} class="short mono" value={pane.grid_text.clone()} spellcheck="false"
+                    disabled={locked(state, "grid")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
                 if matches!(sc.lang, Lang::Cuda | Lang::Sass) || !sc.sets.is_empty() {
                     <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
                         placeholder="n=1024, R4=0x1000" disabled={locked(state, "sets")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
@@ -215,10 +261,13 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             if let Some(e) = &pane.error {
                 <pre id={id("error", k)} class="error" role="alert">{ e.clone() }</pre>
             }
+            if let (true, Some((done, total, secs))) = (pane.busy, pane.progress) {
+                <p id={id("progress", k)} class="progress" role="status">{ progress_text(done, total, secs) }</p>
+            }
             if let Some(r) = &result {
               // While the text has an error, the last result that ran stays visible but dimmed, so that nobody
               // reads it as the result of the text above.
-              <div class={classes!("result", pane.error.is_some().then_some("stale"))} id={id("result", k)}>
+              <div class={classes!("result", (pane.error.is_some() || (pane.busy && pane.progress.is_some())).then_some("stale"))} id={id("result", k)}>
                 if pane.error.is_some() {
                     <p class="stale-label">{ "Showing the last pattern that ran. Fix the error above to update." }</p>
                 }
@@ -249,6 +298,9 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 </div>
                 if r.instructions.is_empty() {
                     <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
+                }
+                if r.blocks.total > 1 {
+                    <p class="summary grid-note" id={id("blocks", k)}>{ blocks_text(r) }</p>
                 }
                 if let Some(ins) = selected {
                     { metrics(ins, base) }
@@ -433,10 +485,11 @@ fn file_stem(state: &State) -> String {
 }
 
 /// The exported figure of pane 0 at a step, in the light theme (for print and slides).
-fn export_svg(state: &State, step: usize) -> Option<(String, f64, f64)> {
-    let shown = state.panes[0].shown.as_deref()?;
+/// The figure of `shown` at `step` as a light-theme SVG, with its size: made when an export button is
+/// pressed, not on every render.
+fn export_svg(shown: &Shown, step: usize) -> (String, f64, f64) {
     let sc = scene(&shown.report, &shown.title, step);
-    Some((crate::svg::to_svg(&sc, Theme::Light), sc.width, sc.height))
+    (crate::svg::to_svg(&sc, Theme::Light), sc.width, sc.height)
 }
 
 fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
@@ -465,39 +518,37 @@ fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
     };
     let stem = file_stem(state);
     let step = state.step_shown();
-    let svg_now = export_svg(state, step);
+    let shown = state.panes[0].shown.clone();
+    let steps = state.panes[0].steps();
     let export_svg_cb = {
-        let (d, svg, stem) = (d.clone(), svg_now.clone(), stem.clone());
+        let (d, shown, stem) = (d.clone(), shown.clone(), stem.clone());
         Callback::from(move |_| {
-            if let Some((text, _, _)) = &svg {
-                notify(
-                    &d,
-                    browser::download_text(&format!("{stem}-step{step:02}.svg"), text, "image/svg+xml"),
-                    "SVG saved.",
-                );
+            if let Some(s) = &shown {
+                let (text, _, _) = export_svg(s, step);
+                let name = format!("{stem}-step{step:02}.svg");
+                notify(&d, browser::download_text(&name, &text, "image/svg+xml"), "SVG saved.");
             }
         })
     };
     let export_png_cb = {
-        let (d, svg, stem) = (d.clone(), svg_now, stem.clone());
+        let (d, shown, stem) = (d.clone(), shown.clone(), stem.clone());
         Callback::from(move |_| {
-            if let Some((text, w, h)) = &svg {
-                notify(
-                    &d,
-                    browser::download_png(&format!("{stem}-step{step:02}.png"), text, *w, *h),
-                    "PNG (2x) saved.",
-                );
+            if let Some(s) = &shown {
+                let (text, w, h) = export_svg(s, step);
+                let name = format!("{stem}-step{step:02}.png");
+                notify(&d, browser::download_png(&name, &text, w, h), "PNG (2x) saved.");
             }
         })
     };
-    let frames: Vec<(String, String)> = (0..=state.panes[0].steps())
-        .filter_map(|k| export_svg(state, k).map(|(t, _, _)| (format!("{stem}-step{k:02}.svg"), t)))
-        .collect();
     let export_all = {
         let d = d.clone();
         Callback::from(move |_| {
-            let r = frames.iter().try_for_each(|(name, text)| browser::download_text(name, text, "image/svg+xml"));
-            notify(&d, r, &format!("{} frames saved, one per step, for a slide build.", frames.len()));
+            let Some(s) = &shown else { return };
+            let r = (0..=steps).try_for_each(|k| {
+                let (text, _, _) = export_svg(s, k);
+                browser::download_text(&format!("{stem}-step{k:02}.svg"), &text, "image/svg+xml")
+            });
+            notify(&d, r, &format!("{} frames saved, one per step, for a slide build.", steps + 1));
         })
     };
     let no_link = link.is_empty();
@@ -583,20 +634,9 @@ pub fn app(props: &AppProps) -> Html {
         s
     });
     let d = state.dispatcher();
-    // After every render: close the pending performance measure once the figure answers the latest edit
-    // (see perf.rs).
-    let current = state.figures_current();
-    use_effect(move || super::perf::rendered(current));
-    // The address bar always holds the current view.
-    let link = super::json::encode_view(&state.view());
-    use_effect_with(link.clone(), |link| {
-        if let Some(link) = link {
-            browser::set_hash(link);
-        }
-    });
-    let link = link.unwrap_or_default();
     // Every pane whose latest request has not been sent yet sends it to the analysis engine; the replies come
-    // back as actions.
+    // back as actions. Sent from the render itself, before the page is reconciled and painted, so that the
+    // worker computes while the main thread draws the edit.
     {
         let engine = use_mut_ref(|| Engine::new(props.local.clone()));
         let sent = use_mut_ref(Vec::<u64>::new);
@@ -607,9 +647,7 @@ pub fn app(props: &AppProps) -> Html {
             .filter(|(k, p)| p.busy && sent.borrow().get(*k) != Some(&p.request))
             .map(|(k, p)| (k, p.to_request(state.all_warps)))
             .collect();
-        let ids: Vec<u64> = due.iter().map(|(_, r)| r.id).collect();
-        let d = d.clone();
-        use_effect_with(ids, move |_| {
+        if !due.is_empty() {
             let deliver: super::engine::Deliver = {
                 let d = d.clone();
                 Rc::new(move |pane, reply| d.dispatch(Action::Engine(pane, reply)))
@@ -624,8 +662,22 @@ pub fn app(props: &AppProps) -> Html {
                 }
                 engine.borrow().send(k, req, Rc::clone(&deliver));
             }
-        });
+        }
     }
+    // After every render: close the pending performance measure once the figure answers the latest edit
+    // (see perf.rs).
+    let current = state.figures_current();
+    use_effect(move || super::perf::rendered(current));
+    // The address bar always holds the current view: encoded only when the view changes, and written once the
+    // panes are answered (history.replaceState costs a couple of milliseconds, kept off the edit's path).
+    let link = (*use_memo(state.view(), super::json::encode_view)).clone();
+    let settled = !state.panes.iter().any(|p| p.busy);
+    use_effect_with((link.clone(), settled), |(link, settled)| {
+        if let (Some(link), true) = (link, settled) {
+            browser::set_hash(link);
+        }
+    });
+    let link = link.unwrap_or_default();
     // ?lab=NAME loads labs/NAME.toml from the site (or any URL), with the progress saved in this browser.
     {
         let d = d.clone();

@@ -25,6 +25,8 @@ pub struct Pane {
     pub scenario: Scenario,
     /// The block size as typed (kept while it does not parse).
     pub block_text: String,
+    /// The grid size as typed (kept while it does not parse).
+    pub grid_text: String,
     /// The `NAME=VALUE` settings as typed.
     pub sets_text: String,
     /// The preset last chosen, if the pattern still comes from it.
@@ -53,11 +55,13 @@ pub struct Pane {
 
 impl Pane {
     fn new(scenario: Scenario, request: u64) -> Pane {
+        let grid_text = block_text(scenario.grid);
         let block_text = block_text(scenario.block);
         let sets_text = scenario.sets.join(", ");
         Pane {
             scenario,
             block_text,
+            grid_text,
             sets_text,
             preset: String::new(),
             result: None,
@@ -73,11 +77,11 @@ impl Pane {
         }
     }
 
-    /// Asks for a new analysis of the pane (as request `id`), unless the block size does not parse.
+    /// Asks for a new analysis of the pane (as request `id`), unless the block or grid size does not parse.
     fn rerun(&mut self, id: u64) {
-        match Dim3::parse(&self.block_text, "block") {
-            Ok(b) => self.scenario.block = b,
-            Err(e) => {
+        match (Dim3::parse(&self.block_text, "block"), Dim3::parse(&self.grid_text, "grid")) {
+            (Ok(b), Ok(g)) => (self.scenario.block, self.scenario.grid) = (b, g),
+            (Err(e), _) | (_, Err(e)) => {
                 self.error = Some(e);
                 return;
             }
@@ -272,6 +276,7 @@ impl State {
                     let mut pane = Pane::new(sc, id);
                     pane.preset = p.preset.clone();
                     pane.block_text = block_text(pane.scenario.block);
+                    pane.grid_text = block_text(pane.scenario.grid);
                     // The worker keeps the selection within the result.
                     pane.instr = p.instr;
                     pane.issue = p.issue;
@@ -352,6 +357,8 @@ pub enum Edit {
     Op(String),
     /// Block size text.
     Block(String),
+    /// The grid size as typed.
+    Grid(String),
     /// Pattern text.
     Text(String),
     /// Preset name.
@@ -428,10 +435,10 @@ impl Reducible for State {
                     }
                 }
                 let Some(pane) = s.panes.get_mut(p) else { return self };
-                let before = (pane.scenario.clone(), pane.block_text.clone());
+                let before = (pane.scenario.clone(), pane.block_text.clone(), pane.grid_text.clone());
                 apply(pane, edit);
                 // An edit that changes nothing (choosing the language already chosen) asks for nothing.
-                if (&pane.scenario, &pane.block_text) != (&before.0, &before.1) {
+                if (&pane.scenario, &pane.block_text, &pane.grid_text) != (&before.0, &before.1, &before.2) {
                     s.rerun(p);
                 }
                 s.step = None;
@@ -580,6 +587,7 @@ impl Edit {
             Edit::Lang(_) => "lang",
             Edit::Op(_) => "op",
             Edit::Block(_) => "block",
+            Edit::Grid(_) => "grid",
             Edit::Text(_) | Edit::Preset(_) | Edit::Fix(_) => "pattern",
             Edit::L1(_) => "l1",
             Edit::BankMode(_) => "bank_mode",
@@ -654,6 +662,7 @@ fn apply(pane: &mut Pane, edit: Edit) {
         }
         Edit::Op(v) => pane.scenario.op = v,
         Edit::Block(v) => pane.block_text = v,
+        Edit::Grid(v) => pane.grid_text = v,
         Edit::Text(v) => {
             pane.scenario.text = v;
             pane.preset.clear();
@@ -662,6 +671,7 @@ fn apply(pane: &mut Pane, edit: Edit) {
             if let Some(p) = crate::presets::find(&name) {
                 pane.scenario = p.scenario();
                 pane.block_text = block_text(p.block);
+                pane.grid_text = block_text(pane.scenario.grid);
                 pane.sets_text = pane.scenario.sets.join(", ");
                 pane.instr = 0;
                 pane.issue = 0;

@@ -53,6 +53,7 @@ async function stillWorks(page, problems, what) {
   await page.fill('#op', 'LDG.E.32');
   await page.fill('#block', '32');
   await page.fill('#pattern', '4*lane');
+  await settled(page);
   assert.equal(await page.locator('svg#figure').count(), 1, `${what}: the figure comes back`);
   assert.equal(await read(page, '#pane-a [data-metric="sectors"]'), '4', `${what}: the page still answers`);
   assert.deepEqual(problems, [], what);

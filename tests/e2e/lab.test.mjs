@@ -163,7 +163,7 @@ test('a copied link restores the exact view, and an embed link shows the figure 
   await fresh.waitForSelector('svg#figure');
   assert.equal(await fresh.locator('select#cc').inputValue(), '7.5');
   assert.equal(await fresh.locator('#step-label').textContent(), 'step 2 / 32');
-  assert.equal(await read(fresh, '#pane-a [data-metric="wavefronts"]'), '1024');
+  assert.equal(await read(fresh, '#pane-a [data-metric="wavefronts"]'), '1,024');
   await fresh.close();
 
   // The embed link: figure, metric line, minimal controls, and the way back to the full page.
