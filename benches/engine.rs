@@ -60,5 +60,14 @@ mod native {
         k.finish();
     }
 
-    criterion_group!(benches, bench);
+    /// The executor end to end on the tiled SGEMM block (lowering, running 32 warps, costing every issue):
+    /// compared with the same run in the browser (`tests/wasm_bench.rs`).
+    fn sgemm(c: &mut Criterion) {
+        let mut g = c.benchmark_group("sgemm");
+        g.sample_size(20);
+        g.bench_function("block N=1024", |b| b.iter(|| warpscope::workload::run_sgemm(black_box(1024), 1)));
+        g.finish();
+    }
+
+    criterion_group!(benches, bench, sgemm);
 }

@@ -340,6 +340,22 @@ fn count_fixed(cc: Cc, instr: &Instr, space: Space, addrs: &[u64; WARP_LANES], m
     let align_mask = !(size - 1);
     let mut c = Counts::default();
     let mut l = Lanes::EMPTY;
+    // A whole warp in its window and aligned (nearly every issue): the lanes in one pass the compiler can
+    // vectorise, with the checks as reductions.
+    if mask == u32::MAX {
+        let outside = space != Space::Global && addrs.iter().any(|&a| a.saturating_add(size) > limit);
+        let unaligned = addrs.iter().fold(0, |acc, &a| acc | (a & !align_mask));
+        if !outside && unaligned == 0 {
+            for k in 0..WARP_LANES {
+                l.lane[k] = k as u8;
+            }
+            l.addr = *addrs;
+            l.n = WARP_LANES;
+            c.parts[space as usize] =
+                Some(part(cc, instr, space, &mut l, cfg, &mut global::NoDetail, &mut shared::NoWaves));
+            return c;
+        }
+    }
     let mut m = mask;
     while m != 0 {
         let lane = m.trailing_zeros() as usize;

@@ -73,3 +73,19 @@ pub fn engine(cc: Cc, w: &Workload) -> u64 {
     }
     total
 }
+
+/// The tiled SGEMM block the speed targets are stated for: the `sgemm-tiled` preset (TILE 32, block 32x32)
+/// with `N` set, whole grid or one block. 2.2 million memory accesses per block at N = 1024.
+pub fn sgemm(n: u32, grid: u32) -> crate::scenario::Scenario {
+    let p = crate::presets::find("sgemm-tiled").unwrap_or_else(|| unreachable!("the preset exists"));
+    let mut sc = p.scenario();
+    sc.sets = vec![format!("N={n}")];
+    sc.grid = crate::launch::Dim3 { x: grid, y: grid, z: 1 };
+    sc
+}
+
+/// Runs [`sgemm`] and returns a checksum of its totals (so nothing is optimised away), or the error text.
+pub fn run_sgemm(n: u32, grid: u32) -> Result<u64, String> {
+    let r = sgemm(n, grid).run().map_err(|e| e.error.message)?;
+    Ok(r.instructions.iter().map(|i| i.warps + i.memory.as_ref().map_or(0, |m| m.sectors)).sum())
+}

@@ -45,3 +45,21 @@ fn grid_workload_in_the_browser() {
     );
     wasm_bindgen_test::console_log!("{msg}");
 }
+
+/// The executor on the tiled SGEMM block (N = 1024, block 32x32), as the page's analysis worker runs it:
+/// median of 15 runs after 10 warm-up runs. Compared with `cargo bench --bench engine -- sgemm` natively.
+#[wasm_bindgen_test]
+fn sgemm_block_in_the_browser() {
+    let mut check = 0u64;
+    for _ in 0..10 {
+        check = check.wrapping_add(warpscope::workload::run_sgemm(1024, 1).unwrap_or(0));
+    }
+    let mut t = Vec::new();
+    for _ in 0..15 {
+        let t0 = now();
+        check = check.wrapping_add(warpscope::workload::run_sgemm(1024, 1).unwrap_or(0));
+        t.push(now() - t0);
+    }
+    let min = t.iter().copied().fold(f64::INFINITY, f64::min);
+    wasm_bindgen_test::console_log!("wasm-bench sgemm_block_ms={:.2} min {min:.2} (checksum {check})", median(t));
+}

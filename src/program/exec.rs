@@ -64,6 +64,44 @@ struct Frame {
 /// The most frames a warp's reconvergence stack may hold; real control flow nests far less deeply.
 pub const MAX_STACK: usize = 4096;
 
+/// Whether all 32 lanes hold one value (a branch-free reduction).
+fn same_lanes(v: &[u64; 32]) -> bool {
+    v.iter().fold(0, |acc, &x| acc | (x ^ v[0])) == 0
+}
+
+/// `r[l] = f(x[l], y[l])` for every lane, with the operand kinds decided once, outside the loop.
+macro_rules! lanes2 {
+    ($r:ident, $x:expr, $y:expr, |$p:ident, $q:ident| $e:expr) => {
+        match ($x, $y) {
+            (L::R(a), L::R(b)) => {
+                for l in 0..32 {
+                    let ($p, $q) = (a[l], b[l]);
+                    $r[l] = $e;
+                }
+            }
+            (L::R(a), L::I(b)) => {
+                for l in 0..32 {
+                    let ($p, $q) = (a[l], b);
+                    $r[l] = $e;
+                }
+            }
+            (L::I(a), L::R(b)) => {
+                for l in 0..32 {
+                    let ($p, $q) = (a, b[l]);
+                    $r[l] = $e;
+                }
+            }
+            (L::I(a), L::I(b)) => {
+                let ($p, $q) = (a, b);
+                let v = $e;
+                for l in 0..32 {
+                    $r[l] = v;
+                }
+            }
+        }
+    };
+}
+
 /// One warp's state.
 pub struct Warp {
     /// The warp's index in the block.
@@ -73,6 +111,10 @@ pub struct Warp {
     exited: u32,
     stack: Vec<Frame>,
     regs: Vec<[u64; 32]>,
+    /// Registers whose 32 lanes hold one value (loop counters, block-wide values, a warp's row): read as
+    /// an immediate, so the operations on them run once instead of per lane. Checked at every whole-warp
+    /// write; a partial write clears it.
+    uniform: Vec<bool>,
     unk: Vec<u32>,
     why: Vec<u32>,
     preds: Vec<u32>,
@@ -120,6 +162,7 @@ impl Warp {
             exited: 0,
             stack: vec![Frame { pc: 0, mask: valid, rpc: NEVER }],
             regs: vec![[0; 32]; nr],
+            uniform: vec![true; nr],
             unk: vec![0; nr],
             why: vec![0; nr],
             preds: vec![0; np],
@@ -150,6 +193,7 @@ impl Warp {
     /// An operand without copying it.
     fn lanes(&self, s: Src) -> L<'_> {
         match s {
+            Src::Reg(r) if self.uniform[r as usize] => L::I(self.regs[r as usize][0]),
             Src::Reg(r) => L::R(&self.regs[r as usize]),
             Src::Imm(v) => L::I(v),
         }
@@ -181,14 +225,61 @@ impl Warp {
     }
 
     fn write(&mut self, dst: u32, vals: &Lanes, m: u32) {
+        self.uniform[dst as usize] = m == ALL && same_lanes(vals);
         let d = &mut self.regs[dst as usize];
         if m == ALL {
             *d = *vals;
         } else {
             for l in 0..32 {
-                if m >> l & 1 != 0 {
-                    d[l] = vals[l];
+                d[l] = if m >> l & 1 != 0 { vals[l] } else { d[l] };
+            }
+        }
+    }
+
+    /// `dst[l] = f(a[l], b[l])` for the lanes of `m`, computed in place: no lane array is built and copied
+    /// (two copies of 256 bytes per operation were a tenth of the run). An operand that is `dst` itself is
+    /// read from a copy taken first.
+    fn compute2(&mut self, dst: u32, a: Src, b: Src, m: u32, f: impl Fn(u64, u64) -> u64) {
+        let d = dst as usize;
+        // Uniform operands: one computation, and the result stays uniform when every lane takes it.
+        if let (L::I(p), L::I(q)) = (self.lanes(a), self.lanes(b)) {
+            let v = f(p, q);
+            let out = &mut self.regs[d];
+            if m == ALL {
+                *out = [v; 32];
+                self.uniform[d] = true;
+            } else {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = if m >> l & 1 != 0 { v } else { *o };
                 }
+                self.uniform[d] = false;
+            }
+            return;
+        }
+        self.uniform[d] = false;
+        let is_dst = |s: Src| matches!(s, Src::Reg(r) if r as usize == d);
+        let saved = if is_dst(a) || is_dst(b) { self.regs[d] } else { [0; 32] };
+        let uniform = &self.uniform;
+        let (below, rest) = self.regs.split_at_mut(d);
+        let Some((out, above)) = rest.split_first_mut() else { return };
+        let get = |s: Src| match s {
+            Src::Imm(v) => L::I(v),
+            Src::Reg(r) if uniform[r as usize] && r as usize != d => {
+                L::I(if (r as usize) < d { below[r as usize][0] } else { above[r as usize - d - 1][0] })
+            }
+            Src::Reg(r) if r as usize == d => L::R(&saved),
+            Src::Reg(r) if (r as usize) < d => L::R(&below[r as usize]),
+            Src::Reg(r) => L::R(&above[r as usize - d - 1]),
+        };
+        let (x, y) = (get(a), get(b));
+        if m == ALL {
+            lanes2!(out, x, y, |p, q| f(p, q));
+            self.uniform[d] = same_lanes(out);
+        } else {
+            let mut r = [0u64; 32];
+            lanes2!(r, x, y, |p, q| f(p, q));
+            for l in 0..32 {
+                out[l] = if m >> l & 1 != 0 { r[l] } else { out[l] };
             }
         }
     }
@@ -277,10 +368,6 @@ impl Warp {
                     let (ua, wa) = self.src_unk(*a);
                     let (ub, wb) = self.src_unk(*b);
                     let known = run & !(ua | ub);
-                    let r = bin_lanes(*op, *w, self.lanes(*a), self.lanes(*b), known).map_err(|lane| ExecError {
-                        span: inst.span,
-                        message: format!("division by zero in `{}` (lane {lane})", op.symbol()),
-                    })?;
                     let u = (ua | ub) & run;
                     let why = if ua & run != 0 { wa } else { wb };
                     if self.affine.is_some() {
@@ -289,14 +376,32 @@ impl Warp {
                             aff.bin(*op, *w, *dst, *a, *b, &x, &y, run);
                         }
                     }
-                    self.write(*dst, &r, run);
+                    // The common operations straight into the destination; the others (which may divide by
+                    // zero) through a checked copy.
+                    let mask = w.mask();
+                    match op {
+                        BinOp::Add => self.compute2(*dst, *a, *b, run, |x, y| x.wrapping_add(y) & mask),
+                        BinOp::Sub => self.compute2(*dst, *a, *b, run, |x, y| x.wrapping_sub(y) & mask),
+                        BinOp::Mul => self.compute2(*dst, *a, *b, run, |x, y| x.wrapping_mul(y) & mask),
+                        BinOp::And => self.compute2(*dst, *a, *b, run, |x, y| x & y & mask),
+                        BinOp::Or => self.compute2(*dst, *a, *b, run, |x, y| (x | y) & mask),
+                        BinOp::Xor => self.compute2(*dst, *a, *b, run, |x, y| (x ^ y) & mask),
+                        _ => {
+                            let r = bin_lanes(*op, *w, self.lanes(*a), self.lanes(*b), known).map_err(|lane| {
+                                ExecError {
+                                    span: inst.span,
+                                    message: format!("division by zero in `{}` (lane {lane})", op.symbol()),
+                                }
+                            })?;
+                            self.write(*dst, &r, run);
+                        }
+                    }
                     self.set_unk(*dst, run, u, why);
                     self.set_unk(*dst, unsure, unsure, gwhy);
                 }
                 Op::Index { dst, base, idx, bits, signed, scale } => {
                     let (ua, wa) = self.src_unk(*base);
                     let (ub, wb) = self.src_unk(*idx);
-                    let r = index_lanes(self.lanes(*base), self.lanes(*idx), *bits, *signed, *scale);
                     let u = (ua | ub) & run;
                     let why = if ua & run != 0 { wa } else { wb };
                     if self.affine.is_some() {
@@ -305,7 +410,10 @@ impl Warp {
                             aff.index(*dst, *base, *idx, &x, &y, *bits, *signed, *scale, run);
                         }
                     }
-                    self.write(*dst, &r, run);
+                    let (bits, signed, scale) = (*bits, *signed, *scale);
+                    self.compute2(*dst, *base, *idx, run, |b, i| {
+                        b.wrapping_add(conv(i, bits, signed).wrapping_mul(scale))
+                    });
                     self.set_unk(*dst, run, u, why);
                     self.set_unk(*dst, unsure, unsure, gwhy);
                 }
@@ -731,37 +839,6 @@ enum L<'a> {
     I(u64),
 }
 
-/// `r[l] = f(x[l], y[l])` for every lane, with the operand kinds decided once, outside the loop.
-macro_rules! lanes2 {
-    ($r:ident, $x:expr, $y:expr, |$p:ident, $q:ident| $e:expr) => {
-        match ($x, $y) {
-            (L::R(a), L::R(b)) => {
-                for l in 0..32 {
-                    let ($p, $q) = (a[l], b[l]);
-                    $r[l] = $e;
-                }
-            }
-            (L::R(a), L::I(b)) => {
-                for l in 0..32 {
-                    let ($p, $q) = (a[l], b);
-                    $r[l] = $e;
-                }
-            }
-            (L::I(a), L::R(b)) => {
-                for l in 0..32 {
-                    let ($p, $q) = (a, b[l]);
-                    $r[l] = $e;
-                }
-            }
-            (L::I(a), L::I(b)) => {
-                let ($p, $q) = (a, b);
-                let v = $e;
-                $r = [v; 32];
-            }
-        }
-    };
-}
-
 /// A two-operand operation on every lane; `Err(lane)` when a lane of `check` divides by zero.
 fn bin_lanes(op: BinOp, w: Width, x: L, y: L, check: u32) -> Result<Lanes, usize> {
     let mask = w.mask();
@@ -789,13 +866,6 @@ fn bin_lanes(op: BinOp, w: Width, x: L, y: L, check: u32) -> Result<Lanes, usize
         }
     }
     Ok(r)
-}
-
-/// `base + ext(idx) * scale` on every lane.
-fn index_lanes(base: L, idx: L, bits: u8, signed: bool, scale: u64) -> Lanes {
-    let mut r = [0u64; 32];
-    lanes2!(r, base, idx, |b, i| b.wrapping_add(conv(i, bits, signed).wrapping_mul(scale)));
-    r
 }
 
 /// A comparison on every lane, as a lane mask.
