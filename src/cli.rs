@@ -182,6 +182,10 @@ struct InputArgs {
     /// Run every block of the grid, none counted as equivalent to another (slower; checks the shortcut).
     #[arg(long)]
     every_block: bool,
+    /// The kernel to analyse when the input has several: its name (`reduce4`, `reduce4<int,256>`) or mangled
+    /// symbol. Default: the first. The result says which ran and lists the others.
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
     /// Stop a run that takes longer than this many seconds (default 60).
     #[arg(long, value_name = "SECONDS")]
     max_seconds: Option<f64>,
@@ -445,6 +449,9 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
         sc.block_idx = Some(parse_block_idx(b)?);
     }
     sc.every_block |= a.every_block;
+    if let Some(k) = &a.kernel {
+        sc.kernel = Some(k.clone());
+    }
     if let Some(t) = a.max_seconds {
         if !(t > 0.0 && t.is_finite()) {
             return Err(format!("--max-seconds {t}: give a positive number of seconds"));

@@ -42,6 +42,9 @@ pub struct Scenario {
     pub every_block: bool,
     /// Limits on time and memory.
     pub limits: Limits,
+    /// Which kernel of a listing or file with several to run (`--kernel`); the first when `None`.
+    #[serde(default)]
+    pub kernel: Option<String>,
 }
 
 impl Default for Scenario {
@@ -59,6 +62,7 @@ impl Default for Scenario {
             block_idx: None,
             every_block: false,
             limits: Limits::default(),
+            kernel: None,
         }
     }
 }
@@ -141,7 +145,15 @@ impl Scenario {
         };
         let vars = self.vars()?;
         let mut launch = self.launch()?;
-        let source = Source { lang: self.lang, text: &self.text, op, launch, vars: &vars };
+        let source = Source {
+            lang: self.lang,
+            text: &self.text,
+            op,
+            launch,
+            vars: &vars,
+            kernel: self.kernel.as_deref(),
+            cc: self.cc,
+        };
         let lowered = pattern::lower(&source).map_err(|error| ScenarioError { field: Field::Pattern, error })?;
         if let Some(block) = lowered.block {
             launch = Launch::new(block, self.grid)

@@ -194,6 +194,12 @@ pub struct ProgramResult {
     pub blocks: BlockStats,
     /// One entry per memory instruction, in program order.
     pub instructions: Vec<InstrResult>,
+    /// The kernel that ran, when the input had named kernels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// Notes about the whole program: which of several kernels ran, the parameter values it assumed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
 }
 
 /// Nsight Compute's word for a space.
@@ -393,7 +399,7 @@ impl<'a> Collector<'a> {
             // An instruction no lane reached is not listed.
             .filter(|r| r.warps > 0)
             .collect();
-        ProgramResult { cc: self.cc, launch, blocks, instructions }
+        ProgramResult { cc: self.cc, launch, blocks, instructions, kernel: None, notes: Vec::new() }
     }
 }
 
@@ -610,7 +616,10 @@ impl Analysis {
         let mut c = Collector::new(self.cc, &self.config, &self.program.sites, self.lane_mask, listed, several);
         let launch = Launch { block_idx: listed, ..self.launch };
         let stats = grid::run(&self.program, &launch, blocks, &mut c, control, self.max_memory_bytes)?;
-        Ok(c.finish(launch, stats))
+        let mut r = c.finish(launch, stats);
+        r.kernel = self.program.kernel.clone();
+        r.notes = self.program.notes.clone();
+        Ok(r)
     }
 
     /// The addresses of pass `pass` of warp `warp` at memory instruction `instr` (in program order), in the
@@ -689,6 +698,12 @@ impl ProgramResult {
             self.instructions.len(),
             if self.instructions.len() == 1 { "" } else { "s" }
         );
+        if let Some(k) = &self.kernel {
+            let _ = writeln!(out, "kernel {k}");
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "note [{}]: {}", n.id, n.text);
+        }
         for (i, r) in self.instructions.iter().enumerate() {
             let _ = writeln!(out, "\n#{} line {}: {}", i + 1, r.line, r.text);
             let _ = writeln!(

@@ -219,7 +219,10 @@ fn cuda_errors_name_their_position() {
         run(Lang::Cuda, "float *p;\nfloat x = p[threadIdx.x] /* open\n").err(),
         "2:26: unterminated `/*` comment"
     );
+    // An integer parameter takes the launch's thread count (MODEL.md section I); a float one has no default.
     let kernel = "__global__ void k(float *in, int n) {\n  if (threadIdx.x < n) in[threadIdx.x] = 0;\n}\n";
+    assert_eq!(run(Lang::Cuda, kernel).ok().instructions[0].warps, 1);
+    let kernel = "__global__ void k(float *in, float n) {\n  if (threadIdx.x < n) in[threadIdx.x] = 0;\n}\n";
     assert_eq!(
         run(Lang::Cuda, kernel).err(),
         "2:7: the condition depends on the parameter `n`, which has no value (give it one with --set n=VALUE)"

@@ -6,6 +6,7 @@ pub mod cexpr;
 pub mod cuda;
 pub mod expr;
 pub mod lex;
+pub mod params;
 pub mod sass;
 
 use crate::access::{Instr, LaneSet, WarpAddrs, WARP_LANES};
@@ -209,6 +210,10 @@ pub struct Source<'a> {
     pub launch: Launch,
     /// `--set` values: variables, registers (`R4`, `UR4`) and constant-bank words (`c[0x0][0x160]`).
     pub vars: &'a Vars,
+    /// The kernel to run, for listings with several (`--kernel`).
+    pub kernel: Option<&'a str>,
+    /// The compute capability the program runs on.
+    pub cc: crate::arch::Cc,
 }
 
 /// A lowered pattern: the program, and the block size the pattern itself implies (address lists give one
@@ -226,7 +231,12 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
     let program = match src.lang {
         Lang::Expr => expr_program(src)?,
         Lang::Cuda => cuda::lower(src.text, src.launch, src.vars)?,
-        Lang::Sass => sass::lower(src.text, src.launch, src.vars)?,
+        Lang::Sass => sass::lower(
+            src.text,
+            src.launch,
+            src.vars,
+            sass::Options { kernel: src.kernel, sm: u32::from(src.cc.major) * 10 + u32::from(src.cc.minor) },
+        )?,
         Lang::Addresses => {
             let (program, block) = addresses::lower(src.text, src.op.clone())?;
             return Ok(Lowered { program, block: Some(block) });

@@ -17,13 +17,16 @@
 //! `c[0x0][0x20]` / `c[0x0][0x28]` the initial stack pointer (local offset 0xfffc00), as on current GPUs.
 
 use super::expr::Vars;
+use super::params;
 use super::{InputError, Span};
 use crate::access::Instr;
 use crate::engine::DEFAULT_SHARED_WINDOW;
 use crate::launch::Launch;
 use crate::program::{
-    exec, BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, Site, Special, Src, Width,
+    exec, BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, Special, Src, UnOp,
+    Width,
 };
+use crate::report::Note;
 use std::collections::HashMap;
 
 /// The initial stack pointer the defaults put in `c[0x0][0x20]` and `c[0x0][0x28]`: a local-window offset.
@@ -65,6 +68,38 @@ pub fn cbank_key(bank: u32, offset: u32) -> String {
     format!("c[{bank:#x}][{offset:#x}]")
 }
 
+/// Parses `c[0x0][R0+0x8]`, `c[0x0][RZ]` or `c[0x0][R2-0x4]` (an indexed constant read), or says why not.
+fn parse_cbank_indexed(t: &str) -> Option<Result<Operand, String>> {
+    let rest = t.strip_prefix('c').or_else(|| t.strip_prefix('C'))?.trim_start().strip_prefix('[')?;
+    let (bank, rest) = rest.split_once(']')?;
+    let bank = parse_u32(bank)?;
+    let inner = rest.trim_start().strip_prefix('[')?.strip_suffix(']')?;
+    let normal = inner.replace(' ', "").replace('-', "+-");
+    let mut reg = None;
+    let mut off: i64 = 0;
+    let mut seen_reg = false;
+    for term in normal.split('+').filter(|s| !s.is_empty()) {
+        match parse_reg(term) {
+            Some(Operand::Reg { idx, neg: false, not: false, abs: false, .. }) if !seen_reg => {
+                reg = idx;
+                seen_reg = true;
+            }
+            _ => match parse_u32(term) {
+                Some(v) => off += i64::from(v as i32),
+                None => return Some(Err(format!("`{t}`: expected c[BANK][Rn+OFFSET]"))),
+            },
+        }
+    }
+    if !seen_reg {
+        return None;
+    }
+    let off = u32::try_from(off).ok().filter(|&o| o < CBANK_BYTES);
+    Some(match off {
+        Some(off) => Ok(Operand::CBankIdx { bank, reg, off }),
+        None => Err(format!("`{t}`: the offset is outside the 64 KB constant bank")),
+    })
+}
+
 fn parse_u32(t: &str) -> Option<u32> {
     let t = t.trim();
     let (neg, t) = match t.strip_prefix('-') {
@@ -94,20 +129,49 @@ fn wide_var(vars: &Vars, key: &str, below: Option<String>) -> Option<u32> {
 /// A value, or why it is unknown.
 #[derive(Clone, Debug, PartialEq)]
 enum Operand {
-    Reg { idx: Option<u32>, neg: bool, not: bool, abs: bool, wide: bool, cc: bool },
+    Reg {
+        idx: Option<u32>,
+        neg: bool,
+        not: bool,
+        abs: bool,
+        wide: bool,
+        cc: bool,
+    },
     UReg(Option<u32>),
-    Pred { idx: Option<u32>, not: bool, uniform: bool },
+    Pred {
+        idx: Option<u32>,
+        not: bool,
+        uniform: bool,
+    },
     Imm(u32),
     FImm(f64),
-    CBank(u32, u32),
+    /// `c[bank][offset]`, possibly negated (`-c[0x0][0xc]`) or inverted.
+    CBank {
+        bank: u32,
+        off: u32,
+        neg: bool,
+        not: bool,
+    },
+    /// `c[bank][Rn + offset]`: a constant word at a register's offset (`LDC R6, c[0x0][R0+0x8]`).
+    CBankIdx {
+        bank: u32,
+        reg: Option<u32>,
+        off: u32,
+    },
     Special(String),
-    Mem { base: Option<(Option<u32>, bool)>, ubase: Option<Option<u32>>, offset: i64 },
+    Mem {
+        base: Option<(Option<u32>, bool)>,
+        ubase: Option<Option<u32>>,
+        offset: i64,
+    },
     Other,
 }
 
 #[derive(Clone, Debug)]
 struct Line {
     no: usize,
+    /// The `/*0040*/` address in front of it (addresses restart in each function).
+    addr: Option<u64>,
     guard: Option<(Option<u32>, bool)>,
     opcode: String,
     mods: Vec<String>,
@@ -176,9 +240,16 @@ fn parse_operand(t: &str) -> Result<Operand, String> {
     if let Some(r) = parse_reg(t) {
         return Ok(r);
     }
-    if let Some((b, o)) = parse_cbank(t) {
-        check_cbank(b, o)?;
-        return Ok(Operand::CBank(b, o));
+    {
+        let (neg, u) = t.strip_prefix('-').map_or((false, t), |r| (true, r.trim_start()));
+        let (not, u) = u.strip_prefix('~').map_or((false, u), |r| (true, r.trim_start()));
+        if let Some((bank, off)) = parse_cbank(u) {
+            check_cbank(bank, off)?;
+            return Ok(Operand::CBank { bank, off, neg, not });
+        }
+        if let Some(idx) = parse_cbank_indexed(u) {
+            return idx;
+        }
     }
     if t.to_ascii_uppercase().starts_with("SR_") || t.eq_ignore_ascii_case("SRZ") {
         return Ok(Operand::Special(t.to_ascii_uppercase()));
@@ -287,27 +358,112 @@ fn clean(line: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The instructions of a listing, with its labels and instruction addresses (branch targets).
+/// The instructions of a listing, with its labels, instruction addresses (branch targets) and functions.
 struct Listing {
     lines: Vec<Line>,
     /// Label name -> the index of the instruction after it.
     labels: HashMap<String, usize>,
-    /// `/*0040*/` address -> the index of its instruction.
-    addrs: HashMap<u64, usize>,
+    /// The functions, in listing order; a listing without headers is one unnamed function.
+    funcs: Vec<Func>,
+    /// The SASS architecture the header names (`EF_CUDA_SM90`, `code for sm_90`): 90.
+    arch: Option<u32>,
+}
+
+/// One function of a listing: a kernel, or a subroutine (`$__internal_0_$__cuda_sm70_shflsync_down`).
+#[derive(Clone, Debug)]
+pub struct Func {
+    /// The symbol as the listing spells it (mangled), or empty for a listing with no function header.
+    pub name: String,
+    /// The instructions `start..end` of the listing.
+    start: usize,
+    end: usize,
+    /// Whether it is a kernel (an entry point) rather than a subroutine.
+    pub entry: bool,
+    /// The 1-based line of its header or label.
+    pub line: usize,
+}
+
+/// The SM number of a `.headerflags` line (`EF_CUDA_SM90`, not the virtual arch) or of cuobjdump's
+/// `code for sm_90` / `arch = sm_90`.
+fn header_arch(t: &str) -> Option<u32> {
+    let tokens = t.split(|c: char| c.is_whitespace() || c == '"' || c == '(' || c == ')' || c == '@');
+    let mut prev = "";
+    for tok in tokens.filter(|x| !x.is_empty()) {
+        if let Some(n) = tok.strip_prefix("EF_CUDA_SM") {
+            if let Ok(v) = n.parse() {
+                return Some(v);
+            }
+        }
+        if let Some(n) = tok.strip_prefix("sm_") {
+            if matches!(prev, "for" | "=") {
+                if let Ok(v) = n.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse() {
+                    return Some(v);
+                }
+            }
+        }
+        prev = tok;
+    }
+    None
 }
 
 fn parse_lines(src: &str) -> Result<Listing, InputError> {
     let mut lines = Vec::new();
     let mut labels = HashMap::new();
-    let mut addrs = HashMap::new();
+    let mut funcs: Vec<Func> = Vec::new();
+    let mut arch = None;
+    // Symbols declared `.type NAME,@function` and those nvdisasm marks as entries (`STO_CUDA_ENTRY`).
+    let mut declared: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut entries: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut offset = 0usize;
+    let start_func = |funcs: &mut Vec<Func>, name: &str, at: usize, no: usize, entry: bool| {
+        if let Some(last) = funcs.last_mut() {
+            if last.start == at && last.name == name {
+                return;
+            }
+            last.end = at;
+        }
+        funcs.push(Func { name: name.to_string(), start: at, end: at, entry, line: no + 1 });
+    };
     for (no, raw) in src.split('\n').enumerate() {
         let line_start = offset;
         offset += raw.len() + 1;
         let cleaned = clean(raw);
         let t = cleaned.trim();
+        if arch.is_none() && (t.starts_with(".headerflags") || t.starts_with("code for") || t.starts_with("arch")) {
+            arch = header_arch(t);
+        }
+        if let Some(rest) = t.strip_prefix(".type") {
+            if let Some((name, kind)) = rest.split_once(',') {
+                if kind.trim() == "@function" {
+                    declared.insert(name.trim().to_string());
+                }
+            }
+        }
+        if let Some(rest) = t.strip_prefix(".other") {
+            if let Some((name, kind)) = rest.split_once(',') {
+                if kind.contains("STO_CUDA_ENTRY") {
+                    entries.insert(name.trim().to_string());
+                }
+            }
+        }
+        // cuobjdump: `Function : NAME` opens each kernel.
+        if let Some(rest) = t.strip_prefix("Function") {
+            if let Some(name) = rest.trim_start().strip_prefix(':') {
+                let name = name.trim();
+                start_func(&mut funcs, name, lines.len(), no, !name.starts_with('$'));
+                continue;
+            }
+        }
         if let Some(label) = t.strip_suffix(':') {
-            labels.insert(label.trim().to_string(), lines.len());
+            let label = label.trim();
+            // nvdisasm: `.text.NAME:` opens a kernel's section, `NAME:` a function declared with `.type`.
+            if let Some(name) = label.strip_prefix(".text.") {
+                start_func(&mut funcs, name, lines.len(), no, true);
+            } else if declared.contains(label) {
+                let entry = entries.contains(label) || (!label.starts_with('$') && entries.is_empty());
+                start_func(&mut funcs, label, lines.len(), no, entry);
+            }
+            labels.insert(label.to_string(), lines.len());
             continue;
         }
         if t.is_empty() || t.starts_with('.') {
@@ -319,9 +475,7 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
             .strip_prefix("/*")
             .and_then(|r| r.split_once("*/"))
             .and_then(|(h, _)| u64::from_str_radix(h.trim(), 16).ok());
-        if let Some(a) = addr {
-            addrs.insert(a, lines.len());
-        }
+
         let lead = cleaned.len() - cleaned.trim_start().len();
         let mut rest = t;
         let mut col = lead;
@@ -382,6 +536,7 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
         }
         lines.push(Line {
             no: no + 1,
+            addr,
             guard,
             opcode,
             mods,
@@ -398,7 +553,19 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
             ));
         }
     }
-    Ok(Listing { lines, labels, addrs })
+    if funcs.first().is_none_or(|f| f.start > 0) {
+        // Instructions before any header (or a listing with none): one unnamed function.
+        funcs.insert(0, Func { name: String::new(), start: 0, end: 0, entry: true, line: 1 });
+        if funcs.len() > 1 {
+            funcs[0].end = funcs[1].start;
+        }
+    }
+    if let Some(last) = funcs.last_mut() {
+        last.end = lines.len();
+    }
+    // Functions with no instructions (a kernel header with nothing after it) are dropped.
+    funcs.retain(|f| f.end > f.start || f.name.is_empty());
+    Ok(Listing { lines, labels, funcs, arch })
 }
 
 /// The IEEE half-precision bits of a number (round to nearest), for the `HFMA2.MMA Rd, -RZ, RZ, a, b` idiom
@@ -473,6 +640,14 @@ struct Lower<'a> {
     guard: Option<PredRef>,
     span: Span,
     no: usize,
+    /// The chosen kernel's parameters and their defaults.
+    params: Vec<(params::Param, Option<u64>)>,
+    /// Where they start in constant bank 0.
+    param_base: Option<u32>,
+    /// Why some parameters have no layout or default (added to their error).
+    param_note: String,
+    /// Memory sites by listing line (a subroutine inlined twice keeps one site).
+    sites: HashMap<usize, crate::program::SiteId>,
 }
 
 /// A 32-bit zero constant.
@@ -565,6 +740,11 @@ impl Lower<'_> {
         if let Some(v) = wide_var(self.vars, &key, off.checked_sub(4).map(|p| cbank_key(bank, p))) {
             return Src::Imm(u64::from(v));
         }
+        if bank == 0 {
+            if let Some(v) = self.param_word(off) {
+                return v;
+            }
+        }
         let l = &self.launch;
         let v = match (bank, off) {
             (0, 0x0) => Some(l.block.x),
@@ -580,6 +760,52 @@ impl Lower<'_> {
             Some(v) => Src::Imm(u64::from(v)),
             None => self.unknown(format!("the constant {key} has no value (give it one with --set {key}=VALUE)")),
         }
+    }
+
+    /// The 32-bit word at `off` of bank 0 when it holds kernel parameters: their defaults, or unknown naming the
+    /// parameter. `None` below the parameters.
+    fn param_word(&mut self, off: u32) -> Option<Src> {
+        let base = self.param_base?;
+        let rel = off.checked_sub(base)?;
+        let key = cbank_key(0, off);
+        let mut word = 0u64;
+        let mut missing = None;
+        let mut any = false;
+        for (p, v) in &self.params {
+            let (lo, hi) = (p.offset, p.offset + p.size);
+            if hi <= rel || lo >= rel + 4 {
+                continue;
+            }
+            any = true;
+            match v {
+                Some(v) => {
+                    for byte in rel.max(lo)..(rel + 4).min(hi) {
+                        let b = (v >> (8 * (byte - lo))) & 0xff;
+                        word |= b << (8 * (byte - rel));
+                    }
+                }
+                None => missing = Some(p.clone()),
+            }
+        }
+        if let Some(p) = missing {
+            return Some(self.unknown(format!(
+                "the constant {key} holds parameter {} (a `{}`), which has no default (give it one with --set {}=VALUE)",
+                p.index,
+                p.ty,
+                cbank_key(0, base + p.offset)
+            )));
+        }
+        if any {
+            return Some(Src::Imm(word));
+        }
+        let past = self.params.last().is_none_or(|(p, _)| rel >= p.offset + p.size);
+        if past && !self.param_note.is_empty() {
+            let note = self.param_note.clone();
+            return Some(self.unknown(format!(
+                "the constant {key} is a kernel parameter with no value: {note} (give it one with --set {key}=VALUE)"
+            )));
+        }
+        None
     }
 
     fn special(&mut self, name: &str) -> Src {
@@ -598,6 +824,24 @@ impl Lower<'_> {
             "SR_NCTAID.Z" => Some(Special::Nctaid(2)),
             "SR_LANEID" => Some(Special::Lane),
             "SR_WARPID" | "SR_VIRTID" => Some(Special::Warp),
+            // The block's rank in its cluster (sm_90 on): 0 for the one-block clusters of a plain launch.
+            "SR_CGACTAID" | "SR_CLUSTERCTARANK" => return ZERO,
+            "SR_LTMASK" | "SR_LEMASK" | "SR_GTMASK" | "SR_GEMASK" | "SR_EQMASK" => {
+                let d = self.tmp();
+                self.emit(Op::Special { dst: d, which: Special::Lane });
+                let bit = self.bin(BinOp::Shl, Width::W32, Src::Imm(1), Src::Reg(d));
+                let lt = self.bin(BinOp::Sub, Width::W32, bit, Src::Imm(1));
+                return match name {
+                    "SR_EQMASK" => bit,
+                    "SR_LTMASK" => lt,
+                    "SR_LEMASK" => self.bin(BinOp::Or, Width::W32, lt, bit),
+                    "SR_GEMASK" => self.bin(BinOp::Xor, Width::W32, lt, Src::Imm(0xFFFF_FFFF)),
+                    _ => {
+                        let le = self.bin(BinOp::Or, Width::W32, lt, bit);
+                        self.bin(BinOp::Xor, Width::W32, le, Src::Imm(0xFFFF_FFFF))
+                    }
+                };
+            }
             "SRZ" => return ZERO,
             _ => None,
         };
@@ -647,7 +891,19 @@ impl Lower<'_> {
             Operand::UReg(None) => ZERO,
             Operand::UReg(Some(i)) => Src::Reg(self.ureg(*i)),
             Operand::Imm(v) => Src::Imm(u64::from(*v)),
-            Operand::CBank(b, off) => self.cbank(*b, *off),
+            Operand::CBank { bank, off, neg, not } => {
+                let mut v = self.cbank(*bank, *off);
+                if *not {
+                    v = self.bin(BinOp::Xor, Width::W32, v, Src::Imm(0xFFFF_FFFF));
+                }
+                if *neg {
+                    v = self.bin(BinOp::Sub, Width::W32, ZERO, v);
+                }
+                v
+            }
+            Operand::CBankIdx { .. } => {
+                return Err(self.err(span, "a constant word at a register's offset is read only by LDC"));
+            }
             Operand::Special(s) => self.special(s),
             Operand::Pred { .. } => {
                 let p = self.pred_ref(o).unwrap_or(PredRef::TRUE);
@@ -665,7 +921,9 @@ impl Lower<'_> {
             Operand::Reg { idx: None, .. } | Operand::UReg(None) => return Ok(ZERO),
             Operand::Reg { idx: Some(i), .. } => (Src::Reg(self.reg(*i)), Src::Reg(self.reg(i + 1))),
             Operand::UReg(Some(i)) => (Src::Reg(self.ureg(*i)), Src::Reg(self.ureg(i + 1))),
-            Operand::CBank(b, off) => (self.cbank(*b, *off), self.cbank(*b, off + 4)),
+            Operand::CBank { bank, off, neg: false, not: false } => {
+                (self.cbank(*bank, *off), self.cbank(*bank, off + 4))
+            }
             _ => return self.val(o, span).map(|v| self.zext(v)),
         };
         Ok(self.join(lo, hi))
@@ -775,8 +1033,52 @@ fn has(l: &Line, m: &str) -> bool {
     l.mods.iter().any(|x| x == m)
 }
 
+/// The kernels of a SASS listing, in listing order: (mangled symbol, demangled name) for each entry function.
+/// An error when the text is not a listing.
+pub fn kernels(src: &str) -> Result<Vec<(String, String)>, InputError> {
+    let listing = parse_lines(src)?;
+    Ok(listing
+        .funcs
+        .iter()
+        .filter(|f| f.entry && !f.name.is_empty())
+        .map(|f| (f.name.clone(), params::signature(&f.name).map_or_else(|| f.name.clone(), |s| s.name)))
+        .collect())
+}
+
+/// `reduce4<int,256>` and `reduce4<int, (unsigned int)256>` compare equal: casts, spaces and `u` suffixes go.
+fn squash(t: &str) -> String {
+    let no_casts = t.replace("(unsigned int)", "").replace("(int)", "").replace("(unsigned long)", "");
+    no_casts.chars().filter(|c| !c.is_whitespace()).collect::<String>().replace("u>", ">").replace("u,", ",")
+}
+
+/// The kernel `wanted` names (as the user typed it: the mangled symbol, the demangled name, or the bare name
+/// when only one kernel has it).
+fn find_kernel<'a>(wanted: &str, kernels: &[&'a Func]) -> Option<&'a Func> {
+    let w = squash(wanted);
+    let demangled = |f: &Func| params::signature(&f.name).map_or_else(|| f.name.clone(), |s| s.name);
+    if let Some(f) = kernels.iter().find(|f| f.name == wanted || squash(&demangled(f)) == w) {
+        return Some(f);
+    }
+    let bare: Vec<&&Func> =
+        kernels.iter().filter(|f| squash(&demangled(f)).split('<').next() == Some(w.as_str())).collect();
+    match bare.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// What the SASS lowering needs besides the text.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'a> {
+    /// The kernel to run (`--kernel`): a mangled or demangled name; the first kernel when `None`.
+    pub kernel: Option<&'a str>,
+    /// The compute capability's SM number (80 for CC 8.0), for the parameter offsets when the listing's header
+    /// does not name its architecture.
+    pub sm: u32,
+}
+
 /// Lowers SASS into a program.
-pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputError> {
+pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Program, InputError> {
     if src.len() > super::lex::MAX_INPUT_BYTES {
         return Err(InputError::at(src, Span { start: 0, end: 1 }, "the input is larger than 1 MB"));
     }
@@ -789,6 +1091,21 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
             "no SASS instructions: paste lines such as `LDG.E.32 R0, [R2];`",
         ));
     }
+    let kernels: Vec<&Func> = listing.funcs.iter().filter(|f| f.entry).collect();
+    let chosen = match opts.kernel.map(str::trim).filter(|k| !k.is_empty()) {
+        Some(want) => find_kernel(want, &kernels).ok_or_else(|| {
+            let names: Vec<String> =
+                kernels.iter().map(|f| params::signature(&f.name).map_or_else(|| f.name.clone(), |s| s.name)).collect();
+            InputError::at(
+                src,
+                Span { start: 0, end: 1 },
+                format!("no kernel `{want}` in this listing (its kernels: {})", names.join(", ")),
+            )
+        })?,
+        None => kernels.first().copied().ok_or_else(|| {
+            InputError::at(src, Span { start: 0, end: 1 }, "this listing has no kernel, only subroutines")
+        })?,
+    };
     let mut lw = Lower {
         b: Builder::new(),
         src,
@@ -803,7 +1120,67 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
         guard: None,
         span: Span { start: 0, end: 1 },
         no: 0,
+        params: Vec::new(),
+        param_base: None,
+        param_note: String::new(),
+        sites: HashMap::new(),
     };
+    // Kernel parameters and their defaults.
+    let sm = listing.arch.unwrap_or(opts.sm);
+    lw.param_base = params::param_base(sm);
+    let sig = params::signature(&chosen.name);
+    let mut defaulted = Vec::new();
+    if let (Some(sig), Some(base)) = (&sig, lw.param_base) {
+        let values = params::defaults(&sig.params, &launch);
+        for (p, v) in sig.params.iter().zip(values) {
+            let key = cbank_key(0, base + p.offset);
+            if v.is_some() && !vars.contains_key(&key) {
+                defaulted.push(format!("{key} ({}, {}) = {}", p.index, p.ty, show_default(&p.kind, v.unwrap_or(0))));
+            }
+            lw.params.push((p.clone(), v));
+        }
+        if let Some((i, ty)) = &sig.unknown_layout {
+            lw.param_note = format!(
+                "parameter {i} of {} is a `{ty}`, whose layout warpscope does not know, so it and the parameters after it have no default",
+                sig.name
+            );
+        }
+    } else if sig.is_none() && !chosen.name.is_empty() && !params::CAN_DEMANGLE {
+        lw.param_note = "the page cannot read parameter types from kernel names yet (the command line can)".into();
+    } else if sig.is_none() && !chosen.name.is_empty() {
+        lw.param_note =
+            format!("the kernel name `{}` is not a mangled C++ name, so its parameter types are unknown", chosen.name);
+    } else if lw.param_base.is_none() {
+        lw.param_note = format!("warpscope does not know where sm_{sm} keeps kernel parameters");
+    }
+    if kernels.len() > 1 {
+        let names: Vec<String> =
+            kernels.iter().map(|f| params::signature(&f.name).map_or_else(|| f.name.clone(), |s| s.name)).collect();
+        let ran = params::signature(&chosen.name).map_or_else(|| chosen.name.clone(), |s| s.name);
+        lw.b.note(Note::new(
+            "sass-kernel",
+            format!(
+                "This listing has {} kernels ({}); this is {ran}. Choose another with --kernel NAME or the kernel menu.",
+                kernels.len(),
+                names.join(", ")
+            ),
+            "the listing's function headers",
+        ));
+    }
+    if !defaulted.is_empty() {
+        lw.b.note(Note::new(
+            "sass-param-defaults",
+            format!(
+                "Kernel parameters given defaults (pointers get their own 256-byte-aligned bases, as cudaMalloc gives; integers the launch's thread count): {}. Give other values with --set, e.g. --set {}=VALUE.",
+                defaulted.join("; "),
+                defaulted[0].split(' ').next().unwrap_or("c[0x0][0x160]")
+            ),
+            "MODEL.md section I: kernel parameters in SASS",
+        ));
+    }
+    if !chosen.name.is_empty() {
+        lw.b.set_kernel(params::signature(&chosen.name).map_or_else(|| chosen.name.clone(), |s| s.name));
+    }
     lw.cc = lw.b.reg();
     lw.lea_lo = lw.b.reg();
     // The start: every register and predicate the listing names gets its `--set` value or becomes unknown.
@@ -853,11 +1230,58 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
     lw.b.emit(Op::Unknown { dst: lw.cc, why: w }, None, start);
     let w = lw.b.why("no LEA.LO computed the low half of the address before");
     lw.b.emit(Op::Unknown { dst: lw.lea_lo, why: w }, None, start);
-    // One label per instruction, for branches.
-    let labels: Vec<Label> = (0..lines.len()).map(|_| lw.b.label()).collect();
     let end_label = lw.b.label();
-    for (k, l) in lines.iter().enumerate() {
-        lw.b.place(labels[k]);
+    let f = listing.funcs.iter().position(|f| std::ptr::eq(f, chosen)).unwrap_or(0);
+    body(&mut lw, &listing, f, None, 0)?;
+    lw.b.place(end_label);
+    Ok(lw.b.finish())
+}
+
+/// How a default shows in the note: pointers in hex.
+fn show_default(kind: &params::Kind, v: u64) -> String {
+    match kind {
+        params::Kind::Pointer => format!("{v:#x}"),
+        _ => v.to_string(),
+    }
+}
+
+/// Calls nest at most this deep (compiler-emitted subroutines call nothing further; recursion is refused).
+const MAX_CALL_DEPTH: usize = 8;
+
+/// Lowers function `f` of the listing. A call inlines its callee, whose returns branch to `ret` (the
+/// instruction after the call); a return in the kernel itself ends the thread.
+fn body(lw: &mut Lower, listing: &Listing, f: usize, ret: Option<Label>, depth: usize) -> R<()> {
+    let func = &listing.funcs[f];
+    let lines = &listing.lines;
+    let range = func.start..func.end;
+    // One label per instruction, for branches.
+    let labels: Vec<Label> = range.clone().map(|_| lw.b.label()).collect();
+    let fall_out = lw.b.label();
+    let target = |lw: &Lower, l: &Line| -> R<Label> {
+        let found = l.ops.iter().find_map(|(o, sp)| {
+            let raw = &lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())];
+            let name = raw.trim().trim_start_matches('`').trim_start_matches('(').trim_end_matches(')').trim();
+            let by_label = listing.labels.get(name).copied();
+            let by_addr = match o {
+                Operand::Imm(a) => range.clone().find(|&i| lines[i].addr == Some(u64::from(*a))),
+                _ => None,
+            };
+            by_label.or(by_addr)
+        });
+        match found {
+            Some(i) if range.contains(&i) => Ok(labels[i - range.start]),
+            Some(i) if i == range.end => Ok(fall_out),
+            Some(_) => {
+                Err(lw.err(l.span, format!("{}: the branch target is in another function of the listing", l.opcode)))
+            }
+            None => Err(
+                lw.err(l.span, format!("{}: the branch target is not a label or an address of this listing", l.opcode))
+            ),
+        }
+    };
+    for k in range.clone() {
+        let l = &lines[k];
+        lw.b.place(labels[k - range.start]);
         lw.guard = l.guard.map(|(idx, not)| match idx {
             None => PredRef { idx: None, neg: not },
             Some(i) => PredRef { idx: Some(lw.pred_reg(i, false)), neg: not },
@@ -865,31 +1289,12 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
         lw.span = l.span;
         lw.no = l.no;
         let mark = lw.b.temps_mark();
-        let target = |lw: &Lower, l: &Line| -> R<Label> {
-            let found = l.ops.iter().find_map(|(o, sp)| {
-                let raw = &lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())];
-                let name = raw.trim().trim_start_matches('`').trim_start_matches('(').trim_end_matches(')').trim();
-                let by_label = listing.labels.get(name).copied();
-                let by_addr = match o {
-                    Operand::Imm(a) => listing.addrs.get(&u64::from(*a)).copied(),
-                    _ => None,
-                };
-                by_label.or(by_addr)
-            });
-            match found {
-                Some(i) => Ok(labels.get(i).copied().unwrap_or(end_label)),
-                None => Err(lw.err(
-                    l.span,
-                    format!("{}: the branch target is not a label or an address of this listing", l.opcode),
-                )),
-            }
-        };
         if MEMORY_OPS.contains(&l.opcode.as_str()) {
-            memory(&mut lw, l, k)?;
+            memory(lw, l, k)?;
         } else {
             match l.opcode.as_str() {
                 "BRA" | "JMP" => {
-                    let t = target(&lw, l)?;
+                    let t = target(lw, l)?;
                     if has(l, "DIV") {
                         // BRA.DIV: taken when the warp's active lanes are not all of its live lanes.
                         let p = lw.b.pred();
@@ -906,12 +1311,13 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
                         "BRK" => "PBK",
                         _ => "PCNT",
                     };
-                    let found = lines[..k].iter().rev().find_map(|o| {
+                    let found = (range.start..k).rev().find_map(|j| {
+                        let o = &lines[j];
                         if o.opcode != opener {
                             return None;
                         }
-                        let t = target(&lw, o).ok()?;
-                        let at = labels.iter().position(|x| *x == t).unwrap_or(lines.len());
+                        let t = target(lw, o).ok()?;
+                        let at = labels.iter().position(|x| *x == t).map_or(range.end, |p| p + range.start);
                         (at > k).then_some(t)
                     });
                     match found {
@@ -931,21 +1337,66 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
                         lw.emit(Op::Bar);
                     }
                 }
-                "CALL" | "RET" | "BRX" | "JMX" | "BPT" => {
+                "CALL" => {
+                    // A direct call to a function of the listing runs inline; the instruction after the call is
+                    // where its RET comes back to (the compiler's calling convention puts that address in the
+                    // return register).
+                    let callee = l.ops.iter().find_map(|(_, sp)| {
+                        let raw = &lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())];
+                        let name =
+                            raw.trim().trim_start_matches('`').trim_start_matches('(').trim_end_matches(')').trim();
+                        listing.funcs.iter().position(|g| g.name == name && !name.is_empty())
+                    });
+                    let Some(g) = callee else {
+                        let c = lw.b.ctx(format!(
+                            "{} at line {} is reached: its target is not a function of this listing",
+                            l.opcode, l.no
+                        ));
+                        lw.emit(Op::Trap { ctx: c });
+                        lw.b.release(mark);
+                        continue;
+                    };
+                    if depth >= MAX_CALL_DEPTH {
+                        return Err(lw.err(l.span, format!("calls nest more than {MAX_CALL_DEPTH} deep (recursion?)")));
+                    }
+                    let back = lw.b.label();
+                    let skip = lw.guard.map(|g| PredRef { idx: g.idx, neg: !g.neg });
+                    if skip.is_some() {
+                        // A guarded call: lanes whose guard fails go straight on.
+                        lw.b.bra(back, skip, l.span);
+                    }
+                    let saved = lw.guard.take();
+                    body(lw, listing, g, Some(back), depth + 1)?;
+                    lw.guard = saved;
+                    lw.b.place(back);
+                }
+                "RET" => match ret {
+                    Some(back) => lw.b.bra(back, lw.guard, l.span),
+                    None => lw.emit(Op::Exit),
+                },
+                "BRX" | "JMX" | "BPT" => {
                     let c = lw.b.ctx(format!(
-                        "{} at line {} is reached: warpscope does not follow calls, returns or indirect branches",
+                        "{} at line {} is reached: warpscope does not follow indirect branches or breakpoints",
                         l.opcode, l.no
                     ));
                     lw.emit(Op::Trap { ctx: c });
                 }
                 op if NO_EFFECT.contains(&op) => {}
-                _ => execute(&mut lw, l)?,
+                _ => execute(lw, l)?,
             }
         }
         lw.b.release(mark);
     }
-    lw.b.place(end_label);
-    Ok(lw.b.finish())
+    lw.b.place(fall_out);
+    if let Some(back) = ret {
+        // Running off the end of a subroutine returns.
+        lw.b.bra(back, None, func_end_span(lines, &range));
+    }
+    Ok(())
+}
+
+fn func_end_span(lines: &[Line], range: &std::ops::Range<usize>) -> Span {
+    lines.get(range.end.saturating_sub(1)).map_or(Span { start: 0, end: 1 }, |l| l.span)
 }
 
 fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
@@ -999,10 +1450,23 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
         _ => None,
     };
     let store = instr.is_store();
-    let site = lw.b.site(
-        (k, 0),
-        Site { line: l.no, text: l.text.clone(), access: l.mem_text.clone(), instr: instr.clone(), notes: Vec::new() },
-    );
+    let site = match lw.sites.get(&k) {
+        Some(&site) => site,
+        None => {
+            let site = lw.b.site(
+                (k, 0),
+                Site {
+                    line: l.no,
+                    text: l.text.clone(),
+                    access: l.mem_text.clone(),
+                    instr: instr.clone(),
+                    notes: Vec::new(),
+                },
+            );
+            lw.sites.insert(k, site);
+            site
+        }
+    };
     let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", l.opcode));
     lw.emit(Op::Mem { site, addr, plg, ctx, data: None });
     if !store {
@@ -1053,7 +1517,7 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
                 _ => lw.unmodelled(l),
             }
         }
-        "ULDC" | "LDC" if matches!(op(1), Operand::CBank(..)) => {
+        "ULDC" | "LDC" if matches!(op(1), Operand::CBank { .. }) => {
             need(lw, 2)?;
             if has(l, "64") {
                 let v = lw.pair(&op(1), sp(1))?;
@@ -1165,6 +1629,24 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
                 let r = lw.bin(BinOp::Add, Width::W64, product, c);
                 let r = lw.bin(BinOp::Add, Width::W64, r, cin);
                 lw.set_pair(&dest, r);
+            } else if hi && !mul_only {
+                // IMAD.HI: the addend is the register pair {Rc+1, Rc}, and the result the high word of the
+                // 64-bit sum (ptxas zeroes Rc to add Rc+1 to the high half: the integer-division idiom).
+                let c = match &rest[2].0 {
+                    o @ Operand::Reg { neg: false, not: false, abs: false, .. } => lw.pair(o, rest[2].1)?,
+                    _ => {
+                        lw.unmodelled(l);
+                        return Ok(());
+                    }
+                };
+                let full = lw.bin(BinOp::Add, Width::W64, product, c);
+                let full = lw.bin(BinOp::Add, Width::W64, full, cin);
+                let r = lw.bin(BinOp::ShrU, Width::W64, full, Src::Imm(32));
+                if carry_out.is_some() || writes_cc {
+                    lw.unmodelled(l);
+                    return Ok(());
+                }
+                lw.set(&dest, r);
             } else {
                 let c = if mul_only {
                     ZERO
@@ -1316,12 +1798,6 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
         }
         "ISETP" | "UISETP" => {
             need(lw, 5)?;
-            if has(l, "EX") {
-                // The extended (64-bit) compare chains with the previous compare through its predicate
-                // input; warpscope does not follow that yet, so what it writes is unknown.
-                lw.unmodelled(l);
-                return Ok(());
-            }
             let cmp = match l.mods.first().map(String::as_str) {
                 Some("LT") => Cmp::Lt,
                 Some("LE") => Cmp::Le,
@@ -1338,7 +1814,34 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
             let b = lw.val(&op(3), sp(3))?;
             let c = lw.pred_ref(&op(4)).unwrap_or(PredRef::TRUE);
             let t = lw.b.pred();
-            lw.emit(Op::Setp { dst: t, cmp, signed, w: Width::W32, a, b });
+            if has(l, "EX") {
+                // The high words of a 64-bit compare: the low words' outcome (the same comparison, unsigned)
+                // arrives through the last predicate and decides when the high words are equal.
+                let Some(low) = lw.pred_ref(&op(5)) else {
+                    return Err(lw.err(l.span, "ISETP.EX needs the low words' predicate as its last operand"));
+                };
+                let eq = lw.b.pred();
+                lw.emit(Op::Setp { dst: eq, cmp: Cmp::Eq, signed, w: Width::W32, a, b });
+                let tie = lw.b.pred();
+                lw.emit(Op::PredLogic { dst: tie, op: PredOp::And, a: PredRef::of(eq), b: low });
+                match cmp {
+                    Cmp::Eq => {
+                        lw.emit(Op::PredLogic { dst: t, op: PredOp::And, a: PredRef::of(tie), b: PredRef::TRUE })
+                    }
+                    Cmp::Ne => lw.emit(Op::PredLogic { dst: t, op: PredOp::Or, a: PredRef::not(eq), b: low }),
+                    _ => {
+                        let strict = match cmp {
+                            Cmp::Ge | Cmp::Gt => Cmp::Gt,
+                            _ => Cmp::Lt,
+                        };
+                        let s = lw.b.pred();
+                        lw.emit(Op::Setp { dst: s, cmp: strict, signed, w: Width::W32, a, b });
+                        lw.emit(Op::PredLogic { dst: t, op: PredOp::Or, a: PredRef::of(s), b: PredRef::of(tie) });
+                    }
+                }
+            } else {
+                lw.emit(Op::Setp { dst: t, cmp, signed, w: Width::W32, a, b });
+            }
             let combine = if has(l, "OR") {
                 PredOp::Or
             } else if has(l, "XOR") {
@@ -1354,6 +1857,244 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
             }
         }
         "LEA" | "ULEA" => lea(lw, l)?,
+        "R2UR" => {
+            need(lw, 2)?;
+            let v = lw.val(&op(1), sp(1))?;
+            lw.set(&dest, v);
+        }
+        "LDC" | "ULDC" if matches!(op(1), Operand::CBankIdx { .. }) => {
+            let Operand::CBankIdx { bank, reg, off } = op(1) else { return Ok(()) };
+            match reg {
+                // `c[0x0][RZ]`: the register is zero, so this is the word at the offset.
+                None => {
+                    if has(l, "64") {
+                        let o = Operand::CBank { bank, off, neg: false, not: false };
+                        let v = lw.pair(&o, sp(1))?;
+                        lw.set_pair(&dest, v);
+                    } else {
+                        let v = lw.cbank(bank, off);
+                        lw.set(&dest, v);
+                    }
+                }
+                Some(r) => {
+                    let why = format!(
+                        "{} at line {} reads the constant bank at an offset in R{r}, which warpscope does not follow",
+                        l.opcode, l.no
+                    );
+                    let v = lw.unknown(why);
+                    if has(l, "64") {
+                        let v2 = lw.zext(v);
+                        lw.set_pair(&dest, v2);
+                    } else {
+                        lw.set(&dest, v);
+                    }
+                }
+            }
+        }
+        "IMNMX" | "VIMNMX" | "UIMNMX" => {
+            // IMNMX Rd, Ra, Rb, Pp: the minimum when Pp holds, else the maximum.
+            need(lw, 4)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let (a, b) = if has(l, "U32") { (lw.zext(a), lw.zext(b)) } else { (lw.sext(a), lw.sext(b)) };
+            let (min, max) = if has(l, "U32") { (BinOp::MinU, BinOp::MaxU) } else { (BinOp::MinS, BinOp::MaxS) };
+            let lo = lw.bin(min, Width::W64, a, b);
+            let hi = lw.bin(max, Width::W64, a, b);
+            match lw.pred_ref(&op(3)) {
+                Some(p) if p.idx.is_none() => lw.set(&dest, if p.neg { hi } else { lo }),
+                Some(p) => {
+                    let d = lw.tmp();
+                    lw.emit(Op::Sel { dst: d, p, a: lo, b: hi });
+                    lw.set(&dest, Src::Reg(d));
+                }
+                None => return Err(lw.err(sp(3), format!("{} needs a predicate as its last operand", l.opcode))),
+            }
+        }
+        "IABS" => {
+            need(lw, 2)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let s = lw.sext(a);
+            let n = lw.bin(BinOp::Sub, Width::W64, ZERO, s);
+            let m = lw.bin(BinOp::MaxS, Width::W64, s, n);
+            lw.set(&dest, m);
+        }
+        "POPC" | "UPOPC" | "BREV" | "UBREV" | "FLO" | "UFLO" => {
+            need(lw, 2)?;
+            let a = lw.val(&op(l.ops.len() - 1), sp(l.ops.len() - 1))?;
+            let f = match l.opcode.trim_start_matches('U') {
+                "POPC" => UnOp::Popc,
+                "BREV" => UnOp::Brev,
+                _ => UnOp::Flo { signed: !has(l, "U32") },
+            };
+            let d = lw.tmp();
+            lw.emit(Op::Un { f, dst: d, a });
+            let mut r = Src::Reg(d);
+            if f == (UnOp::Flo { signed: !has(l, "U32") }) && has(l, "SH") {
+                // FLO.SH: the shift that brings the bit to the top, 31 - position (0xffffffff stays).
+                let nf = lw.bin(BinOp::Xor, Width::W32, r, Src::Imm(31));
+                let none = lw.b.pred();
+                lw.emit(Op::Setp {
+                    dst: none,
+                    cmp: Cmp::Eq,
+                    signed: false,
+                    w: Width::W32,
+                    a: r,
+                    b: Src::Imm(0xFFFF_FFFF),
+                });
+                let s = lw.tmp();
+                lw.emit(Op::Sel { dst: s, p: PredRef::of(none), a: r, b: nf });
+                r = Src::Reg(s);
+            }
+            lw.set(&dest, r);
+        }
+        "I2F" | "I2FP" | "F2I" | "MUFU" => {
+            // The integer-division idiom: I2F.U32.RP, MUFU.RCP, F2I.FTZ.U32.TRUNC (f32 only).
+            let bad_width = l
+                .mods
+                .iter()
+                .any(|m| matches!(m.as_str(), "F64" | "S64" | "U64" | "F16" | "S16" | "U16" | "S8" | "U8"));
+            let f = match l.opcode.as_str() {
+                "MUFU" if has(l, "RCP") => Some(UnOp::Rcp),
+                "MUFU" => None,
+                "F2I"
+                    if !bad_width
+                        && (has(l, "TRUNC")
+                            || l.mods.iter().all(|m| !matches!(m.as_str(), "FLOOR" | "CEIL" | "RN" | "RM" | "RP"))) =>
+                {
+                    Some(UnOp::F2I { signed: !has(l, "U32") })
+                }
+                "I2F" | "I2FP" if !bad_width && !has(l, "RZ") && !has(l, "RM") => {
+                    Some(UnOp::I2F { signed: !has(l, "U32"), up: has(l, "RP") })
+                }
+                _ => None,
+            };
+            match f {
+                Some(f) => {
+                    need(lw, 2)?;
+                    let a = lw.val(&op(1), sp(1))?;
+                    let d = lw.tmp();
+                    lw.emit(Op::Un { f, dst: d, a });
+                    lw.set(&dest, Src::Reg(d));
+                }
+                None => lw.unmodelled(l),
+            }
+        }
+        "PRMT" | "UPRMT" => {
+            // PRMT Rd, Ra, sel, Rb: byte i of the result is byte sel[4i+2:4i] of {Rb, Ra} (Ra the low word),
+            // replicated from its sign bit when sel[4i+3] is set. A selector in a register is not followed.
+            need(lw, 4)?;
+            let sel = match op(2) {
+                Operand::Imm(v) if l.mods.iter().all(|m| m == "REUSE") => v,
+                _ => {
+                    lw.unmodelled(l);
+                    return Ok(());
+                }
+            };
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(3), sp(3))?;
+            let both = lw.join(a, b);
+            let mut out = ZERO;
+            for i in 0..4u64 {
+                let nib = u64::from(sel >> (4 * i)) & 0xf;
+                let byte = lw.bin(BinOp::ShrU, Width::W64, both, Src::Imm(8 * (nib & 7)));
+                let byte = lw.bin(BinOp::And, Width::W64, byte, Src::Imm(0xff));
+                let byte = if nib & 8 != 0 {
+                    // Sign replicate: 0xff when the byte's top bit is set.
+                    let top = lw.bin(BinOp::ShrU, Width::W64, byte, Src::Imm(7));
+                    lw.bin(BinOp::Mul, Width::W64, top, Src::Imm(0xff))
+                } else {
+                    byte
+                };
+                let placed = lw.bin(BinOp::Shl, Width::W64, byte, Src::Imm(8 * i));
+                out = lw.bin(BinOp::Or, Width::W64, out, placed);
+            }
+            lw.set(&dest, out);
+        }
+        "PLOP3" | "UPLOP3" => {
+            // PLOP3.LUT Pd, Pq, Pa, Pb, Pc, lut, lut2: Pd = lut(Pa, Pb, Pc) (Pq from the second table).
+            need(lw, 6)?;
+            let (Some(pa), Some(pb), Some(pc)) = (lw.pred_ref(&op(2)), lw.pred_ref(&op(3)), lw.pred_ref(&op(4))) else {
+                lw.unmodelled(l);
+                return Ok(());
+            };
+            let bits: Vec<Src> = [pa, pb, pc]
+                .iter()
+                .map(|p| {
+                    let d = lw.tmp();
+                    lw.emit(Op::PredToReg { dst: d, p: *p });
+                    Src::Reg(d)
+                })
+                .collect();
+            for (k, table) in [(0usize, op(5)), (1, op(6))] {
+                let Operand::Imm(lut) = table else { continue };
+                let mut out = ZERO;
+                for t in 0..8u32 {
+                    if lut & (1 << t) != 0 {
+                        let pick = |lw: &mut Lower, v: Src, on: bool| {
+                            if on {
+                                v
+                            } else {
+                                lw.bin(BinOp::Xor, Width::W32, v, Src::Imm(1))
+                            }
+                        };
+                        let x = pick(lw, bits[0], t & 4 != 0);
+                        let y = pick(lw, bits[1], t & 2 != 0);
+                        let z = pick(lw, bits[2], t & 1 != 0);
+                        let v = lw.bin(BinOp::And, Width::W32, x, y);
+                        let v = lw.bin(BinOp::And, Width::W32, v, z);
+                        out = lw.bin(BinOp::Or, Width::W32, out, v);
+                    }
+                }
+                lw.set(&op(k), out);
+            }
+        }
+        "VOTE" | "VOTEU" => {
+            // VOTE.ANY|ALL|EQ Rd, Pd, Pp: Rd the ballot of Pp over the running lanes, Pd the vote.
+            let Some(p) = l.ops.last().and_then(|(o, _)| lw.pred_ref(o)) else {
+                return Err(lw.err(l.span, format!("{} needs a predicate to vote on", l.opcode)));
+            };
+            let reg =
+                l.ops.iter().position(|(o, _)| matches!(o, Operand::Reg { idx: Some(_), .. } | Operand::UReg(Some(_))));
+            let pdst = l.ops.iter().take(l.ops.len() - 1).find_map(|(o, _)| match o {
+                Operand::Pred { idx: Some(i), uniform, .. } => Some(lw.pred_reg(*i, *uniform)),
+                _ => None,
+            });
+            if has(l, "EQ") {
+                lw.unmodelled(l);
+                return Ok(());
+            }
+            let d = reg.map(|_| lw.tmp());
+            lw.emit(Op::Vote { dst: d, pdst, all: has(l, "ALL"), p });
+            if let (Some(k), Some(d)) = (reg, d) {
+                lw.set(&op(k), Src::Reg(d));
+            }
+        }
+        "SHFL" => {
+            // SHFL.mode Pd, Rd, Ra, b, c.
+            need(lw, 5)?;
+            let mode = if has(l, "IDX") {
+                ShflMode::Idx
+            } else if has(l, "UP") {
+                ShflMode::Up
+            } else if has(l, "DOWN") {
+                ShflMode::Down
+            } else if has(l, "BFLY") {
+                ShflMode::Bfly
+            } else {
+                return Err(lw.err(l.span, "SHFL needs a mode: .IDX, .UP, .DOWN or .BFLY"));
+            };
+            let a = lw.val(&op(2), sp(2))?;
+            let b = lw.val(&op(3), sp(3))?;
+            let c = lw.val(&op(4), sp(4))?;
+            let pdst = match op(0) {
+                Operand::Pred { idx: Some(i), uniform, .. } => Some(lw.pred_reg(i, uniform)),
+                _ => None,
+            };
+            let inactive = lw.b.why(format!("SHFL at line {} read a lane that is not running", l.no));
+            let d = lw.tmp();
+            lw.emit(Op::Shfl { mode, dst: d, pdst, a, b, c, inactive });
+            lw.set(&op(1), Src::Reg(d));
+        }
         _ => lw.unmodelled(l),
     }
     Ok(())

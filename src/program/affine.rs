@@ -197,7 +197,8 @@ impl Affine {
         }
     }
 
-    fn quiet(&self, s: Src, m: u32) -> bool {
+    /// Whether `s` depends on the block in none of the lanes of `m`.
+    pub fn quiet(&self, s: Src, m: u32) -> bool {
         match s {
             Src::Imm(_) => true,
             Src::Reg(r) => (self.dep[r as usize] | self.bad[r as usize]) & m == 0,
@@ -229,6 +230,37 @@ impl Affine {
         let d = dst as usize;
         self.dep[d] &= !m;
         self.bad[d] &= !m;
+    }
+
+    /// After `dst = f(srcs)` for a function that keeps no linear form: block-independent when every source is.
+    pub fn opaque(&mut self, dst: u32, srcs: &[Src], m: u32) {
+        if srcs.iter().all(|&s| self.quiet(s, m)) {
+            return self.clear(dst, m);
+        }
+        for l in lanes(m) {
+            let dep = srcs.iter().any(|&s| {
+                let (dep, bad, c) = self.get(s, l);
+                dep || bad || c != [0; 3]
+            });
+            self.put(dst, l, if dep { None } else { Some([0; 3]) });
+        }
+    }
+
+    /// After `dst[l] = a[src[l]]` (a shuffle whose source lanes do not depend on the block).
+    pub fn permute(&mut self, dst: u32, a: Src, src: &[u8; 32], m: u32) {
+        if self.quiet(a, u32::MAX) {
+            return self.clear(dst, m);
+        }
+        let from: Vec<(bool, [i64; 3])> = (0..32)
+            .map(|l| {
+                let (_, bad, c) = self.get(a, l);
+                (bad, c)
+            })
+            .collect();
+        for l in lanes(m) {
+            let (bad, c) = from[src[l] as usize];
+            self.put(dst, l, if bad { None } else { Some(c) });
+        }
     }
 
     /// After `dst = a`.

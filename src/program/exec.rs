@@ -709,6 +709,85 @@ impl Warp {
                         return Err(ExecError { span: inst.span, message: prog.ctxs[*ctx as usize].clone() });
                     }
                 }
+                Op::Un { f, dst, a } => {
+                    let (ua, wa) = self.src_unk(*a);
+                    let r: Lanes = match self.lanes(*a) {
+                        L::R(x) => std::array::from_fn(|l| f.apply(x[l])),
+                        L::I(v) => [f.apply(v); 32],
+                    };
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        aff.opaque(*dst, &[*a], run);
+                    }
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, ua, wa);
+                    self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Shfl { mode, dst, pdst, a, b, c, inactive } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    let (x, y, z) = (self.src(*a), self.src(*b), self.src(*c));
+                    let (ua, wa) = self.src_unk(*a);
+                    let (ub, wb) = self.src_unk(*b);
+                    let (uc, wc) = self.src_unk(*c);
+                    if (ub | uc) & run != 0 {
+                        let why = if ub & run != 0 { wb } else { wc };
+                        return Err(ExecError {
+                            span: inst.span,
+                            message: format!("the source lane of this shuffle depends on {}", prog.whys[why as usize]),
+                        });
+                    }
+                    let mut r = [0u64; 32];
+                    let mut inr = 0u32;
+                    let mut u = 0u32;
+                    let mut src = [0u8; 32];
+                    for l in 0..32 {
+                        if run >> l & 1 == 0 {
+                            continue;
+                        }
+                        let (j, ok) = mode.source(l as u32, y[l], z[l]);
+                        src[l] = j as u8;
+                        r[l] = x[j as usize];
+                        inr |= u32::from(ok) << l;
+                        // Reading a lane that does not take part is undefined (PTX ISA): unknown.
+                        if run >> j & 1 == 0 || ua >> j & 1 != 0 {
+                            u |= 1 << l;
+                        }
+                    }
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        if aff.quiet(*b, run) && aff.quiet(*c, run) {
+                            aff.permute(*dst, *a, &src, run);
+                        } else {
+                            aff.opaque(*dst, &[*a, *b, *c], run);
+                        }
+                    }
+                    // The reason: the value's own, or that its source lane was not running.
+                    let from_data = (0..32).any(|l| u >> l & 1 != 0 && ua >> src[l] & 1 != 0);
+                    self.write(*dst, &r, run);
+                    self.set_unk(*dst, run, u, if from_data { wa } else { *inactive });
+                    if let Some(p) = pdst {
+                        self.write_pred(*p, inr, run, 0, 0);
+                    }
+                }
+                Op::Vote { dst, pdst, all, p } => {
+                    if unsure != 0 {
+                        return Err(guard_err());
+                    }
+                    let (pv, pu, pw) = self.pred(*p);
+                    let ballot = pv & run;
+                    let unknown = if pu & run != 0 { run } else { 0 };
+                    if let Some(d) = dst {
+                        if let Some(aff) = self.affine.as_deref_mut() {
+                            aff.clear(*d, run);
+                        }
+                        self.write(*d, &[u64::from(ballot); 32], run);
+                        self.set_unk(*d, run, unknown, pw);
+                    }
+                    if let Some(q) = pdst {
+                        let v = if *all { ballot == run } else { ballot != 0 };
+                        self.write_pred(*q, if v { ALL } else { 0 }, run, unknown, pw);
+                    }
+                }
                 Op::Nop => {}
             }
             if let Some(f) = self.stack.last_mut() {

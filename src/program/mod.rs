@@ -409,8 +409,162 @@ pub enum Op {
         /// The message.
         ctx: CtxId,
     },
+    /// dst = f(a) in every lane (bit counts, float conversions).
+    Un {
+        /// The function.
+        f: UnOp,
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        a: Src,
+    },
+    /// dst = a from another lane of the warp (SASS `SHFL`, CUDA `__shfl_*_sync`); `pdst` is true where the
+    /// source lane was in range. A lane whose source lane is not running gets an unknown value.
+    Shfl {
+        /// The mode.
+        mode: ShflMode,
+        /// Destination.
+        dst: Reg,
+        /// Destination predicate (in range).
+        pdst: Option<Pred>,
+        /// The value.
+        a: Src,
+        /// The source lane or lane offset.
+        b: Src,
+        /// Clamp (bits 0-4) and segment mask (bits 8-12), as PTX packs them.
+        c: Src,
+        /// Why a lane whose source lane is not running gets no value.
+        inactive: WhyId,
+    },
+    /// A vote over the running lanes of the warp: `dst` gets the ballot (lanes where `p` holds) and `pdst`
+    /// whether all (or any) of them hold it.
+    Vote {
+        /// Destination for the ballot.
+        dst: Option<Reg>,
+        /// Destination predicate.
+        pdst: Option<Pred>,
+        /// `true` for ALL, `false` for ANY (for `pdst`).
+        all: bool,
+        /// The voted predicate.
+        p: PredRef,
+    },
     /// Nothing.
     Nop,
+}
+
+/// One-operand functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// Number of one bits of the low 32.
+    Popc,
+    /// Bit reverse of the low 32.
+    Brev,
+    /// Position of the highest one bit of the low 32 (signed: of the highest bit differing from the sign), or
+    /// 0xffffffff when there is none.
+    Flo {
+        /// Signed.
+        signed: bool,
+    },
+    /// An integer (low 32 bits, signed or not) to the bits of the nearest f32 (`up`: rounded towards +inf).
+    I2F {
+        /// Signed.
+        signed: bool,
+        /// Round towards +infinity (`.RP`), else to nearest.
+        up: bool,
+    },
+    /// The f32 reciprocal (correctly rounded) of the f32 bits of the low 32.
+    Rcp,
+    /// f32 bits to an integer, truncated towards zero and saturated.
+    F2I {
+        /// Signed.
+        signed: bool,
+    },
+}
+
+impl UnOp {
+    /// The function on one value.
+    pub fn apply(self, x: u64) -> u64 {
+        let w = x as u32;
+        let r = match self {
+            UnOp::Popc => w.count_ones(),
+            UnOp::Brev => w.reverse_bits(),
+            UnOp::Flo { signed } => {
+                let v = if signed && (w as i32) < 0 { !w } else { w };
+                if v == 0 {
+                    u32::MAX
+                } else {
+                    31 - v.leading_zeros()
+                }
+            }
+            UnOp::I2F { signed, up } => {
+                let exact = if signed { f64::from(w as i32) } else { f64::from(w) };
+                let mut f = exact as f32;
+                if up && f64::from(f) < exact {
+                    f = f32::from_bits(f.to_bits() + 1);
+                }
+                f.to_bits()
+            }
+            UnOp::Rcp => (1.0f32 / f32::from_bits(w)).to_bits(),
+            UnOp::F2I { signed } => {
+                let f = f32::from_bits(w);
+                if signed {
+                    (f as i32) as u32
+                } else {
+                    f as u32
+                }
+            }
+        };
+        u64::from(r)
+    }
+}
+
+/// How `Shfl` picks the source lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    /// lane - b.
+    Up,
+    /// lane + b.
+    Down,
+    /// lane ^ b.
+    Bfly,
+    /// b.
+    Idx,
+}
+
+impl ShflMode {
+    /// The source lane of `lane` and whether it is in range (PTX ISA, `shfl.sync`): `b` is the lane or
+    /// offset, `c` the packed clamp and segment mask.
+    pub fn source(self, lane: u32, b: u64, c: u64) -> (u32, bool) {
+        let bval = (b & 31) as i64;
+        let cval = (c & 31) as i64;
+        let mask = ((c >> 8) & 31) as i64;
+        let lane_i = i64::from(lane);
+        let max_lane = (lane_i & mask) | (cval & !mask);
+        let min_lane = lane_i & mask;
+        let (j, ok) = match self {
+            ShflMode::Up => {
+                let j = lane_i - bval;
+                (j, j >= max_lane)
+            }
+            ShflMode::Down => {
+                let j = lane_i + bval;
+                (j, j <= max_lane)
+            }
+            ShflMode::Bfly => {
+                let j = lane_i ^ bval;
+                (j, j <= max_lane)
+            }
+            ShflMode::Idx => {
+                let j = min_lane | (bval & !mask);
+                (j, j <= max_lane)
+            }
+        };
+        if ok && (0..32).contains(&j) {
+            (j as u32, true)
+        } else {
+            (lane, false)
+        }
+    }
 }
 
 /// An instruction: an operation, an optional guard predicate, and where it came from.
@@ -457,6 +611,10 @@ pub struct Program {
     /// For each instruction, where lanes that diverge at it (a conditional branch) meet again: the first
     /// instruction of its immediate post-dominator, or [`NEVER`] when they only meet at the exit.
     pub reconverge: Vec<u32>,
+    /// Notes about the whole program: which kernel of several ran, the defaults it assumed.
+    pub notes: Vec<crate::report::Note>,
+    /// The kernel's name, when the input named one.
+    pub kernel: Option<String>,
 }
 
 /// "The lanes meet again only when they exit."
@@ -484,6 +642,8 @@ pub struct Builder {
     labels: Vec<Option<u32>>,
     /// Instructions whose target is a label: (instruction, label).
     fixups: Vec<(usize, Label)>,
+    notes: Vec<crate::report::Note>,
+    kernel: Option<String>,
 }
 
 /// How sites are put in program order: the languages choose keys that sort that way.
@@ -493,6 +653,18 @@ impl Builder {
     /// An empty program.
     pub fn new() -> Builder {
         Builder::default()
+    }
+
+    /// Adds a note about the whole program (assumptions the language made, which kernel ran).
+    pub fn note(&mut self, note: crate::report::Note) {
+        if !self.notes.iter().any(|n| n.id == note.id) {
+            self.notes.push(note);
+        }
+    }
+
+    /// Names the kernel the program is.
+    pub fn set_kernel(&mut self, name: String) {
+        self.kernel = Some(name);
     }
 
     /// A new register.
@@ -668,6 +840,8 @@ impl Builder {
             whys: self.whys,
             ctxs: self.ctxs,
             reconverge,
+            notes: self.notes,
+            kernel: self.kernel,
         }
     }
 }
@@ -860,6 +1034,11 @@ impl Program {
                 Op::Exit => "exit".into(),
                 Op::Bar => "bar".into(),
                 Op::Trap { .. } => "trap".into(),
+                Op::Un { f, dst, a } => format!("r{dst} = {f:?} {}", src(a)),
+                Op::Shfl { mode, dst, a, b, c, .. } => {
+                    format!("r{dst} = shfl.{mode:?} {}, {}, {}", src(a), src(b), src(c))
+                }
+                Op::Vote { all, p, .. } => format!("vote.{} {}", if *all { "all" } else { "any" }, pred(p)),
                 Op::Nop => "nop".into(),
             };
             let _ = writeln!(out, "{k}: {guard}{body}");

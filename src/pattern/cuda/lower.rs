@@ -173,6 +173,8 @@ struct Lower<'a> {
     seq: usize,
     /// (continue, break) targets of the loops around.
     loops: Vec<(Label, Label)>,
+    /// Parameters that took a default value, as `name = value`.
+    defaulted: Vec<String>,
     /// Registers and predicates that may hold an unknown value at some point (a conservative, flow-blind
     /// guess made while emitting). A value that is surely known needs no check with a message of its own: the
     /// memory operation and the branch still stop on an unknown value, so skipping the check never lets a
@@ -638,7 +640,17 @@ impl<'a> Lower<'a> {
                     Binding::Var { ty: ty.clone(), val }
                 }
                 _ => {
-                    let v = self.vars.get(&*d.name).copied();
+                    let mut v = self.vars.get(&*d.name).copied();
+                    if v.is_none() && d.storage == Storage::Param {
+                        // An integer kernel parameter with no value: the launch's thread count (MODEL.md
+                        // section I), said in a note.
+                        if let Ty::Int { bytes, .. } = ty {
+                            let threads = u64::from(self.launch.threads()) * self.launch.grid.volume();
+                            let mask = if bytes >= 8 { u64::MAX } else { (1u64 << (8 * bytes)) - 1 };
+                            v = Some(i128::from(threads & mask));
+                            self.defaulted.push(format!("{} = {}", d.name, threads & mask));
+                        }
+                    }
                     let why = self.param_why(d);
                     self.new_var(&ty, d.span, |l, r, span| match v {
                         Some(v) => l.emit(Op::Mov { dst: r, a: Src::Imm(v as u64) }, span),
@@ -1698,8 +1710,20 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
         loops: Vec::new(),
         maybe_unknown: Vec::new(),
         maybe_unknown_pred: Vec::new(),
+        defaulted: Vec::new(),
     };
     let stmts = &ast.stmts;
     l.block(stmts)?;
+    if !l.defaulted.is_empty() {
+        let first = l.defaulted[0].split(' ').next().unwrap_or("n").to_string();
+        l.b.note(crate::report::Note::new(
+            "cuda-param-defaults",
+            format!(
+                "Integer kernel parameters given the launch's thread count: {}. Give other values with --set, e.g. --set {first}=VALUE.",
+                l.defaulted.join(", ")
+            ),
+            "MODEL.md section I: kernel parameters",
+        ));
+    }
     Ok(l.b.finish())
 }

@@ -1,0 +1,227 @@
+//! Kernel parameters: their layout, where each architecture keeps them, and the values a pasted kernel runs
+//! with when the user gives none.
+//!
+//! A SASS listing names its kernels by their mangled symbols (`_Z9vectorAddPKfS0_Pfi`), which carry the
+//! parameter types; the parameters sit in constant bank 0 in that order with C alignment, from an offset that
+//! depends on the architecture. Defaults (MODEL.md section I): each pointer its own 256-byte-aligned base, as
+//! `cudaMalloc` gives, and each integer the launch's thread count. Other parameters (floating point, structs)
+//! have no default: an address or branch that depends on one is an error that names it.
+
+use crate::launch::Launch;
+
+/// The first global base a pointer parameter gets by default; each further pointer starts
+/// [`super::cuda::GLOBAL_STRIDE`] later (the same bases the CUDA language gives its pointers).
+pub const POINTER_BASE: u64 = super::cuda::GLOBAL_BASE;
+
+/// What kind of value a parameter holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A pointer (or reference).
+    Pointer,
+    /// An integer (or `bool`), signed or not.
+    Int {
+        /// Signed.
+        signed: bool,
+    },
+    /// Anything else (floating point, a struct): no default.
+    Other,
+}
+
+/// One parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// 0-based position.
+    pub index: usize,
+    /// The type as the demangler spells it (`float const*`, `unsigned int`).
+    pub ty: String,
+    /// Bytes from the first parameter.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// Its kind.
+    pub kind: Kind,
+}
+
+/// The offset of the first kernel parameter in constant bank 0 for SASS architecture `sm` (75 for sm_75), as
+/// ptxas places it. Each value was read from the `EIATTR_PARAM_CBANK` attribute of cubins that ptxas 12.9
+/// built for that architecture, and the disassembly's `c[0x0][...]` operands agree (see the README's SASS
+/// section). Older architectures (sm_2x, sm_3x) cannot be built by the current toolchain: `None`.
+pub fn param_base(sm: u32) -> Option<u32> {
+    match sm {
+        50..=69 => Some(0x140),
+        70..=89 => Some(0x160),
+        90..=99 => Some(0x210),
+        100..=129 => Some(0x380),
+        _ => None,
+    }
+}
+
+/// Size and alignment of a parameter type, and its kind, from the demangled spelling; `None` for a type
+/// whose layout is not known here (a struct or vector type passed by value).
+fn layout(ty: &str) -> Option<(u32, Kind)> {
+    let t = ty.trim();
+    if t.ends_with('*') || t.ends_with('&') {
+        return Some((8, Kind::Pointer));
+    }
+    // Qualifiers do not change the layout.
+    let words: Vec<&str> = t.split_whitespace().filter(|w| !matches!(*w, "const" | "volatile")).collect();
+    let signed = !words.contains(&"unsigned");
+    let base: Vec<&str> = words.iter().copied().filter(|w| !matches!(*w, "unsigned" | "signed")).collect();
+    let int = |bytes: u32| Some((bytes, Kind::Int { signed }));
+    match base.as_slice() {
+        ["bool"] => Some((1, Kind::Int { signed: false })),
+        ["char"] => int(1),
+        ["short"] => int(2),
+        ["int"] | [] => int(4),
+        ["long"] | ["long", "long"] | ["__int64"] => int(8),
+        ["__int128"] => int(16),
+        ["wchar_t"] => int(4),
+        ["char16_t"] => Some((2, Kind::Int { signed: false })),
+        ["char32_t"] => Some((4, Kind::Int { signed: false })),
+        ["float"] => Some((4, Kind::Other)),
+        ["double"] => Some((8, Kind::Other)),
+        ["__half"] | ["half"] | ["__nv_bfloat16"] => Some((2, Kind::Other)),
+        _ => None,
+    }
+}
+
+/// Splits a demangled parameter list at top-level commas.
+fn split_top(list: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in list.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = list[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+/// A kernel's name and parameters, from its mangled symbol.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    /// The demangled name without its parameter list (`reduce4<int, (unsigned int)256>`).
+    pub name: String,
+    /// The parameters whose layout is known, in order: the list stops at the first whose layout is not.
+    pub params: Vec<Param>,
+    /// The first parameter whose layout is not known (its type), if any.
+    pub unknown_layout: Option<(usize, String)>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn demangle(symbol: &str) -> Option<String> {
+    cpp_demangle::Symbol::new(symbol).ok()?.demangle().ok()
+}
+
+/// The page's engine has no demangler yet (the size budget): names stay mangled and parameters get no defaults.
+#[cfg(target_arch = "wasm32")]
+fn demangle(_symbol: &str) -> Option<String> {
+    None
+}
+
+/// Whether kernel names can be demangled here (not yet in the page).
+pub const CAN_DEMANGLE: bool = cfg!(not(target_arch = "wasm32"));
+
+/// Demangles `symbol` (`_Z9vectorAddPKfS0_Pfi`) and lays out its parameters; `None` when the name is not a
+/// mangled C++ function (an `extern "C"` kernel carries no types).
+pub fn signature(symbol: &str) -> Option<Signature> {
+    if !symbol.starts_with("_Z") {
+        return None;
+    }
+    let text = demangle(symbol)?;
+    // The parameter list is the last top-level parenthesised group.
+    let close = text.rfind(')')?;
+    let mut depth = 0i32;
+    let mut open = None;
+    for (i, c) in text[..=close].char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
+    let head = text[..open].trim();
+    // Templates spell the return type first: `void reduce4<int, 256u>`.
+    let name = head.strip_prefix("void ").unwrap_or(head).to_string();
+    let list = &text[open + 1..close];
+    let mut params = Vec::new();
+    let mut unknown_layout = None;
+    let mut offset = 0u32;
+    for (index, ty) in split_top(list).into_iter().enumerate() {
+        if ty == "void" {
+            continue;
+        }
+        match layout(ty) {
+            Some((size, kind)) => {
+                offset = offset.div_ceil(size) * size;
+                params.push(Param { index, ty: ty.to_string(), offset, size, kind });
+                offset += size;
+            }
+            None => {
+                unknown_layout = Some((index, ty.to_string()));
+                break;
+            }
+        }
+    }
+    Some(Signature { name, params, unknown_layout })
+}
+
+/// The default value of each parameter that has one: pointers get successive bases, integers the launch's
+/// thread count.
+pub fn defaults(params: &[Param], launch: &Launch) -> Vec<Option<u64>> {
+    let threads = u64::from(launch.threads()) * launch.grid.volume();
+    let mut pointers = 0u64;
+    params
+        .iter()
+        .map(|p| match p.kind {
+            Kind::Pointer => {
+                let v = POINTER_BASE + pointers * super::cuda::GLOBAL_STRIDE;
+                pointers += 1;
+                Some(v)
+            }
+            Kind::Int { .. } => Some(if p.size < 8 { threads & ((1u64 << (8 * p.size)) - 1) } else { threads }),
+            Kind::Other => None,
+        })
+        .collect()
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_follow_c_alignment() {
+        // The offsets ptxas records for `k(const float*, float*, int, char, double, short, long long)` in
+        // EIATTR_KPARAM_INFO: 0x0, 0x8, 0x10, 0x14, 0x18, 0x20, 0x28.
+        let s = signature("_Z1kPKfPficdsx").expect("mangled");
+        let offs: Vec<u32> = s.params.iter().map(|p| p.offset).collect();
+        assert_eq!(offs, [0x0, 0x8, 0x10, 0x14, 0x18, 0x20, 0x28]);
+        assert_eq!(s.name, "k");
+        let s = signature("_Z7reduce6IiLj256ELb1EEvPT_S1_j").expect("mangled");
+        assert_eq!(s.name, "reduce6<int, (unsigned int)256, true>");
+        assert_eq!(s.params.len(), 3);
+        assert_eq!(s.params[2].kind, Kind::Int { signed: false });
+        let s = signature("_Z3fooP6float4S_").expect("mangled");
+        assert_eq!(s.params.len(), 1);
+        assert_eq!(s.unknown_layout, Some((1, "float4".to_string())));
+        assert_eq!(signature("vectorAdd"), None);
+    }
+}
