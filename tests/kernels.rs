@@ -232,6 +232,10 @@ fn the_compilers_unsigned_remainder_is_exact() {
         let set = format!("c[0x0][0x160]={d}");
         assert_eq!(one(text, &[&set]), (32, d.min(32)), "d = {d}");
     }
+    // Without `.TRUNC`, F2I rounds to nearest, which is not followed: an error naming it, never a guess.
+    let rounded = text.replace("F2I.FTZ.U32.TRUNC.NTZ", "F2I.FTZ.U32");
+    let e = sass(&rounded, "32", None, &["c[0x0][0x160]=3"]).run().expect_err("F2I without .TRUNC");
+    assert!(e.error.message.contains("written by F2I at line 6, which warpscope does not model"), "{e}");
 }
 
 #[test]

@@ -379,8 +379,13 @@ pub struct Func {
     end: usize,
     /// Whether it is a kernel (an entry point) rather than a subroutine.
     pub entry: bool,
-    /// The 1-based line of its header or label.
-    pub line: usize,
+}
+
+impl Func {
+    /// The name users know: demangled (`reduce4<int, (unsigned int)256>`), else the symbol as written.
+    pub fn shown(&self) -> String {
+        params::signature(&self.name).map_or_else(|| self.name.clone(), |s| s.name)
+    }
 }
 
 /// The SM number of a `.headerflags` line (`EF_CUDA_SM90`, not the virtual arch) or of cuobjdump's
@@ -415,14 +420,14 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
     let mut declared: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut entries: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut offset = 0usize;
-    let start_func = |funcs: &mut Vec<Func>, name: &str, at: usize, no: usize, entry: bool| {
+    let start_func = |funcs: &mut Vec<Func>, name: &str, at: usize, entry: bool| {
         if let Some(last) = funcs.last_mut() {
             if last.start == at && last.name == name {
                 return;
             }
             last.end = at;
         }
-        funcs.push(Func { name: name.to_string(), start: at, end: at, entry, line: no + 1 });
+        funcs.push(Func { name: name.to_string(), start: at, end: at, entry });
     };
     for (no, raw) in src.split('\n').enumerate() {
         let line_start = offset;
@@ -450,7 +455,7 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
         if let Some(rest) = t.strip_prefix("Function") {
             if let Some(name) = rest.trim_start().strip_prefix(':') {
                 let name = name.trim();
-                start_func(&mut funcs, name, lines.len(), no, !name.starts_with('$'));
+                start_func(&mut funcs, name, lines.len(), !name.starts_with('$'));
                 continue;
             }
         }
@@ -458,10 +463,10 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
             let label = label.trim();
             // nvdisasm: `.text.NAME:` opens a kernel's section, `NAME:` a function declared with `.type`.
             if let Some(name) = label.strip_prefix(".text.") {
-                start_func(&mut funcs, name, lines.len(), no, true);
+                start_func(&mut funcs, name, lines.len(), true);
             } else if declared.contains(label) {
                 let entry = entries.contains(label) || (!label.starts_with('$') && entries.is_empty());
-                start_func(&mut funcs, label, lines.len(), no, entry);
+                start_func(&mut funcs, label, lines.len(), entry);
             }
             labels.insert(label.to_string(), lines.len());
             continue;
@@ -555,7 +560,7 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
     }
     if funcs.first().is_none_or(|f| f.start > 0) {
         // Instructions before any header (or a listing with none): one unnamed function.
-        funcs.insert(0, Func { name: String::new(), start: 0, end: 0, entry: true, line: 1 });
+        funcs.insert(0, Func { name: String::new(), start: 0, end: 0, entry: true });
         if funcs.len() > 1 {
             funcs[0].end = funcs[1].start;
         }
@@ -1037,30 +1042,29 @@ fn has(l: &Line, m: &str) -> bool {
 /// An error when the text is not a listing.
 pub fn kernels(src: &str) -> Result<Vec<(String, String)>, InputError> {
     let listing = parse_lines(src)?;
-    Ok(listing
-        .funcs
-        .iter()
-        .filter(|f| f.entry && !f.name.is_empty())
-        .map(|f| (f.name.clone(), params::signature(&f.name).map_or_else(|| f.name.clone(), |s| s.name)))
-        .collect())
+    Ok(listing.funcs.iter().filter(|f| f.entry && !f.name.is_empty()).map(|f| (f.name.clone(), f.shown())).collect())
 }
 
 /// `reduce4<int,256>` and `reduce4<int, (unsigned int)256>` compare equal: casts, spaces and `u` suffixes go.
 fn squash(t: &str) -> String {
     let no_casts = t.replace("(unsigned int)", "").replace("(int)", "").replace("(unsigned long)", "");
-    no_casts.chars().filter(|c| !c.is_whitespace()).collect::<String>().replace("u>", ">").replace("u,", ",")
+    let chars: Vec<char> = no_casts.chars().filter(|c| !c.is_whitespace()).collect();
+    // An unsigned literal's `u` (`256u`) goes; a `u` in a name stays.
+    (0..chars.len())
+        .filter(|&i| !(chars[i] == 'u' && i > 0 && chars[i - 1].is_ascii_digit()))
+        .map(|i| chars[i])
+        .collect()
 }
 
 /// The kernel `wanted` names (as the user typed it: the mangled symbol, the demangled name, or the bare name
 /// when only one kernel has it).
 fn find_kernel<'a>(wanted: &str, kernels: &[&'a Func]) -> Option<&'a Func> {
     let w = squash(wanted);
-    let demangled = |f: &Func| params::signature(&f.name).map_or_else(|| f.name.clone(), |s| s.name);
-    if let Some(f) = kernels.iter().find(|f| f.name == wanted || squash(&demangled(f)) == w) {
+    if let Some(f) = kernels.iter().find(|f| f.name == wanted || squash(&f.shown()) == w) {
         return Some(f);
     }
     let bare: Vec<&&Func> =
-        kernels.iter().filter(|f| squash(&demangled(f)).split('<').next() == Some(w.as_str())).collect();
+        kernels.iter().filter(|f| squash(&f.shown()).split('<').next() == Some(w.as_str())).collect();
     match bare.as_slice() {
         [one] => Some(one),
         _ => None,
@@ -1094,8 +1098,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Pr
     let kernels: Vec<&Func> = listing.funcs.iter().filter(|f| f.entry).collect();
     let chosen = match opts.kernel.map(str::trim).filter(|k| !k.is_empty()) {
         Some(want) => find_kernel(want, &kernels).ok_or_else(|| {
-            let names: Vec<String> =
-                kernels.iter().map(|f| params::signature(&f.name).map_or_else(|| f.name.clone(), |s| s.name)).collect();
+            let names: Vec<String> = kernels.iter().map(|f| f.shown()).collect();
             InputError::at(
                 src,
                 Span { start: 0, end: 1 },
@@ -1154,9 +1157,8 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Pr
         lw.param_note = format!("warpscope does not know where sm_{sm} keeps kernel parameters");
     }
     if kernels.len() > 1 {
-        let names: Vec<String> =
-            kernels.iter().map(|f| params::signature(&f.name).map_or_else(|| f.name.clone(), |s| s.name)).collect();
-        let ran = params::signature(&chosen.name).map_or_else(|| chosen.name.clone(), |s| s.name);
+        let names: Vec<String> = kernels.iter().map(|f| f.shown()).collect();
+        let ran = chosen.shown();
         lw.b.note(Note::new(
             "sass-kernel",
             format!(
@@ -1179,7 +1181,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Pr
         ));
     }
     if !chosen.name.is_empty() {
-        lw.b.set_kernel(params::signature(&chosen.name).map_or_else(|| chosen.name.clone(), |s| s.name));
+        lw.b.set_kernel(chosen.shown());
     }
     lw.cc = lw.b.reg();
     lw.lea_lo = lw.b.reg();
@@ -1579,6 +1581,12 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
                         let n = lw.zext(n);
                         lw.bin(BinOp::Add, Width::W64, n, Src::Imm(1))
                     }
+                    Operand::CBank { bank, off, neg: true, not: false } if !x => {
+                        let c = lw.cbank(*bank, *off);
+                        let n = lw.bin(BinOp::Xor, Width::W32, c, Src::Imm(0xFFFF_FFFF));
+                        let n = lw.zext(n);
+                        lw.bin(BinOp::Add, Width::W64, n, Src::Imm(1))
+                    }
                     _ => {
                         let v = lw.val(o, *span)?;
                         lw.zext(v)
@@ -1956,13 +1964,8 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
             let f = match l.opcode.as_str() {
                 "MUFU" if has(l, "RCP") => Some(UnOp::Rcp),
                 "MUFU" => None,
-                "F2I"
-                    if !bad_width
-                        && (has(l, "TRUNC")
-                            || l.mods.iter().all(|m| !matches!(m.as_str(), "FLOOR" | "CEIL" | "RN" | "RM" | "RP"))) =>
-                {
-                    Some(UnOp::F2I { signed: !has(l, "U32") })
-                }
+                // Only the truncating form: without `.TRUNC` F2I rounds to nearest, which is not followed.
+                "F2I" if !bad_width && has(l, "TRUNC") => Some(UnOp::F2I { signed: !has(l, "U32") }),
                 "I2F" | "I2FP" if !bad_width && !has(l, "RZ") && !has(l, "RM") => {
                     Some(UnOp::I2F { signed: !has(l, "U32"), up: has(l, "RP") })
                 }
