@@ -146,7 +146,7 @@ enum FigureFormat {
 }
 
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("input").required(true).args(["addr", "cuda", "sass", "addresses", "preset"])))]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["addr", "cuda", "ptx", "sass", "addresses", "preset"])))]
 struct InputArgs {
     /// Compute capability: 2.0 3.0 3.5 3.7 5.0 5.2 6.0 6.1 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0 (default 8.0).
     #[arg(long, value_parser = Cc::parse)]
@@ -160,6 +160,9 @@ struct InputArgs {
     /// A CUDA snippet file (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     cuda: Option<String>,
+    /// A PTX file as `nvcc -ptx` or clang writes it (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    ptx: Option<String>,
     /// A SASS file as cuobjdump -sass prints it (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     sass: Option<String>,
@@ -419,6 +422,7 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     let inputs = [
         (&a.addr, Lang::Expr, false),
         (&a.cuda, Lang::Cuda, true),
+        (&a.ptx, Lang::Ptx, true),
         (&a.sass, Lang::Sass, true),
         (&a.addresses, Lang::Addresses, true),
     ];

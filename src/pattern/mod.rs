@@ -7,6 +7,7 @@ pub mod cuda;
 pub mod expr;
 pub mod lex;
 pub mod params;
+pub mod ptx;
 pub mod sass;
 
 use crate::access::{Instr, LaneSet, WarpAddrs, WARP_LANES};
@@ -169,13 +170,15 @@ pub enum Lang {
     Cuda,
     /// SASS text.
     Sass,
+    /// A PTX module.
+    Ptx,
     /// Raw addresses, 32 per warp.
     Addresses,
 }
 
 impl Lang {
     /// All languages, in the order the page lists them.
-    pub const ALL: [Lang; 4] = [Lang::Expr, Lang::Cuda, Lang::Sass, Lang::Addresses];
+    pub const ALL: [Lang; 5] = [Lang::Expr, Lang::Cuda, Lang::Ptx, Lang::Sass, Lang::Addresses];
 
     /// The short name used by the CLI, the page and URLs.
     pub fn name(self) -> &'static str {
@@ -183,6 +186,7 @@ impl Lang {
             Lang::Expr => "expr",
             Lang::Cuda => "cuda",
             Lang::Sass => "sass",
+            Lang::Ptx => "ptx",
             Lang::Addresses => "addresses",
         }
     }
@@ -193,7 +197,7 @@ impl Lang {
             .iter()
             .copied()
             .find(|l| l.name() == text)
-            .ok_or_else(|| format!("unknown language `{text}` (known: expr, cuda, sass, addresses)"))
+            .ok_or_else(|| format!("unknown language `{text}` (known: expr, cuda, ptx, sass, addresses)"))
     }
 }
 
@@ -236,6 +240,12 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
             src.launch,
             src.vars,
             sass::Options { kernel: src.kernel, sm: u32::from(src.cc.major) * 10 + u32::from(src.cc.minor) },
+        )?,
+        Lang::Ptx => ptx::lower(
+            src.text,
+            src.launch,
+            src.vars,
+            ptx::Options { kernel: src.kernel, sm: u32::from(src.cc.major) * 10 + u32::from(src.cc.minor) },
         )?,
         Lang::Addresses => {
             let (program, block) = addresses::lower(src.text, src.op.clone())?;

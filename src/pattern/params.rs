@@ -184,6 +184,37 @@ pub fn signature(symbol: &str) -> Option<Signature> {
     Some(Signature { name, params, unknown_layout })
 }
 
+/// The name users know: demangled (`reduce4<int, (unsigned int)256>`), else the symbol as written.
+pub fn shown(symbol: &str) -> String {
+    signature(symbol).map_or_else(|| symbol.to_string(), |s| s.name)
+}
+
+/// `reduce4<int,256>` and `reduce4<int, (unsigned int)256>` compare equal: casts, spaces and `u` suffixes go.
+fn squash(t: &str) -> String {
+    let no_casts = t.replace("(unsigned int)", "").replace("(int)", "").replace("(unsigned long)", "");
+    let chars: Vec<char> = no_casts.chars().filter(|c| !c.is_whitespace()).collect();
+    // An unsigned literal's `u` (`256u`) goes; a `u` in a name stays.
+    (0..chars.len())
+        .filter(|&i| !(chars[i] == 'u' && i > 0 && chars[i - 1].is_ascii_digit()))
+        .map(|i| chars[i])
+        .collect()
+}
+
+/// Which of the kernels `symbols` (mangled or plain) the user means by `wanted`: the symbol itself, its
+/// demangled name, or the bare name when only one kernel has it.
+pub fn find_kernel(wanted: &str, symbols: &[&str]) -> Option<usize> {
+    let w = squash(wanted);
+    if let Some(i) = symbols.iter().position(|s| *s == wanted || squash(&shown(s)) == w) {
+        return Some(i);
+    }
+    let bare: Vec<usize> =
+        (0..symbols.len()).filter(|&i| squash(&shown(symbols[i])).split('<').next() == Some(w.as_str())).collect();
+    match bare.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
 /// The default value of each parameter that has one: pointers get successive bases, integers the launch's
 /// thread count.
 pub fn defaults(params: &[Param], launch: &Launch) -> Vec<Option<u64>> {

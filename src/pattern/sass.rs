@@ -384,7 +384,7 @@ pub struct Func {
 impl Func {
     /// The name users know: demangled (`reduce4<int, (unsigned int)256>`), else the symbol as written.
     pub fn shown(&self) -> String {
-        params::signature(&self.name).map_or_else(|| self.name.clone(), |s| s.name)
+        params::shown(&self.name)
     }
 }
 
@@ -1045,32 +1045,6 @@ pub fn kernels(src: &str) -> Result<Vec<(String, String)>, InputError> {
     Ok(listing.funcs.iter().filter(|f| f.entry && !f.name.is_empty()).map(|f| (f.name.clone(), f.shown())).collect())
 }
 
-/// `reduce4<int,256>` and `reduce4<int, (unsigned int)256>` compare equal: casts, spaces and `u` suffixes go.
-fn squash(t: &str) -> String {
-    let no_casts = t.replace("(unsigned int)", "").replace("(int)", "").replace("(unsigned long)", "");
-    let chars: Vec<char> = no_casts.chars().filter(|c| !c.is_whitespace()).collect();
-    // An unsigned literal's `u` (`256u`) goes; a `u` in a name stays.
-    (0..chars.len())
-        .filter(|&i| !(chars[i] == 'u' && i > 0 && chars[i - 1].is_ascii_digit()))
-        .map(|i| chars[i])
-        .collect()
-}
-
-/// The kernel `wanted` names (as the user typed it: the mangled symbol, the demangled name, or the bare name
-/// when only one kernel has it).
-fn find_kernel<'a>(wanted: &str, kernels: &[&'a Func]) -> Option<&'a Func> {
-    let w = squash(wanted);
-    if let Some(f) = kernels.iter().find(|f| f.name == wanted || squash(&f.shown()) == w) {
-        return Some(f);
-    }
-    let bare: Vec<&&Func> =
-        kernels.iter().filter(|f| squash(&f.shown()).split('<').next() == Some(w.as_str())).collect();
-    match bare.as_slice() {
-        [one] => Some(one),
-        _ => None,
-    }
-}
-
 /// What the SASS lowering needs besides the text.
 #[derive(Clone, Copy, Debug)]
 pub struct Options<'a> {
@@ -1097,7 +1071,11 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Pr
     }
     let kernels: Vec<&Func> = listing.funcs.iter().filter(|f| f.entry).collect();
     let chosen = match opts.kernel.map(str::trim).filter(|k| !k.is_empty()) {
-        Some(want) => find_kernel(want, &kernels).ok_or_else(|| {
+        Some(want) => {
+            let names: Vec<&str> = kernels.iter().map(|f| f.name.as_str()).collect();
+            params::find_kernel(want, &names).map(|i| kernels[i])
+        }
+        .ok_or_else(|| {
             let names: Vec<String> = kernels.iter().map(|f| f.shown()).collect();
             InputError::at(
                 src,

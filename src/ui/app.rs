@@ -179,6 +179,7 @@ fn lang_label(l: Lang) -> &'static str {
         Lang::Expr => "expression",
         Lang::Cuda => "CUDA snippet",
         Lang::Sass => "SASS",
+        Lang::Ptx => "PTX",
         Lang::Addresses => "address list",
     }
 }
@@ -233,7 +234,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     disabled={locked(state, "block")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
                 <label title="Blocks in the launch: the totals count every block">{ "grid" }<input id={id("grid", k)} class="short mono" value={pane.grid_text.clone()} spellcheck="false"
                     disabled={locked(state, "grid")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
-                if matches!(sc.lang, Lang::Cuda | Lang::Sass) || !sc.sets.is_empty() {
+                if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass) || !sc.sets.is_empty() {
                     <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
                         placeholder="n=1024, R4=0x1000" disabled={locked(state, "sets")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
                 }

@@ -1,0 +1,310 @@
+//! PTX, the fifth language: the corpus PTX (clang 15 for sm_75 and sm_80 from the verbatim cuda-samples
+//! kernels; tests/data/kernels/README.md) against the SASS ptxas 12.9 made from the same PTX, the SASS
+//! instruction each PTX memory operation becomes, PTX's integer semantics, calls, and errors with positions.
+//! Each expected number is derived in the comment above it.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::BTreeMap;
+use warpscope::launch::Dim3;
+use warpscope::pattern::Lang;
+use warpscope::scenario::Scenario;
+use warpscope::trace::ProgramResult;
+
+fn corpus(kernel: &str, file: &str) -> String {
+    let path = format!("{}/tests/data/kernels/{kernel}/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn scenario(lang: Lang, text: &str, block: &str, kernel: Option<&str>, sets: &[&str]) -> Scenario {
+    Scenario {
+        lang,
+        text: text.to_string(),
+        op: String::new(),
+        block: Dim3::parse(block, "block").expect("block"),
+        kernel: kernel.map(str::to_string),
+        sets: sets.iter().map(|s| s.to_string()).collect(),
+        ..Scenario::default()
+    }
+}
+
+fn ok(sc: &Scenario) -> ProgramResult {
+    sc.run().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every memory instruction's space, warp issues and Nsight Compute metrics, sorted: PTX and SASS order and
+/// number instructions differently, but the accesses must cost the same.
+fn metrics(r: &ProgramResult) -> Vec<String> {
+    let mut v: Vec<String> = r.instructions.iter().map(|i| format!("{:?} {} {:?}", i.space, i.warps, i.ncu)).collect();
+    v.sort();
+    v
+}
+
+/// Each metric summed over the kernel's instructions.
+fn totals(r: &ProgramResult) -> BTreeMap<String, u64> {
+    let mut t = BTreeMap::new();
+    for i in &r.instructions {
+        for (k, v) in &i.ncu {
+            *t.entry(k.clone()).or_insert(0) += v;
+        }
+    }
+    t
+}
+
+const KERNELS: [(&str, &str, &[&str]); 4] = [
+    ("vectorAdd", "256", &["vectorAdd"]),
+    ("reduction", "256", &["reduce0", "reduce1", "reduce2", "reduce3", "reduce4", "reduce5", "reduce6"]),
+    (
+        "transpose",
+        "32x16",
+        &[
+            "copy",
+            "copySharedMem",
+            "transposeNaive",
+            "transposeCoalesced",
+            "transposeNoBankConflicts",
+            "transposeDiagonal",
+            "transposeFineGrained",
+            "transposeCoarseGrained",
+        ],
+    ),
+    ("matrixMul", "32x32", &["MatrixMulCUDA<32>"]),
+];
+
+#[test]
+fn the_corpus_ptx_costs_what_its_sass_costs() {
+    for (dir, block, names) in KERNELS {
+        for arch in ["sm_75", "sm_80"] {
+            let ptx = corpus(dir, &format!("{arch}.ptx"));
+            let sass = corpus(dir, &format!("{arch}.sass"));
+            for name in names {
+                let p = ok(&scenario(Lang::Ptx, &ptx, block, Some(name), &[]));
+                let s = ok(&scenario(Lang::Sass, &sass, block, Some(name), &[]));
+                assert!(!p.instructions.is_empty(), "{dir}/{name} {arch}: no memory instruction ran");
+                assert_eq!(p.kernel, s.kernel, "{dir}/{name} {arch}: the same kernel ran");
+                if *name == "MatrixMulCUDA<32>" {
+                    // The one legitimate difference: ptxas merges the unrolled `As[ty][k]` reads of four
+                    // consecutive k (each a broadcast 4-byte LDS in the PTX) into one LDS.128. The PTX's loop
+                    // body has 64 shared loads (32 of As, 32 of Bs); the SASS has 32 LDS (Bs) and 8 LDS.128
+                    // (As). The wavefronts are the same (a 16-byte broadcast costs 4 like four 4-byte ones on
+                    // the phase model), so every total agrees but the shared load issue count.
+                    let count = |r: &ProgramResult, wide: bool| {
+                        r.instructions
+                            .iter()
+                            .filter(|i| i.op.starts_with("LDS") && i.op.ends_with(".128") == wide)
+                            .count()
+                    };
+                    assert_eq!((count(&p, false), count(&p, true)), (64, 0), "{arch}");
+                    assert_eq!((count(&s, false), count(&s, true)), (32, 8), "{arch}");
+                    let (mut tp, mut ts) = (totals(&p), totals(&s));
+                    let inst = "smsp__inst_executed_op_shared_ld.sum";
+                    // Each load issues 1,024 times (32 warps x wA / 32 = 32 tiles, wA defaulting to the block's
+                    // 1,024 threads): (64 - 40) x 1,024 = 24,576 more shared load issues in the PTX.
+                    assert_eq!(tp[inst] - ts[inst], 24_576, "{arch}");
+                    tp.remove(inst);
+                    ts.remove(inst);
+                    assert_eq!(tp, ts, "{arch}: every other total");
+                } else {
+                    assert_eq!(metrics(&p), metrics(&s), "{dir}/{name} {arch}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn memory_operations_report_the_sass_instruction_they_become() {
+    let cases = [
+        ("ld.global.f32 %f1, [%rd1];", "LDG.E"),
+        ("ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];", "LDG.E.128.CONSTANT"),
+        ("ld.global.cg.v2.u32 {%r1, %r2}, [%rd1];", "LDG.E.64.CG"),
+        ("ld.global.s8 %r1, [%rd1];", "LDG.E.S8"),
+        ("ld.global.u16 %r1, [%rd1];", "LDG.E.U16"),
+        ("st.global.wt.f64 [%rd1], %fd1;", "STG.E.64.WT"),
+        ("st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};", "STG.E.128"),
+        ("ld.f32 %f1, [%rd1];", "LD.E"),
+        ("st.u8 [%rd1], %r1;", "ST.E.U8"),
+        ("ld.shared.v2.f32 {%f1, %f2}, [%rd2];", "LDS.64"),
+        ("st.shared::cta.u32 [%rd2], %r1;", "STS"),
+        ("ld.local.u32 %r1, [%rd2];", "LDL"),
+        ("ldu.global.f32 %f1, [%rd1];", "LDG.E.CONSTANT"),
+    ];
+    for (line, want) in cases {
+        let text = format!(
+            ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<5>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<2>;\n.reg .b64 %rd<3>;\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd1, %r1, 16;\nmov.u64 %rd2, %rd1;\n{line}\nret;\n}}\n"
+        );
+        let r = ok(&scenario(Lang::Ptx, &text, "32", None, &[]));
+        assert_eq!(r.instructions.len(), 1, "{line}");
+        assert_eq!(r.instructions[0].op, want, "{line}");
+        assert_eq!(r.instructions[0].line, 13, "{line}: the line in the PTX text");
+    }
+}
+
+fn module(body: &str) -> String {
+    format!(
+        ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k(\n.param .u64 k_param_0,\n.param .u32 k_param_1\n)\n{{\n.reg .pred %p<4>;\n.reg .b16 %rs<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\nld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n{body}\nret;\n}}\n"
+    )
+}
+
+/// One warp: (active lanes, sectors) of the only memory instruction.
+fn one(body: &str) -> (u64, u64) {
+    let r = ok(&scenario(Lang::Ptx, &module(body), "32", None, &[]));
+    assert_eq!(r.instructions.len(), 1, "{body}");
+    let i = &r.instructions[0];
+    (i.active_lanes, i.memory.as_ref().expect("global").sectors)
+}
+
+#[test]
+fn integer_semantics_follow_the_ptx_isa() {
+    // The pointer parameter's default base 0x7000_0000_0000 is 128-byte aligned, so lane l reading
+    // 4 B at 4*f(l) touches the sectors of the byte offsets.
+    let load = "mul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];";
+    let f = |compute: &str| one(&format!(".reg .f32 %f1;\n{compute}\n{load}"));
+    // r2 = tid: 128 contiguous bytes = 4 sectors.
+    assert_eq!(f("mov.u32 %r2, %r1;"), (32, 4));
+    // mul.lo.s32 by 8 (a stride of 32 B): one sector per lane.
+    assert_eq!(f("mul.lo.s32 %r2, %r1, 8;"), (32, 32));
+    // shr.u32 by 3: eight lanes per word, 4 words = 16 B in one sector.
+    assert_eq!(f("shr.u32 %r2, %r1, 3;"), (32, 1));
+    // and.b32 with 0xF: lanes 0-15 and 16-31 read the same 64 B: 2 sectors.
+    assert_eq!(f("and.b32 %r2, %r1, 15;"), (32, 2));
+    // 16-bit arithmetic wraps at 16 bits: cvt.u16.u32 then add 0xFFF0 then back: (tid + 0xFFF0) mod 2^16 is
+    // 0xFFF0..0xFFFF for lanes 0-15 and 0..15 for lanes 16-31: two runs of 64 B = 4 sectors.
+    assert_eq!(f("cvt.u16.u32 %rs1, %r1;\nadd.s16 %rs2, %rs1, 0xFFF0;\ncvt.u32.u16 %r2, %rs2;"), (32, 4));
+    // selp with setp's complement: lanes below 16 read word 0, the others word tid: 1 + 16 words in 3 sectors
+    // (word 0 in sector 0; words 16-31 in sectors 2 and 3).
+    assert_eq!(f("setp.lt.u32 %p1|%p2, %r1, 16;\nselp.b32 %r2, 0, %r1, %p1;"), (32, 3));
+    // bfe.u32 %r, tid, 2, 2 = (tid >> 2) & 3: words 0-3 = 1 sector.
+    assert_eq!(f("bfe.u32 %r2, %r1, 2, 2;"), (32, 1));
+    // prmt with selector 0x3210 is the identity on a: 4 sectors.
+    assert_eq!(f("prmt.b32 %r2, %r1, 0, 0x3210;"), (32, 4));
+    // lop3 0xF0 is a: tid again.
+    assert_eq!(f("lop3.b32 %r2, %r1, 7, 9, 0xF0;"), (32, 4));
+    // lop3 0xC0 is a & b: tid & 7: 32 B = 1 sector.
+    assert_eq!(f("lop3.b32 %r2, %r1, 7, 9, 0xC0;"), (32, 1));
+    // shf.l.wrap: {0:tid} << 3 >> 32 is 0 for every lane: one word.
+    assert_eq!(f("shf.l.wrap.b32 %r2, %r1, 0, 3;"), (32, 1));
+    // mul.hi.u32 of tid and 2^31 is tid >> 1: 64 B = 2 sectors.
+    assert_eq!(f("mul.hi.u32 %r2, %r1, 0x80000000;"), (32, 2));
+    // rem.u32 by 4: words 0-3.
+    assert_eq!(f("rem.u32 %r2, %r1, 4;"), (32, 1));
+    // max.s32 of tid - 16 and 0: lanes 0-16 read word 0, lanes 17-31 words 1-15: 64 B = 2 sectors.
+    assert_eq!(f("sub.s32 %r3, %r1, 16;\nmax.s32 %r2, %r3, 0;"), (32, 2));
+    // popc(tid) is 0..5: 24 B in 1 sector.
+    assert_eq!(f("popc.b32 %r2, %r1;"), (32, 1));
+    // %laneid is tid for one warp; %lanemask_lt has popc = lane: tid again.
+    assert_eq!(f("mov.u32 %r3, %lanemask_lt;\npopc.b32 %r2, %r3;"), (32, 4));
+}
+
+#[test]
+fn a_signed_wide_multiply_sign_extends() {
+    // mul.wide.s32 of (tid - 16) by 4: lanes 0-15 read the 64 bytes below the (128-byte aligned) base, lanes
+    // 16-31 the 64 above it. Sign-extended, that is 128 contiguous bytes in two lines and 4 sectors;
+    // zero-extended, lanes 0-15 would land 16 GB away.
+    let body = ".reg .f32 %f1;\nsub.s32 %r2, %r1, 16;\nmul.wide.s32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];";
+    assert_eq!(one(body), (32, 4));
+    let r = ok(&scenario(Lang::Ptx, &module(body), "32", None, &[]));
+    assert_eq!(r.instructions[0].memory.as_ref().expect("global").lines, 2);
+}
+
+#[test]
+fn branches_loops_and_calls_run() {
+    // A guarded branch over the load: lanes with tid >= 8 skip it.
+    let skip = ".reg .f32 %f1;\nsetp.ge.u32 %p1, %r1, 8;\n@%p1 bra $L_end;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];\n$L_end:";
+    assert_eq!(one(skip), (8, 1));
+    // A loop whose trip count is the thread's (tid % 4) + 1 iterations: 4 warp issues, with 32, 24, 16 and 8
+    // lanes (lanes with tid % 4 >= k run iteration k).
+    let text = module(
+        ".reg .f32 %f1;\nand.b32 %r2, %r1, 3;\nmov.u32 %r3, 0;\n$L_loop:\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];\nadd.s32 %r3, %r3, 1;\nsetp.le.u32 %p1, %r3, %r2;\n@%p1 bra $L_loop;",
+    );
+    let r = ok(&scenario(Lang::Ptx, &text, "32", None, &[]));
+    assert_eq!((r.instructions[0].warps, r.instructions[0].active_lanes), (4, 32 + 24 + 16 + 8));
+    // A call: the callee computes the offset 8*x from its parameter and returns it.
+    let text = ".version 7.5\n.target sm_80\n.address_size 64\n\
+        .func (.param .b64 f_retval0) f(.param .b32 f_param_0)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n\
+        ld.param.b32 %r1, [f_param_0];\nmul.wide.u32 %rd1, %r1, 8;\nst.param.b64 [f_retval0+0], %rd1;\nret;\n}\n\
+        .visible .entry k(.param .u64 k_param_0)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<6>;\n.reg .f32 %f1;\n\
+        ld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+        {\n.param .b32 param0;\nst.param.b32 [param0+0], %r1;\n.param .b64 retval0;\n\
+        call.uni (retval0), f, (param0);\nld.param.b64 %rd3, [retval0+0];\n}\n\
+        add.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];\nret;\n}\n";
+    // 32 lanes 8 B apart: 256 B = 8 sectors.
+    let r = ok(&scenario(Lang::Ptx, text, "32", None, &[]));
+    assert_eq!(r.instructions[0].memory.as_ref().expect("global").sectors, 8);
+}
+
+#[test]
+fn shuffles_votes_and_barriers() {
+    // shfl.sync.idx from lane 0 with a 0x1f clamp: every lane reads tid 0: one sector.
+    assert_eq!(one(".reg .f32 %f1;\nshfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];"), (32, 1));
+    // vote.sync.ballot of (tid < 8) is 0xFF in every lane; popc 8: one word.
+    assert_eq!(one(".reg .f32 %f1;\nsetp.lt.u32 %p1, %r1, 8;\nvote.sync.ballot.b32 %r3, %p1, -1;\npopc.b32 %r2, %r3;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];"), (32, 1));
+    // A barrier for part of the block is refused, by name.
+    let e = scenario(Lang::Ptx, &module("bar.sync 1, 64;"), "128", None, &[]).run().expect_err("partial barrier");
+    assert!(e.error.message.contains("a barrier for part of the block"), "{e}");
+    // The whole block's count is the plain barrier.
+    ok(&scenario(Lang::Ptx, &module("bar.sync 0, 128;\n.reg .f32 %f1;\nld.global.f32 %f1, [%rd2];"), "128", None, &[]));
+}
+
+#[test]
+fn parameters_take_defaults_and_values_by_name() {
+    // k(u64 k_param_0, u32 k_param_1): the u64 is a pointer (cvta.to.global converts it), the u32 an integer.
+    let body = ".reg .f32 %f1;\nld.param.u32 %r2, [k_param_1];\nsetp.ge.u32 %p1, %r1, %r2;\n@%p1 bra $L_end;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];\n$L_end:";
+    let r = ok(&scenario(Lang::Ptx, &module(body), "64", None, &[]));
+    let note = r.notes.iter().find(|n| n.id == "ptx-param-defaults").expect("defaults note");
+    assert!(note.text.contains("param_0 (pointer) = 0x700000000000; param_1 (integer) = 64"), "{}", note.text);
+    // n defaults to the 64 threads: both warps load.
+    assert_eq!(r.instructions[0].warps, 2);
+    // By full name, short name and constant-bank word (sm_80 puts parameters at c[0x0][0x160]; the u32 follows
+    // the u64 at +8): n = 40 leaves warp 0 whole and 8 lanes of warp 1.
+    for set in ["k_param_1=40", "param_1=40", "c[0x0][0x168]=40"] {
+        let r = ok(&scenario(Lang::Ptx, &module(body), "64", None, &[set]));
+        assert_eq!(r.instructions[0].active_lanes, 40, "{set}");
+    }
+}
+
+#[test]
+fn errors_name_the_problem_and_its_place() {
+    let err = |text: &str| scenario(Lang::Ptx, text, "32", None, &[]).run().expect_err("an error").error;
+    // A register past its declaration: line 16 is the first body line of `module`.
+    let e = err(&module("add.s32 %r20, %r1, 1;"));
+    assert_eq!((e.line, e.column), (16, 9));
+    assert!(e.message.contains("`%r20` is past the declared registers `%r<16>`"), "{}", e.message);
+    // A floating-point value reaching an address names the instruction and its line.
+    let e = err(&module(".reg .f32 %f<3>;\nld.global.f32 %f1, [%rd2];\ncvt.rn.f32.u32 %f2, %r1;\nmul.f32 %f2, %f2, %f1;\ncvt.rzi.u32.f32 %r2, %f2;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];"));
+    assert!(e.message.contains("floating-point result of mul.f32 at line 19"), "{}", e.message);
+    // A missing semicolon.
+    let e = err(&module("mov.u32 %r2, %r1\nret"));
+    assert!(e.message.starts_with("expected `;` at the end of the instruction"), "{}", e.message);
+    // An unknown kernel lists the kernels.
+    let e = scenario(Lang::Ptx, &module(""), "32", Some("nope"), &[]).run().expect_err("no kernel").error;
+    assert_eq!(e.message, "no kernel `nope` in this PTX (its kernels: k)");
+    // ldmatrix moves shared memory: refused when it runs, not skipped.
+    let e = err(&module(".reg .b32 %q<4>;\nldmatrix.sync.aligned.m8n8.x4.shared.b16 {%q0, %q1, %q2, %q3}, [%rd2];"));
+    assert!(
+        e.message.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16: warpscope does not model this instruction yet"),
+        "{}",
+        e.message
+    );
+    // Text that is not PTX.
+    let e = err("LDG.E R0, [R2.64] ;");
+    assert!(e.message.contains("at the top level of a PTX module"), "{}", e.message);
+    assert_eq!((e.line, e.column), (1, 1));
+    // An unsized 64-bit parameter of an extern "C" kernel never used as a pointer has no default.
+    let text = ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n.reg .b64 %rd<4>;\n.reg .b32 %r<2>;\n.reg .pred %p1;\nld.param.u64 %rd1, [k_param_0];\nmov.u32 %r1, %tid.x;\ncvt.u64.u32 %rd2, %r1;\nsetp.ge.u64 %p1, %rd2, %rd1;\n@%p1 ret;\n}\n";
+    let e = err(text);
+    assert!(e.message.contains("cannot tell a pointer from an integer"), "{}", e.message);
+}
+
+#[test]
+fn atomics_are_listed_as_not_costed() {
+    let r = ok(&scenario(
+        Lang::Ptx,
+        &module(".reg .f32 %f1;\natom.global.add.u32 %r2, [%rd2], 1;\nld.global.f32 %f1, [%rd2];"),
+        "32",
+        None,
+        &[],
+    ));
+    assert_eq!(r.instructions.len(), 1);
+    let note = r.notes.iter().find(|n| n.id == "ptx-not-costed").expect("note");
+    assert!(note.text.contains("atom.global.add.u32 (line 17)"), "{}", note.text);
+}
