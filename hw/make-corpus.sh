@@ -8,11 +8,13 @@
 # Toolchain: the same as hw/check-offline.sh, installed the same way if missing (clang-15 from Debian; ptxas
 # 12.9, nvdisasm 13.5 and the CUDA 12.9 runtime headers from NVIDIA's PyPI wheels, into .tools/cuda).
 #
-# Per kernel file K.cu and architecture A in sm_75 sm_80:
+# Per kernel file K.cu and architecture A in sm_75 sm_80 (clang) and sm_75 sm_80 sm_90 (NVRTC):
 #   clang++-15 (device only, CUDA 12.9 headers through clang's own CUDA wrapper) -> A.ptx
 #   ptxas -arch=A -O3 A.ptx -> cubin;  nvdisasm -c cubin -> A.sass
 # sm_90: clang 15 (LLVM 15) has no sm_90 target, so there is no sm_90.ptx; sm_90.sass is ptxas -arch=sm_90
 # run on sm_80.ptx (PTX is forward compatible; this is what the driver's JIT would do).
+#   NVRTC 12.9 (NVIDIA's CUDA C++ compiler, the device half of nvcc, from its PyPI wheel) -> nvrtc_A.ptx
+#   ptxas -arch=A -O3 nvrtc_A.ptx -> cubin;  nvdisasm -c cubin -> nvrtc_A.sass
 # Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +67,21 @@ for whl in glob.glob(f"{tools}/wheels/*.whl"):
 PY
   rm -rf "$tools/wheels"
 fi
+if [ ! -f "$tools/lib/libnvrtc.so.12" ] || [ ! -f "$tools/lib/libnvrtc-builtins.so.12.9" ]; then
+  say "fetching NVRTC (CUDA 12.9) from its wheel"
+  mkdir -p "$tools/lib" "$tools/wheels"
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$tools/wheels" nvidia-cuda-nvrtc-cu12==12.9.86
+  python3 - "$tools" <<'PY'
+import glob, os, sys, zipfile
+tools = sys.argv[1]
+for whl in glob.glob(f"{tools}/wheels/nvidia_cuda_nvrtc*.whl"):
+    with zipfile.ZipFile(whl) as z:
+        for name in ("nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.9"):
+            with open(f"{tools}/lib/{os.path.basename(name)}", "wb") as f:
+                f.write(z.read(name))
+PY
+  rm -rf "$tools/wheels"
+fi
 # clang wants a whole CUDA installation (a version file and lib64 among it), as in hw/check-offline.sh.
 echo "CUDA Version 12.9.0" > "$tools/version.txt"
 mkdir -p "$tools/lib64"
@@ -103,15 +120,28 @@ for k in "${kernels[@]}"; do
     "$tools/bin/nvdisasm" -c "$work/$arch.cubin" 2>/dev/null > "$out/$dir/$arch.sass"
     [ -s "$out/$dir/$arch.sass" ] || { say "$dir/$arch.sass: nvdisasm produced nothing"; exit 1; }
   done
-  say "$dir: sm_75.ptx sm_80.ptx sm_75.sass sm_80.sass sm_90.sass"
+  # NVIDIA's compiler: NVRTC needs only the CUDA headers (cooperative_groups) and the NVRTC shims.
+  for arch in sm_75 sm_80 sm_90; do
+    LD_LIBRARY_PATH="$tools/lib" python3 "$root/hw/nvrtc-ptx.py" "$tools/lib/libnvrtc.so.12" "$corpus/$k" "${arch#sm_}" \
+      -I"$corpus/shim-nvrtc" -I"$tools/include" -D_CG_LIMIT_INCLUDED_DEPENDENCIES > "$out/$dir/nvrtc_$arch.ptx"
+    "$tools/bin/ptxas" -arch="$arch" -O3 -o "$work/nvrtc_$arch.cubin" "$out/$dir/nvrtc_$arch.ptx"
+    "$tools/bin/nvdisasm" -c "$work/nvrtc_$arch.cubin" 2>/dev/null > "$out/$dir/nvrtc_$arch.sass"
+    [ -s "$out/$dir/nvrtc_$arch.sass" ] || { say "$dir/nvrtc_$arch.sass: nvdisasm produced nothing"; exit 1; }
+  done
+  say "$dir: sm_75.ptx sm_80.ptx sm_75.sass sm_80.sass sm_90.sass, nvrtc_sm_{75,80,90}.{ptx,sass}"
 done
 
 if [ "$check" = 1 ]; then
   status=0
   for k in "${kernels[@]}"; do
     dir=$(dirname "$k")
-    for f in sm_75.ptx sm_80.ptx sm_75.sass sm_80.sass sm_90.sass; do
-      if ! cmp -s "$out/$dir/$f" "$corpus/$dir/$f"; then
+    for f in sm_75.ptx sm_80.ptx sm_75.sass sm_80.sass sm_90.sass nvrtc_sm_75.ptx nvrtc_sm_80.ptx nvrtc_sm_90.ptx \
+      nvrtc_sm_75.sass nvrtc_sm_80.sass nvrtc_sm_90.sass; do
+      # NVRTC names internal-linkage symbols (cooperative_groups' constants) with a hash that changes
+      # from one compilation to the next: `_ZN54_INTERNAL_00000000_19_reduction_kernel_cu_0f47cdcc_92818...`.
+      # The comparison masks that hash; everything else must be identical.
+      mask() { sed -E 's/_ZN[0-9]+_INTERNAL_[0-9]+_[0-9]+_[A-Za-z0-9_]+_cu_[0-9a-f]{8}_[0-9]+/_INTERNAL_/g' "$1"; }
+      if ! cmp -s <(mask "$out/$dir/$f") <(mask "$corpus/$dir/$f"); then
         say "differs: tests/data/kernels/$dir/$f"
         diff -u "$corpus/$dir/$f" "$out/$dir/$f" | head -20 || true
         status=1

@@ -324,3 +324,41 @@ fn cuda_integer_parameters_default_to_the_thread_count() {
     let s = ok(&sass(&listing("vectorAdd", "sm_90"), "256", None, &[]));
     assert_eq!(costs(&s), costs(&r));
 }
+
+#[test]
+fn a_negated_uniform_register_is_negated() {
+    // ptxas's unsigned remainder by a uniform divisor (reduce0's `tid % (2*s)`, in the SASS of NVIDIA's PTX for
+    // sm_90) starts with `IADD3 R9, RZ, -UR6, RZ`: -UR6 must be negated, or every remainder is wrong. Here
+    // UR6 = 2 and each lane reads at 128 * (tid % 2).
+    let text = "S2R R6, SR_TID.X ;
+        UMOV UR6, 0x2 ;
+        IADD3 R9, RZ, -UR6, RZ ;
+        ISETP.NE.U32.AND P2, PT, RZ, UR6, PT ;
+        I2F.U32.RP R4, UR6 ;
+        MUFU.RCP R4, R4 ;
+        VIADD R2, R4, 0xffffffe ;
+        F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        IMAD R9, R9, R3, RZ ;
+        IMAD.HI.U32 R3, R3, R9, R2 ;
+        IMAD.HI.U32 R3, R3, R6, RZ ;
+        IADD3 R3, -R3, RZ, RZ ;
+        IMAD R3, R3, UR6, R6 ;
+        ISETP.GE.U32.AND P1, PT, R3, UR6, PT ;
+        @P1 VIADD R3, R3, -UR6 ;
+        ISETP.GE.U32.AND P1, PT, R3, UR6, PT ;
+        @P1 IADD3 R3, R3, -UR6, RZ ;
+        @!P2 LOP3.LUT R3, RZ, UR6, RZ, 0x33, !PT ;
+        IMAD.WIDE.U32 R10, R3, 0x80, RZ ;
+        LDG.E R0, [R10.64] ;";
+    let r = ok(&sass(text, "32", None, &[]));
+    // tid % 2 is 0 or 1: two lines, one sector each (every lane reads the first word of its line).
+    assert_eq!(r.instructions[0].memory.as_ref().expect("global").lines, 2);
+    assert_eq!(r.instructions[0].memory.as_ref().expect("global").sectors, 2);
+    // The whole kernel: reduce0's 47 shared issues of each of the loop's accesses (derived in
+    // `reductions_cost_what_their_loops_imply`), from NVIDIA's compiler this time.
+    let path = format!("{}/tests/data/kernels/reduction/nvrtc_sm_90.sass", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("corpus");
+    let r = ok(&sass(&text, "256", Some("reduce0"), &[]));
+    assert_eq!(sum_shared(&r), (8 + 3 * 47 + 1, 8 + 3 * 47 + 1));
+}

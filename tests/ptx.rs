@@ -1,5 +1,6 @@
-//! PTX, the fifth language: the corpus PTX (clang 15 for sm_75 and sm_80 from the verbatim cuda-samples
-//! kernels; tests/data/kernels/README.md) against the SASS ptxas 12.9 made from the same PTX, the SASS
+//! PTX, the fifth language: the corpus PTX (from the verbatim cuda-samples kernels, by clang 15 for sm_75 and
+//! sm_80 and by NVIDIA's NVRTC 12.9 for sm_75, sm_80 and sm_90; tests/data/kernels/README.md) against the SASS
+//! ptxas 12.9 made from the same PTX, and the two compilers' PTX against each other; the SASS
 //! instruction each PTX memory operation becomes, PTX's integer semantics, calls, and errors with positions.
 //! Each expected number is derived in the comment above it.
 #![cfg(not(target_arch = "wasm32"))]
@@ -70,17 +71,27 @@ const KERNELS: [(&str, &str, &[&str]); 4] = [
     ("matrixMul", "32x32", &["MatrixMulCUDA<32>"]),
 ];
 
+/// The corpus's compiler outputs: (PTX file stem, architecture).
+const BUILDS: [(&str, &str); 5] = [
+    ("sm_75", "sm_75"),
+    ("sm_80", "sm_80"),
+    ("nvrtc_sm_75", "sm_75"),
+    ("nvrtc_sm_80", "sm_80"),
+    ("nvrtc_sm_90", "sm_90"),
+];
+
 #[test]
 fn the_corpus_ptx_costs_what_its_sass_costs() {
     for (dir, block, names) in KERNELS {
-        for arch in ["sm_75", "sm_80"] {
-            let ptx = corpus(dir, &format!("{arch}.ptx"));
-            let sass = corpus(dir, &format!("{arch}.sass"));
+        for (stem, arch) in BUILDS {
+            let ptx = corpus(dir, &format!("{stem}.ptx"));
+            let sass = corpus(dir, &format!("{stem}.sass"));
             for name in names {
                 let p = ok(&scenario(Lang::Ptx, &ptx, block, Some(name), &[]));
                 let s = ok(&scenario(Lang::Sass, &sass, block, Some(name), &[]));
-                assert!(!p.instructions.is_empty(), "{dir}/{name} {arch}: no memory instruction ran");
-                assert_eq!(p.kernel, s.kernel, "{dir}/{name} {arch}: the same kernel ran");
+                assert!(!p.instructions.is_empty(), "{dir}/{name} {stem}: no memory instruction ran");
+                assert_eq!(p.kernel, s.kernel, "{dir}/{name} {stem}: the same kernel ran");
+                let _ = arch;
                 if *name == "MatrixMulCUDA<32>" {
                     // The one legitimate difference: ptxas merges the unrolled `As[ty][k]` reads of four
                     // consecutive k (each a broadcast 4-byte LDS in the PTX) into one LDS.128. The PTX's loop
@@ -93,19 +104,36 @@ fn the_corpus_ptx_costs_what_its_sass_costs() {
                             .filter(|i| i.op.starts_with("LDS") && i.op.ends_with(".128") == wide)
                             .count()
                     };
-                    assert_eq!((count(&p, false), count(&p, true)), (64, 0), "{arch}");
-                    assert_eq!((count(&s, false), count(&s, true)), (32, 8), "{arch}");
+                    assert_eq!((count(&p, false), count(&p, true)), (64, 0), "{stem}");
+                    assert_eq!((count(&s, false), count(&s, true)), (32, 8), "{stem}");
                     let (mut tp, mut ts) = (totals(&p), totals(&s));
                     let inst = "smsp__inst_executed_op_shared_ld.sum";
                     // Each load issues 1,024 times (32 warps x wA / 32 = 32 tiles, wA defaulting to the block's
                     // 1,024 threads): (64 - 40) x 1,024 = 24,576 more shared load issues in the PTX.
-                    assert_eq!(tp[inst] - ts[inst], 24_576, "{arch}");
+                    assert_eq!(tp[inst] - ts[inst], 24_576, "{stem}");
                     tp.remove(inst);
                     ts.remove(inst);
-                    assert_eq!(tp, ts, "{arch}: every other total");
+                    assert_eq!(tp, ts, "{stem}: every other total");
                 } else {
-                    assert_eq!(metrics(&p), metrics(&s), "{dir}/{name} {arch}");
+                    assert_eq!(metrics(&p), metrics(&s), "{dir}/{name} {stem}");
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn clang_and_nvidia_ptx_cost_the_same() {
+    // Two compilers, one source: every memory instruction costs the same, whatever each compiler named its
+    // registers or how it ordered the code.
+    for (dir, block, names) in KERNELS {
+        for arch in ["sm_75", "sm_80"] {
+            let clang = corpus(dir, &format!("{arch}.ptx"));
+            let nvrtc = corpus(dir, &format!("nvrtc_{arch}.ptx"));
+            for name in names {
+                let c = ok(&scenario(Lang::Ptx, &clang, block, Some(name), &[]));
+                let n = ok(&scenario(Lang::Ptx, &nvrtc, block, Some(name), &[]));
+                assert_eq!(metrics(&c), metrics(&n), "{dir}/{name} {arch}");
             }
         }
     }

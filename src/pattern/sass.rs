@@ -138,6 +138,12 @@ enum Operand {
         cc: bool,
     },
     UReg(Option<u32>),
+    /// A negated or inverted uniform register: `-UR6` (ptxas's division idiom), `~UR4`.
+    UMod {
+        idx: Option<u32>,
+        neg: bool,
+        not: bool,
+    },
     Pred {
         idx: Option<u32>,
         not: bool,
@@ -204,11 +210,14 @@ fn parse_reg(t: &str) -> Option<Operand> {
     if up == "RZ" {
         return Some(Operand::Reg { idx: None, neg, not, abs, wide, cc });
     }
-    if up == "URZ" {
-        return Some(Operand::UReg(None));
-    }
     if let Some(n) = up.strip_prefix("UR") {
-        return n.parse::<u32>().ok().filter(|&i| i < 64).map(|i| Operand::UReg(Some(i)));
+        let idx = if n == "Z" { None } else { Some(n.parse::<u32>().ok().filter(|&i| i < 64)?) };
+        return match (neg, not, abs) {
+            (false, false, false) => Some(Operand::UReg(idx)),
+            // |UR| is not an operand form compilers write.
+            (_, _, true) => None,
+            _ => Some(Operand::UMod { idx, neg, not }),
+        };
     }
     let n = up.strip_prefix('R')?;
     let idx = n.parse::<u32>().ok().filter(|&i| i < 256)?;
@@ -895,6 +904,19 @@ impl Lower<'_> {
             }
             Operand::UReg(None) => ZERO,
             Operand::UReg(Some(i)) => Src::Reg(self.ureg(*i)),
+            Operand::UMod { idx, neg, not } => {
+                let mut v = match idx {
+                    None => ZERO,
+                    Some(i) => Src::Reg(self.ureg(*i)),
+                };
+                if *not {
+                    v = self.bin(BinOp::Xor, Width::W32, v, Src::Imm(0xFFFF_FFFF));
+                }
+                if *neg {
+                    v = self.bin(BinOp::Sub, Width::W32, ZERO, v);
+                }
+                v
+            }
             Operand::Imm(v) => Src::Imm(u64::from(*v)),
             Operand::CBank { bank, off, neg, not } => {
                 let mut v = self.cbank(*bank, *off);
@@ -1170,7 +1192,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Pr
         for (o, _) in &l.ops {
             match o {
                 Operand::Reg { idx: Some(i), .. } => gprs.extend(*i..(i + 4).min(256)),
-                Operand::UReg(Some(i)) => urs.extend(*i..(i + 2).min(64)),
+                Operand::UReg(Some(i)) | Operand::UMod { idx: Some(i), .. } => urs.extend(*i..(i + 2).min(64)),
                 Operand::Mem { base, ubase, .. } => {
                     if let Some((Some(i), _)) = base {
                         gprs.extend(*i..(i + 2).min(256));
@@ -1554,6 +1576,15 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
                         let r = match idx {
                             None => ZERO,
                             Some(i) => Src::Reg(lw.reg(*i)),
+                        };
+                        let n = lw.bin(BinOp::Xor, Width::W32, r, Src::Imm(0xFFFF_FFFF));
+                        let n = lw.zext(n);
+                        lw.bin(BinOp::Add, Width::W64, n, Src::Imm(1))
+                    }
+                    Operand::UMod { idx, neg: true, not: false } if !x => {
+                        let r = match idx {
+                            None => ZERO,
+                            Some(i) => Src::Reg(lw.ureg(*i)),
                         };
                         let n = lw.bin(BinOp::Xor, Width::W32, r, Src::Imm(0xFFFF_FFFF));
                         let n = lw.zext(n);
