@@ -109,7 +109,7 @@ const ONE_WARP: Dim3 = Dim3::linear(32);
 const TILE_BLOCK: Dim3 = Dim3 { x: 32, y: 8, z: 1 };
 
 /// Every preset, in the order the menu shows them.
-pub const PRESETS: [Preset; 29] = [
+pub const PRESETS: [Preset; 30] = [
     expr(
         "coalesced",
         "Coalesced 4-byte loads",
@@ -312,6 +312,14 @@ pub const PRESETS: [Preset; 29] = [
             "S2R R12, SR_TID.X ;                 // i = thread index\nLEA.LO  P1, R10, R12, R2             ?WAIT13 ;  // R10 = ( R12 << 0 ) + R2\nLD.U8       R6, [R10 - 2], P1  &wr0  ?WAIT1  ;\n",
         )
     },
+    code(
+        "ptx-transpose-naive",
+        "PTX: the naive transpose as NVIDIA's compiler writes it",
+        "PTX straight from the compiler: transposeNaive from the CUDA samples, as NVRTC (nvcc's device compiler) emits it. No values needed: the pointers get their own bases and width and height the launch's thread count. The loads walk a row (4 sectors per request); the stores walk a column, one sector per lane, and each ld/st shows the SASS instruction it becomes.",
+        Lang::Ptx,
+        Dim3 { x: 32, y: 16, z: 1 },
+        "// transposeNaive from NVIDIA's cuda-samples (BSD-3-Clause), compiled by NVRTC 12.9 for compute_80\n.version 8.8\n.target sm_80\n.address_size 64\n\n.visible .entry _Z14transposeNaivePfS_ii(\n\t.param .u64 _Z14transposeNaivePfS_ii_param_0,\n\t.param .u64 _Z14transposeNaivePfS_ii_param_1,\n\t.param .u32 _Z14transposeNaivePfS_ii_param_2,\n\t.param .u32 _Z14transposeNaivePfS_ii_param_3\n)\n{\n\t.reg .f32 \t%f<3>;\n\t.reg .b32 \t%r<15>;\n\t.reg .b64 \t%rd<11>;\n\n\n\tld.param.u64 \t%rd1, [_Z14transposeNaivePfS_ii_param_0];\n\tld.param.u64 \t%rd2, [_Z14transposeNaivePfS_ii_param_1];\n\tld.param.u32 \t%r1, [_Z14transposeNaivePfS_ii_param_2];\n\tld.param.u32 \t%r2, [_Z14transposeNaivePfS_ii_param_3];\n\tcvta.to.global.u64 \t%rd3, %rd1;\n\tcvta.to.global.u64 \t%rd4, %rd2;\n\tmov.u32 \t%r3, %ctaid.x;\n\tshl.b32 \t%r4, %r3, 5;\n\tmov.u32 \t%r5, %tid.x;\n\tadd.s32 \t%r6, %r4, %r5;\n\tmov.u32 \t%r7, %ctaid.y;\n\tshl.b32 \t%r8, %r7, 5;\n\tmov.u32 \t%r9, %tid.y;\n\tadd.s32 \t%r10, %r8, %r9;\n\tmad.lo.s32 \t%r11, %r6, %r2, %r10;\n\tmad.lo.s32 \t%r12, %r10, %r1, %r6;\n\tmul.wide.s32 \t%rd5, %r12, 4;\n\tadd.s64 \t%rd6, %rd4, %rd5;\n\tld.global.f32 \t%f1, [%rd6];\n\tmul.wide.s32 \t%rd7, %r11, 4;\n\tadd.s64 \t%rd8, %rd3, %rd7;\n\tst.global.f32 \t[%rd8], %f1;\n\tshl.b32 \t%r13, %r1, 4;\n\tadd.s32 \t%r14, %r12, %r13;\n\tmul.wide.s32 \t%rd9, %r14, 4;\n\tadd.s64 \t%rd10, %rd4, %rd9;\n\tld.global.f32 \t%f2, [%rd10];\n\tst.global.f32 \t[%rd8+64], %f2;\n\tret;\n\n}\n",
+    ),
     Preset {
         block: Dim3::linear(48),
         ..expr(

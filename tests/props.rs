@@ -181,8 +181,31 @@ proptest! {
 
     /// Every language answers any text with a result or an error, never a panic.
     #[test]
-    fn languages_never_panic(text in "(\\PC|\n){0,120}", lang in 0..4usize) {
+    fn languages_never_panic(text in "(\\PC|\n){0,120}", lang in 0..warpscope::pattern::Lang::ALL.len()) {
         run_text(warpscope::pattern::Lang::ALL[lang], &text);
+    }
+
+    /// Real compiler PTX with a random slice cut out or a random token put in never panics: random text rarely
+    /// gets past a PTX module's first line, so the edits start from whole modules.
+    #[test]
+    fn edited_ptx_never_panics(which in 0..4usize, a in 0usize..40_000, len in 0usize..60, insert in 0..12usize) {
+        let files = ["vectorAdd/nvrtc_sm_80.ptx", "transpose/sm_80.ptx", "reduction/nvrtc_sm_90.ptx", "matrixMul/sm_75.ptx"];
+        let path = format!("{}/tests/data/kernels/{}", env!("CARGO_MANIFEST_DIR"), files[which]);
+        let text = std::fs::read_to_string(&path).expect("corpus");
+        let tokens = ["", "%r1", "[", "{", "}", ";", "@%p1 bra $L__BB0_2;", ".reg .b32 %r<2>;", "-1", "0f7FFFFFFF", "call f;", "ret;"];
+        let start = a.min(text.len());
+        let end = (start + len).min(text.len());
+        if text.is_char_boundary(start) && text.is_char_boundary(end) {
+            let edited = format!("{}{}{}", &text[..start], tokens[insert], &text[end..]);
+            let sc = warpscope::scenario::Scenario {
+                lang: warpscope::pattern::Lang::Ptx,
+                text: edited,
+                op: String::new(),
+                block: warpscope::launch::Dim3::linear(64),
+                ..warpscope::scenario::Scenario::default()
+            };
+            let _ = sc.run();
+        }
     }
 
     /// Presets with a random slice cut out (the edits a student makes) never panic either.

@@ -3,10 +3,12 @@
 
 pub mod addresses;
 pub mod cexpr;
+#[cfg(feature = "lang-cuda")]
 pub mod cuda;
 pub mod expr;
 pub mod lex;
 pub mod params;
+#[cfg(feature = "lang-ptx")]
 pub mod ptx;
 pub mod sass;
 
@@ -191,6 +193,18 @@ impl Lang {
         }
     }
 
+    /// Whether this build carries the language's front end. The command line carries every one; the page
+    /// splits CUDA and PTX between two analysis workers (`warpscope-engine`, `warpscope-engine-ptx`) to keep
+    /// each within its size budget.
+    pub fn available(self) -> bool {
+        let (cuda, ptx) = (cfg!(feature = "lang-cuda"), cfg!(feature = "lang-ptx"));
+        match self {
+            Lang::Cuda => cuda,
+            Lang::Ptx => ptx,
+            Lang::Expr | Lang::Sass | Lang::Addresses => true,
+        }
+    }
+
     /// Parses a short name.
     pub fn parse(text: &str) -> Result<Lang, String> {
         Lang::ALL
@@ -234,6 +248,7 @@ pub struct Lowered {
 pub fn lower(src: &Source) -> Result<Lowered, InputError> {
     let program = match src.lang {
         Lang::Expr => expr_program(src)?,
+        #[cfg(feature = "lang-cuda")]
         Lang::Cuda => cuda::lower(src.text, src.launch, src.vars)?,
         Lang::Sass => sass::lower(
             src.text,
@@ -241,6 +256,7 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
             src.vars,
             sass::Options { kernel: src.kernel, sm: u32::from(src.cc.major) * 10 + u32::from(src.cc.minor) },
         )?,
+        #[cfg(feature = "lang-ptx")]
         Lang::Ptx => ptx::lower(
             src.text,
             src.launch,
@@ -250,6 +266,14 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
         Lang::Addresses => {
             let (program, block) = addresses::lower(src.text, src.op.clone())?;
             return Ok(Lowered { program, block: Some(block) });
+        }
+        #[allow(unreachable_patterns)]
+        lang => {
+            return Err(InputError::at(
+                src.text,
+                Span { start: 0, end: 1 },
+                format!("this build of warpscope has no {} front end", lang.name()),
+            ))
         }
     };
     Ok(Lowered { program, block: None })

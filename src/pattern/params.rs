@@ -9,9 +9,14 @@
 
 use crate::launch::Launch;
 
-/// The first global base a pointer parameter gets by default; each further pointer starts
-/// [`super::cuda::GLOBAL_STRIDE`] later (the same bases the CUDA language gives its pointers).
-pub const POINTER_BASE: u64 = super::cuda::GLOBAL_BASE;
+/// First cudaMalloc-like base address for global arrays (CUDA) and pointer parameters (PTX, SASS); each
+/// further one starts [`GLOBAL_STRIDE`] later, so every language gives the same kernel the same addresses.
+pub const GLOBAL_BASE: u64 = 0x7000_0000_0000;
+/// Distance between the base addresses of successive global arrays: 256 MB.
+pub const GLOBAL_STRIDE: u64 = 0x1000_0000;
+
+/// The first global base a pointer parameter gets by default.
+pub const POINTER_BASE: u64 = GLOBAL_BASE;
 
 /// What kind of value a parameter holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -224,7 +229,7 @@ pub fn defaults(params: &[Param], launch: &Launch) -> Vec<Option<u64>> {
         .iter()
         .map(|p| match p.kind {
             Kind::Pointer => {
-                let v = POINTER_BASE + pointers * super::cuda::GLOBAL_STRIDE;
+                let v = POINTER_BASE + pointers * GLOBAL_STRIDE;
                 pointers += 1;
                 Some(v)
             }

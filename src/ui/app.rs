@@ -236,7 +236,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     disabled={locked(state, "grid")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
                 if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass) || !sc.sets.is_empty() {
                     <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
-                        placeholder="n=1024, R4=0x1000" disabled={locked(state, "sets")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
+                        placeholder={if sc.lang == Lang::Ptx { "param_2=1024, c[0x0][0x16c]=64" } else { "n=1024, R4=0x1000" }} disabled={locked(state, "sets")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
                 }
                 if show_l1 {
                     <label>{ "global loads" }

@@ -47,11 +47,22 @@ pub type Deliver = Rc<dyn Fn(usize, Reply)>;
 #[derive(Default)]
 struct Slot {
     worker: Option<web_sys::Worker>,
+    /// The worker module it runs (see [`module_for`]).
+    module: &'static str,
     ready: bool,
     in_flight: Option<(u64, f64)>,
     queued: Option<Request>,
     _handlers: Vec<Closure<dyn Fn(web_sys::MessageEvent)>>,
     _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
+}
+
+/// The analysis worker that carries a language's front end: PTX has its own, built without the CUDA front end,
+/// so that each module stays within its load budget (Cargo.toml's features, index.html).
+fn module_for(lang: crate::pattern::Lang) -> &'static str {
+    match lang {
+        crate::pattern::Lang::Ptx => "warpscope-engine-ptx",
+        _ => "warpscope-engine",
+    }
 }
 
 /// The page's engine.
@@ -88,12 +99,14 @@ impl Engine {
         }
         let slot = &mut slots[pane];
         let stale = slot.in_flight.is_some_and(|(_, t)| now_ms() - t > CANCEL_AFTER_MS);
-        if slot.worker.is_none() || stale {
+        let module = module_for(req.scenario.lang);
+        if slot.worker.is_none() || stale || slot.module != module {
             if let Some(w) = slot.worker.take() {
                 w.terminate();
             }
             slot.in_flight = None;
             slot.queued = Some(req);
+            slot.module = module;
             drop(slots);
             self.spawn(pane, deliver);
             return;
@@ -123,7 +136,8 @@ impl Engine {
     }
 
     fn spawn(&self, pane: usize, deliver: Deliver) {
-        let started = super::browser::start_worker("warpscope-engine");
+        let module = self.slots.borrow().get(pane).map_or("warpscope-engine", |s| s.module);
+        let started = super::browser::start_worker(module);
         let mut slots = self.slots.borrow_mut();
         let slot = &mut slots[pane];
         let worker = match started {

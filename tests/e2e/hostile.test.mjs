@@ -72,6 +72,10 @@ const HOSTILE = [
   ['cuda', 'HTML in a name', 'float *<script>;\n'],
   ['sass', 'a whole kernel of junk', ('/*0000*/ FOO.BAR R1, R2, R3 ; /* 0x0 */\n').repeat(3000) + 'LDG.E R0, [R2.64] ;\n'],
   ['sass', 'register past the file', 'LDG.E.32 R0, [R999] ;\n'],
+  ['ptx', 'junk', junk],
+  ['ptx', 'deep blocks', '.visible .entry k()\n' + '{'.repeat(3000) + '}'.repeat(3000)],
+  ['ptx', 'endless loop', '.visible .entry k()\n{\n.reg .b64 %rd<2>;\n.reg .f32 %f1;\nmov.u64 %rd1, 0;\n$L:\nld.global.f32 %f1, [%rd1];\nbra $L;\n}\n'],
+  ['ptx', 'a million registers', '.visible .entry k()\n{\n.reg .b32 %r<1048576>;\nret;\n}\n'],
   ['addresses', 'ten thousand addresses', Array.from({ length: 10000 }, (_, i) => `0x${(i * 64).toString(16)}`).join(' ')],
   ['addresses', 'junk', junk],
 ];

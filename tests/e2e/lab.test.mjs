@@ -113,6 +113,27 @@ test('step the animation with the buttons and the keyboard', async () => {
   await page.close();
 });
 
+test('PTX from NVIDIA\'s compiler runs in its own worker, with no values given', async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#preset', 'ptx-transpose-naive');
+  await settled(page);
+  // The naive transpose (the CUDA samples, NVRTC 12.9's PTX), block 32x16: row loads cost 4 sectors per
+  // request (64 over the 16 warps), column stores 32, one per lane (512), and each ld/st shows the SASS
+  // instruction it becomes. The same numbers as `warpscope analyze --preset ptx-transpose-naive`.
+  const ops = await page.locator('#pane-a ol.instructions .op').allTextContents();
+  assert.deepEqual(ops, ['LDG.E', 'STG.E', 'LDG.E', 'STG.E']);
+  assert.equal(await metric(page, 'sectors'), '64');
+  await page.locator('#pane-a ol.instructions li').nth(1).locator('button').click();
+  assert.equal(await metric(page, 'sectors'), '512');
+  await page.screenshot({ path: join(SHOTS, 'lab-ptx.png') });
+  // Back to a CUDA pattern: the pane moves back to the other worker and still answers.
+  await page.selectOption('#preset', 'transpose-naive');
+  await settled(page);
+  assert.equal(await page.locator('#error').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('compare two CCs side by side', async () => {
   const { page } = await open();
   await page.selectOption('#preset', 'kepler-4byte-stride2');

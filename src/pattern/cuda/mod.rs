@@ -24,10 +24,7 @@ use super::lex::{lex, Tok};
 use super::{InputError, Span};
 use std::rc::Rc;
 
-/// First cudaMalloc-like base address for global arrays; each further array starts 256 MB later.
-pub const GLOBAL_BASE: u64 = 0x7000_0000_0000;
-/// Distance between the base addresses of successive global arrays.
-pub const GLOBAL_STRIDE: u64 = 0x1000_0000;
+pub use super::params::{GLOBAL_BASE, GLOBAL_STRIDE};
 
 // ----------------------------------------------------------------------------------------------------------
 // Types

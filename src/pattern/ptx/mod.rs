@@ -670,7 +670,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> R<Program
         } else if d.names[0].elems.is_some() || d.vec > 1 {
             Err(format!("parameter {shown} is an aggregate (a struct or array) with no value: give one with --set {shown}=VALUE"))
         } else if is_pointer {
-            let v = params::POINTER_BASE + n_pointers * super::cuda::GLOBAL_STRIDE;
+            let v = params::POINTER_BASE + n_pointers * params::GLOBAL_STRIDE;
             defaulted.push(format!("{shown} ({sig_ty}pointer) = {v:#x}"));
             Ok(v)
         } else if float || matches!(sig_kind, Some(params::Kind::Other)) {
@@ -706,7 +706,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> R<Program
     for d in &m.vars {
         if d.space == Space::Global {
             for n in &d.names {
-                lw.globals.insert(n.name.clone(), params::POINTER_BASE + k * super::cuda::GLOBAL_STRIDE);
+                lw.globals.insert(n.name.clone(), params::POINTER_BASE + k * params::GLOBAL_STRIDE);
                 k += 1;
             }
         }
@@ -807,7 +807,7 @@ fn body(lw: &mut Lw, f: &Func, depth: usize) -> R<()> {
                     }
                 }
                 Space::Global => {
-                    let base = params::POINTER_BASE + (lw.globals.len() as u64 + 64) * super::cuda::GLOBAL_STRIDE;
+                    let base = params::POINTER_BASE + (lw.globals.len() as u64 + 64) * params::GLOBAL_STRIDE;
                     for n in &d.names {
                         lw.globals.entry(n.name.clone()).or_insert(base);
                     }

@@ -1,0 +1,12 @@
+//! Any text as a PTX module: an answer or an error, never a panic (one warp, so each run is quick).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use warpscope::pattern::Lang;
+use warpscope::scenario::Scenario;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let sc = Scenario { lang: Lang::Ptx, text: text.to_string(), op: String::new(), ..Scenario::default() };
+        let _ = sc.run();
+    }
+});
