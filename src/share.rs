@@ -53,6 +53,8 @@ pub struct PaneState {
     pub instr: usize,
     /// Selected warp-level issue.
     pub issue: usize,
+    /// The kernel chosen in a listing or module with several (empty: the first).
+    pub kernel: String,
 }
 
 impl Default for PaneState {
@@ -83,6 +85,7 @@ impl PaneState {
             preset: preset.to_string(),
             instr,
             issue,
+            kernel: sc.kernel.clone().unwrap_or_default(),
         }
     }
 
@@ -116,6 +119,7 @@ impl PaneState {
             sets: self.sets.clone(),
             config: Config { l1, bank_mode, strict_align: self.strict, ..Config::default() },
             lane_mask: crate::access::LaneSet::ALL,
+            kernel: Some(self.kernel.clone()).filter(|k| !k.is_empty()),
             ..Scenario::default()
         })
     }

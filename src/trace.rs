@@ -197,9 +197,22 @@ pub struct ProgramResult {
     /// The kernel that ran, when the input had named kernels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
+    /// Every kernel of the input, when it has several: the symbol to choose it by (`--kernel`) and the name
+    /// users know.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kernels: Vec<KernelName>,
     /// Notes about the whole program: which of several kernels ran, the parameter values it assumed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<Note>,
+}
+
+/// A kernel of the input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelName {
+    /// The symbol as the input spells it (mangled): what `--kernel` and the page's menu pass.
+    pub symbol: String,
+    /// The name users know (demangled where the build can).
+    pub name: String,
 }
 
 /// Nsight Compute's word for a space.
@@ -399,7 +412,15 @@ impl<'a> Collector<'a> {
             // An instruction no lane reached is not listed.
             .filter(|r| r.warps > 0)
             .collect();
-        ProgramResult { cc: self.cc, launch, blocks, instructions, kernel: None, notes: Vec::new() }
+        ProgramResult {
+            cc: self.cc,
+            launch,
+            blocks,
+            instructions,
+            kernel: None,
+            kernels: Vec::new(),
+            notes: Vec::new(),
+        }
     }
 }
 
@@ -618,6 +639,10 @@ impl Analysis {
         let stats = grid::run(&self.program, &launch, blocks, &mut c, control, self.max_memory_bytes)?;
         let mut r = c.finish(launch, stats);
         r.kernel = self.program.kernel.clone();
+        if self.program.kernels.len() > 1 {
+            r.kernels =
+                self.program.kernels.iter().map(|(s, n)| KernelName { symbol: s.clone(), name: n.clone() }).collect();
+        }
         r.notes = self.program.notes.clone();
         Ok(r)
     }

@@ -336,3 +336,33 @@ fn atomics_are_listed_as_not_costed() {
     let note = r.notes.iter().find(|n| n.id == "ptx-not-costed").expect("note");
     assert!(note.text.contains("atom.global.add.u32 (line 17)"), "{}", note.text);
 }
+
+#[test]
+fn a_module_lists_its_kernels_and_any_can_be_chosen_by_symbol() {
+    let ptx = corpus("transpose", "nvrtc_sm_80.ptx");
+    let r = ok(&scenario(Lang::Ptx, &ptx, "32x16", None, &[]));
+    // The eight kernels of transpose.cu in file order, by symbol (what the page's menu passes) and name.
+    let names: Vec<&str> = r.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "copy",
+            "copySharedMem",
+            "transposeNaive",
+            "transposeCoalesced",
+            "transposeNoBankConflicts",
+            "transposeDiagonal",
+            "transposeFineGrained",
+            "transposeCoarseGrained"
+        ]
+    );
+    assert_eq!(r.kernels[2].symbol, "_Z14transposeNaivePfS_ii");
+    let naive = ok(&scenario(Lang::Ptx, &ptx, "32x16", Some("_Z14transposeNaivePfS_ii"), &[]));
+    assert_eq!(naive.kernel.as_deref(), Some("transposeNaive"));
+    // A module with one kernel lists none: there is nothing to choose.
+    let one = ok(&scenario(Lang::Ptx, &corpus("vectorAdd", "sm_80.ptx"), "256", None, &[]));
+    assert!(one.kernels.is_empty());
+    // The same for a SASS listing.
+    let sass = ok(&scenario(Lang::Sass, &corpus("transpose", "sm_80.sass"), "32x16", None, &[]));
+    assert_eq!(sass.kernels.len(), 8);
+}

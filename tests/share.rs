@@ -44,6 +44,19 @@ fn settings_and_compare_panes_round_trip() {
 }
 
 #[test]
+fn the_chosen_kernel_round_trips() {
+    let p = warpscope::presets::find("ptx-transpose-naive").expect("preset");
+    let mut sc = p.scenario();
+    sc.kernel = Some("_Z14transposeNaivePfS_ii".into());
+    let view = ViewState { panes: vec![PaneState::from_scenario(&sc, "", 0, 0)], step: None, theme: Theme::Light };
+    let back = decode(&encode(&view)).expect("decodes");
+    assert_eq!(back.panes[0].scenario().expect("valid").kernel.as_deref(), Some("_Z14transposeNaivePfS_ii"));
+    // A link made before kernels were stored opens the first kernel.
+    let old = PaneState { kernel: String::new(), ..back.panes[0].clone() };
+    assert_eq!(old.scenario().expect("valid").kernel, None);
+}
+
+#[test]
 fn bad_links_say_what_is_wrong() {
     let good = encode(&ViewState::default());
     assert_eq!(decode("hello"), Err(ShareError::NoVersion));

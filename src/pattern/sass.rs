@@ -1183,6 +1183,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Pr
     if !chosen.name.is_empty() {
         lw.b.set_kernel(chosen.shown());
     }
+    lw.b.set_kernels(kernels.iter().filter(|f| !f.name.is_empty()).map(|f| (f.name.clone(), f.shown())).collect());
     lw.cc = lw.b.reg();
     lw.lea_lo = lw.b.reg();
     // The start: every register and predicate the listing names gets its `--set` value or becomes unknown.

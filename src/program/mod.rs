@@ -615,6 +615,8 @@ pub struct Program {
     pub notes: Vec<crate::report::Note>,
     /// The kernel's name, when the input named one.
     pub kernel: Option<String>,
+    /// Every kernel the input holds, in its order: (symbol, the name users know), for choosing another.
+    pub kernels: Vec<(String, String)>,
 }
 
 /// "The lanes meet again only when they exit."
@@ -644,6 +646,7 @@ pub struct Builder {
     fixups: Vec<(usize, Label)>,
     notes: Vec<crate::report::Note>,
     kernel: Option<String>,
+    kernels: Vec<(String, String)>,
 }
 
 /// How sites are put in program order: the languages choose keys that sort that way.
@@ -665,6 +668,11 @@ impl Builder {
     /// Names the kernel the program is.
     pub fn set_kernel(&mut self, name: String) {
         self.kernel = Some(name);
+    }
+
+    /// Lists the input's kernels (symbol, shown name), for choosing another.
+    pub fn set_kernels(&mut self, kernels: Vec<(String, String)>) {
+        self.kernels = kernels;
     }
 
     /// A new register.
@@ -842,6 +850,7 @@ impl Builder {
             reconverge,
             notes: self.notes,
             kernel: self.kernel,
+            kernels: self.kernels,
         }
     }
 }

@@ -230,6 +230,15 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false" disabled={locked(state, "op")}
                         oninput={on_input(d, move |v| Action::Edit(k, Edit::Op(v)))} /></label>
                 }
+                if let Some(r) = result.as_ref().filter(|r| r.kernels.len() > 1) {
+                    <label>{ "kernel" }
+                        <select id={id("kernel", k)} disabled={locked(state, "pattern")} onchange={on_select(d, move |v| Action::Edit(k, Edit::Kernel(v)))}>
+                            { for r.kernels.iter().map(|kn| html! {
+                                <option value={kn.symbol.clone()} selected={r.kernel.as_deref() == Some(kn.name.as_str())}>{ kn.name.clone() }</option>
+                            }) }
+                        </select>
+                    </label>
+                }
                 <label>{ "block" }<input id={id("block", k)} class="short mono" value={pane.block_text.clone()} spellcheck="false"
                     disabled={locked(state, "block")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
                 <label title="Blocks in the launch: the totals count every block">{ "grid" }<input id={id("grid", k)} class="short mono" value={pane.grid_text.clone()} spellcheck="false"

@@ -369,6 +369,8 @@ pub enum Edit {
     BankMode(String),
     /// `NAME=VALUE` settings, separated by commas or spaces.
     Sets(String),
+    /// The kernel to run, by its symbol (listings and modules with several).
+    Kernel(String),
     /// A suggested fix.
     Fix(Fix),
 }
@@ -588,7 +590,7 @@ impl Edit {
             Edit::Op(_) => "op",
             Edit::Block(_) => "block",
             Edit::Grid(_) => "grid",
-            Edit::Text(_) | Edit::Preset(_) | Edit::Fix(_) => "pattern",
+            Edit::Text(_) | Edit::Preset(_) | Edit::Fix(_) | Edit::Kernel(_) => "pattern",
             Edit::L1(_) => "l1",
             Edit::BankMode(_) => "bank_mode",
             Edit::Sets(_) => "sets",
@@ -658,14 +660,24 @@ fn apply(pane: &mut Pane, edit: Edit) {
         Edit::Lang(v) => {
             if let Ok(l) = Lang::parse(&v) {
                 pane.scenario.lang = l;
+                pane.scenario.kernel = None;
             }
         }
         Edit::Op(v) => pane.scenario.op = v,
         Edit::Block(v) => pane.block_text = v,
         Edit::Grid(v) => pane.grid_text = v,
         Edit::Text(v) => {
+            // The chosen kernel stays while the text still has it (an edit inside it), not after a new paste.
+            if pane.scenario.kernel.as_ref().is_some_and(|k| !v.contains(k.as_str())) {
+                pane.scenario.kernel = None;
+            }
             pane.scenario.text = v;
             pane.preset.clear();
+        }
+        Edit::Kernel(v) => {
+            pane.scenario.kernel = Some(v).filter(|k| !k.is_empty());
+            pane.instr = 0;
+            pane.issue = 0;
         }
         Edit::Preset(name) => {
             if let Some(p) = crate::presets::find(&name) {

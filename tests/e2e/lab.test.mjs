@@ -126,6 +126,17 @@ test('PTX from NVIDIA\'s compiler runs in its own worker, with no values given',
   await page.locator('#pane-a ol.instructions li').nth(1).locator('button').click();
   assert.equal(await metric(page, 'sectors'), '512');
   await page.screenshot({ path: join(SHOTS, 'lab-ptx.png') });
+  // A whole module of eight kernels: the kernel menu lists them (by symbol here: the page does not demangle
+  // names yet) and choosing one runs it.
+  const module = await readFile(new URL('../data/kernels/transpose/nvrtc_sm_80.ptx', import.meta.url), 'utf8');
+  await page.fill('#pattern', module);
+  await settled(page);
+  assert.equal((await page.locator('#kernel option').allTextContents()).length, 8);
+  await page.selectOption('#kernel', '_Z18transposeCoalescedPfS_ii');
+  await settled(page);
+  assert.deepEqual(await page.locator('#pane-a ol.instructions .op').allTextContents(),
+    ['LDG.E', 'STS', 'LDG.E', 'STS', 'LDS', 'STG.E', 'LDS', 'STG.E']);
+  await page.screenshot({ path: join(SHOTS, 'lab-ptx-kernel-menu.png') });
   // Back to a CUDA pattern: the pane moves back to the other worker and still answers.
   await page.selectOption('#preset', 'transpose-naive');
   await settled(page);

@@ -585,6 +585,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> R<Program
     };
     lw.b.set_kernel(params::shown(&kernel.name));
     let kernels: Vec<&Func> = m.funcs.iter().filter(|f| f.entry && f.body.is_some()).collect();
+    lw.b.set_kernels(kernels.iter().map(|f| (f.name.clone(), params::shown(&f.name))).collect());
     if kernels.len() > 1 {
         let names: Vec<String> = kernels.iter().map(|f| params::shown(&f.name)).collect();
         lw.b.note(Note::new(
