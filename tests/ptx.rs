@@ -300,6 +300,9 @@ fn errors_name_the_problem_and_its_place() {
     // A floating-point value reaching an address names the instruction and its line.
     let e = err(&module(".reg .f32 %f<3>;\nld.global.f32 %f1, [%rd2];\ncvt.rn.f32.u32 %f2, %r1;\nmul.f32 %f2, %f2, %f1;\ncvt.rzi.u32.f32 %r2, %f2;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];"));
     assert!(e.message.contains("floating-point result of mul.f32 at line 19"), "{}", e.message);
+    // A name that is not a PTX instruction is refused where it is, not taken as an unknown value.
+    let e = err(&module("mvo.u32 %r2, %r1;"));
+    assert_eq!((e.line, e.column, e.message.as_str()), (16, 1, "`mvo` is not a PTX instruction"));
     // A missing semicolon.
     let e = err(&module("mov.u32 %r2, %r1\nret"));
     assert!(e.message.starts_with("expected `;` at the end of the instruction"), "{}", e.message);
