@@ -362,3 +362,37 @@ fn a_negated_uniform_register_is_negated() {
     let r = ok(&sass(&text, "256", Some("reduce0"), &[]));
     assert_eq!(sum_shared(&r), (8 + 3 * 47 + 1, 8 + 3 * 47 + 1));
 }
+
+#[test]
+fn a_cuda_file_runs_one_kernel_and_lists_the_others() {
+    // Two kernels in one file: only the chosen one runs (before, both bodies ran as one program: 4 memory
+    // instructions instead of 2).
+    let text = "#define TILE_DIM 32
+__global__ void copy(float *odata, float *idata, int width, int height) {
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  odata[x] = idata[x];
+}
+__global__ void other(float *o, float *i) {
+  o[threadIdx.x * 2] = i[threadIdx.x];
+}
+";
+    let cuda = |kernel: Option<&str>| Scenario {
+        lang: Lang::Cuda,
+        text: text.to_string(),
+        op: String::new(),
+        kernel: kernel.map(str::to_string),
+        ..Scenario::default()
+    };
+    let r = ok(&cuda(None));
+    assert_eq!((r.kernel.as_deref(), r.instructions.len()), (Some("copy"), 2));
+    let names: Vec<&str> = r.kernels.iter().map(|k| k.symbol.as_str()).collect();
+    assert_eq!(names, ["copy", "other"]);
+    assert!(r.notes.iter().any(|n| n.id == "cuda-kernel" && n.text.contains("this is copy")));
+    // `other` stores 4 bytes at 8*lane: 256 bytes, 8 sectors.
+    let r = ok(&cuda(Some("other")));
+    assert_eq!(r.kernel.as_deref(), Some("other"));
+    let st = r.instructions.iter().find(|i| i.op.starts_with("STG")).expect("store");
+    assert_eq!(st.memory.as_ref().expect("global").sectors, 8);
+    let e = cuda(Some("nope")).run().expect_err("no such kernel");
+    assert_eq!(e.error.message, "no kernel `nope` in this file (its kernels: copy, other)");
+}

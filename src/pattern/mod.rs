@@ -249,7 +249,7 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
     let program = match src.lang {
         Lang::Expr => expr_program(src)?,
         #[cfg(feature = "lang-cuda")]
-        Lang::Cuda => cuda::lower(src.text, src.launch, src.vars)?,
+        Lang::Cuda => cuda::lower(src.text, src.launch, src.vars, src.kernel)?,
         Lang::Sass => sass::lower(
             src.text,
             src.launch,

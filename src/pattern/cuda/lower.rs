@@ -1690,8 +1690,8 @@ impl<'a> Lower<'a> {
 }
 
 /// Lowers a CUDA snippet into a program.
-pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputError> {
-    let ast = super::parse(src)?;
+pub fn lower(src: &str, launch: Launch, vars: &Vars, kernel: Option<&str>) -> Result<Program, InputError> {
+    let ast = super::parse(src, kernel)?;
     let mut l = Lower {
         b: Builder::new(),
         ast: &ast,
@@ -1714,6 +1714,22 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars) -> Result<Program, InputErr
     };
     let stmts = &ast.stmts;
     l.block(stmts)?;
+    if let Some(k) = &ast.ran {
+        l.b.set_kernel(k.clone());
+    }
+    l.b.set_kernels(ast.kernels.iter().map(|k| (k.clone(), k.clone())).collect());
+    if ast.kernels.len() > 1 {
+        l.b.note(crate::report::Note::new(
+            "cuda-kernel",
+            format!(
+                "This file has {} kernels ({}); this is {}. Choose another with --kernel NAME or the kernel menu.",
+                ast.kernels.len(),
+                ast.kernels.join(", "),
+                ast.ran.as_deref().unwrap_or("the first")
+            ),
+            "the file's __global__ functions",
+        ));
+    }
     if !l.defaulted.is_empty() {
         let first = l.defaulted[0].split(' ').next().unwrap_or("n").to_string();
         l.b.note(crate::report::Note::new(

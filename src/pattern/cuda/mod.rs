@@ -255,6 +255,10 @@ enum Stmt {
 struct Program {
     types: Types,
     stmts: Vec<Stmt>,
+    /// The file's `__global__` kernels, in order.
+    kernels: Vec<String>,
+    /// The one whose body `stmts` holds.
+    ran: Option<String>,
 }
 
 fn stmt_start(s: &Stmt) -> usize {
@@ -270,6 +274,11 @@ struct CudaParser<'a> {
     p: Parser<'a>,
     types: Types,
     depth: u32,
+    /// The kernel to keep (`--kernel`); the first when `None`.
+    wanted: Option<&'a str>,
+    /// Every kernel seen, and the one kept.
+    kernels: Vec<String>,
+    ran: Option<String>,
 }
 
 /// Statements (blocks, ifs, loops) nested deeper than this are refused rather than risking the stack.
@@ -322,7 +331,17 @@ impl<'a> CudaParser<'a> {
                 return Err(self.p.err("templates are not supported: write the kernel with concrete types"));
             }
             if self.p.at_word("__global__") {
-                out.extend(self.kernel()?);
+                // Only the chosen kernel's body is run: a file's other kernels are listed, not merged in.
+                let (name, body) = self.kernel()?;
+                self.kernels.push(name.clone());
+                let keep = match self.wanted {
+                    Some(w) => self.ran.is_none() && super::params::find_kernel(w, &[name.as_str()]).is_some(),
+                    None => self.ran.is_none(),
+                };
+                if keep {
+                    out.extend(body);
+                    self.ran = Some(name);
+                }
                 continue;
             }
             out.push(self.statement(true)?);
@@ -455,13 +474,13 @@ impl<'a> CudaParser<'a> {
             .ok_or_else(|| InputError::at(self.p.src, self.p.prev_span(), format!("unknown type `{}`", tn.base)))
     }
 
-    fn kernel(&mut self) -> Result<Vec<Stmt>, InputError> {
+    fn kernel(&mut self) -> Result<(String, Vec<Stmt>), InputError> {
         self.p.bump(); // __global__
         if !self.p.at_word("void") {
             return Err(self.p.err("a __global__ kernel returns void"));
         }
         self.p.bump();
-        self.p.ident("the kernel's name")?;
+        let name = self.p.ident("the kernel's name")?.to_string();
         if self.p.at_word("__launch_bounds__") {
             self.p.bump();
             self.p.expect("(", "after __launch_bounds__")?;
@@ -509,7 +528,7 @@ impl<'a> CudaParser<'a> {
             }
             out.push(self.statement(false)?);
         }
-        Ok(out)
+        Ok((name, out))
     }
 
     fn statement(&mut self, top: bool) -> Result<Stmt, InputError> {
@@ -707,16 +726,32 @@ fn const_eval(e: &Ex) -> Option<i128> {
     }
 }
 
-/// A parsed snippet: its types and statements.
-fn parse(src: &str) -> Result<Program, InputError> {
+/// A parsed snippet: its types and statements, with the body of one kernel (`kernel`, else the first).
+fn parse(src: &str, kernel: Option<&str>) -> Result<Program, InputError> {
     let toks = lex(src)?;
     let mut types_set: std::collections::HashSet<String> =
         super::cexpr::BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
     types_set.extend(VECTORS.iter().map(|v| v.0.to_string()));
     let mut parser = Parser::new(src, toks);
     parser.types = types_set;
-    let mut cp = CudaParser { p: parser, types: Types { structs: Vec::new() }, depth: 0 };
+    let wanted = kernel.map(str::trim).filter(|k| !k.is_empty());
+    let mut cp = CudaParser {
+        p: parser,
+        types: Types { structs: Vec::new() },
+        depth: 0,
+        wanted,
+        kernels: Vec::new(),
+        ran: None,
+    };
     let stmts = cp.program()?;
+    if let (Some(w), None) = (wanted, &cp.ran) {
+        let message = if cp.kernels.is_empty() {
+            format!("no kernel `{w}`: this snippet has no __global__ kernel")
+        } else {
+            format!("no kernel `{w}` in this file (its kernels: {})", cp.kernels.join(", "))
+        };
+        return Err(InputError::at(src, Span { start: 0, end: 1 }, message));
+    }
     if stmts.is_empty() {
         return Err(InputError::at(
             src,
@@ -724,5 +759,5 @@ fn parse(src: &str) -> Result<Program, InputError> {
             "the snippet has no statements: write a declaration and an access such as `float x = in[threadIdx.x];`",
         ));
     }
-    Ok(Program { types: cp.types, stmts })
+    Ok(Program { types: cp.types, stmts, kernels: cp.kernels, ran: cp.ran })
 }
