@@ -369,3 +369,66 @@ fn a_module_lists_its_kernels_and_any_can_be_chosen_by_symbol() {
     let sass = ok(&scenario(Lang::Sass, &corpus("transpose", "sm_80.sass"), "32x16", None, &[]));
     assert_eq!(sass.kernels.len(), 8);
 }
+
+/// Each lane's value of `%r9` after `body` (one warp): the module loads from `base + %r9` with a 64-bit add,
+/// so the traced address minus the pointer's default base 0x7000_0000_0000 is the value, zero-extended.
+fn values(body: &str, sets: &[&str]) -> Vec<u64> {
+    let text = module(&format!(
+        "{body}\n.reg .b16 %h9;\n.reg .b64 %rd9;\ncvt.u64.u32 %rd9, %r9;\nadd.s64 %rd9, %rd2, %rd9;\nld.global.u8 %h9, [%rd9];"
+    ));
+    let sc = scenario(Lang::Ptx, &text, "32", None, sets);
+    let t = sc.trace(1).unwrap_or_else(|e| panic!("{e}"));
+    let issue = &t.items[0].issues[0];
+    issue.addrs.0.iter().map(|a| a.expect("every lane") - 0x7000_0000_0000).collect()
+}
+
+#[test]
+fn signed_values_and_edge_forms_follow_the_ptx_isa() {
+    // abs.s32 of tid - 2: lanes 0 and 1 are negative, |-2| = 2 and |-1| = 1 (PTX ISA abs).
+    let v = values("sub.s32 %r2, %r1, 2;\nabs.s32 %r9, %r2;", &[]);
+    assert_eq!(&v[..4], &[2, 1, 0, 1]);
+    // sad.s32 d = c + |a - b|: a = tid - 2, b = 1: |-3| = 3 for lane 0.
+    let v = values("sub.s32 %r2, %r1, 2;\nsad.s32 %r9, %r2, 1, 0;", &[]);
+    assert_eq!(&v[..4], &[3, 2, 1, 0]);
+    // A signed 8-bit parameter read into a 16-bit register sign-extends (ISA: operand size exceeding the
+    // instruction type), so cvt.s32.s16 keeps -1; & 0xFFF keeps it an address offset: 0xFFF.
+    let v = values(
+        ".reg .b16 %h1;\nld.param.s8 %h1, [k_param_1];\ncvt.s32.s16 %r2, %h1;\nand.b32 %r9, %r2, 4095;",
+        &["k_param_1=-1"],
+    );
+    assert_eq!(v[0], 0xFFF);
+    // cvt.s16.s32 into a 32-bit register sign-extends the 16-bit result: -2 stays 0xFFFFFFFE; & 0xFFFF0 = 0xFFFF0.
+    let v = values("sub.s32 %r2, %r1, 2;\ncvt.s16.s32 %r3, %r2;\nand.b32 %r9, %r3, 0xFFFF0;", &[]);
+    assert_eq!(v[0], 0xFFFF0);
+    // max.relu.s32 clamps a negative result to 0: max(tid - 5, -9) for lane 0 is -5 -> 0.
+    let v = values("sub.s32 %r2, %r1, 5;\nmax.relu.s32 %r9, %r2, -9;", &[]);
+    assert_eq!(&v[..7], &[0, 0, 0, 0, 0, 0, 1]);
+    // A decimal float immediate at .f32 is the f32 1.5, so cvt.rzi gives 1 (the f64 bits' low word would give 0).
+    let v = values(".reg .f32 %f<2>;\nmov.f32 %f1, 1.5;\ncvt.rzi.s32.f32 %r9, %f1;", &[]);
+    assert_eq!(v[0], 1);
+    // cvt.rp.f32.s32 rounds towards +infinity: -16777219 is not an f32; the next f32 up is -16777218
+    // (0xCB800001), not -16777220.
+    let v = values(".reg .f32 %f<2>;\ncvt.rp.f32.s32 %f1, -16777219;\nmov.b32 %r9, %f1;", &[]);
+    assert_eq!(v[0], 0xCB80_0001);
+    // Call storage written as two 32-bit halves and read as one 64-bit value is not guessed: unknown, and an
+    // address that depends on it is an error naming the parameter.
+    let text = ".version 7.5\n.target sm_80\n.address_size 64\n\
+        .func (.param .b64 f_ret) f(.param .b64 f_p)\n{\n.reg .b64 %rd<2>;\nld.param.b64 %rd1, [f_p];\nst.param.b64 [f_ret], %rd1;\nret;\n}\n\
+        .visible .entry k(.param .u64 k_param_0)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<6>;\n.reg .f32 %f1;\n\
+        ld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+        {\n.param .b64 a0;\nst.param.b32 [a0], %r1;\nst.param.b32 [a0+4], 0;\n.param .b64 rv;\n\
+        call.uni (rv), f, (a0);\nld.param.b64 %rd3, [rv];\n}\n\
+        add.s64 %rd4, %rd2, %rd3;\nld.global.f32 %f1, [%rd4];\nret;\n}\n";
+    let e = scenario(Lang::Ptx, text, "32", None, &[]).run().expect_err("pieces");
+    assert!(e.error.message.contains("written in other pieces"), "{}", e.error.message);
+    // Packed 16x2 arithmetic is not taken as one 32-bit value.
+    let e = scenario(Lang::Ptx, &module("max.u16x2 %r2, %r1, 3;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n.reg .f32 %f1;\nld.global.f32 %f1, [%rd4];"), "32", None, &[])
+        .run()
+        .expect_err("packed");
+    assert!(e.error.message.contains("packed 16x2"), "{}", e.error.message);
+    // Forms the ISA does not have are refused where they are.
+    let e = scenario(Lang::Ptx, &module("mul.wide.u64 %rd3, %rd2, 4;"), "32", None, &[]).run().expect_err("wide u64");
+    assert!(e.error.message.contains(".wide takes 16- or 32-bit operands"), "{}", e.error.message);
+    let e = scenario(Lang::Ptx, &module("setp.lt.b32 %p1, %r1, 4;"), "32", None, &[]).run().expect_err("lt.b32");
+    assert!(e.error.message.contains("compare only with eq and ne"), "{}", e.error.message);
+}

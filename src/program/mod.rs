@@ -500,7 +500,14 @@ impl UnOp {
                 let exact = if signed { f64::from(w as i32) } else { f64::from(w) };
                 let mut f = exact as f32;
                 if up && f64::from(f) < exact {
-                    f = f32::from_bits(f.to_bits() + 1);
+                    // The next f32 towards +infinity: a larger magnitude when positive, a smaller when negative.
+                    f = if f == 0.0 {
+                        f32::from_bits(1)
+                    } else if f > 0.0 {
+                        f32::from_bits(f.to_bits() + 1)
+                    } else {
+                        f32::from_bits(f.to_bits() - 1)
+                    };
                 }
                 f.to_bits()
             }

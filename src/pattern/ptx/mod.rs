@@ -202,7 +202,6 @@ pub fn kernels(src: &str) -> R<Vec<(String, String)>> {
 /// A kernel parameter: where it is, and its value or why it has none.
 #[derive(Clone, Debug)]
 struct KParam {
-    offset: u64,
     size: u64,
     value: Result<u64, String>,
 }
@@ -236,8 +235,12 @@ struct Lw<'a> {
     line: usize,
     frames: Vec<Frame<'a>>,
     kparams: Vec<(String, KParam)>,
-    /// Call parameter storage: (slot, byte offset) -> register.
-    slot_regs: HashMap<(u32, i64), Reg>,
+    /// Call parameter storage: (slot, byte offset) -> the register holding the value written there, and its bytes.
+    slot_regs: HashMap<(u32, i64), (Reg, u64)>,
+    /// Each declared register's width in bits (a narrower signed value written to it is sign-extended).
+    reg_bits: HashMap<Reg, u32>,
+    /// The instruction being lowered works on f32: decimal float immediates are rounded to f32 bits.
+    imm_f32: bool,
     next_slot: u32,
     shared: HashMap<String, u64>,
     locals: HashMap<String, u64>,
@@ -367,6 +370,7 @@ impl<'a> Lw<'a> {
                 } else {
                     let r = self.b.reg();
                     self.frame_mut().regs.insert(name, r);
+                    self.reg_bits.insert(r, type_bits(&d.ty).unwrap_or(64));
                     self.b.emit(Op::Unknown { dst: r, why }, None, n.span);
                 }
             }
@@ -496,11 +500,11 @@ impl<'a> Lw<'a> {
     fn val(&mut self, o: &Opnd, span: Span) -> R<Src> {
         match o {
             Opnd::Imm(v) => Ok(Src::Imm(*v)),
-            Opnd::Float(bits, f32) => {
-                // A 0f literal is f32 bits; a 0d or decimal literal used at f32 is rounded to f32.
-                let _ = f32;
-                Ok(Src::Imm(*bits))
+            // A 0f literal is f32 bits; a 0d or decimal literal used at f32 is rounded to f32.
+            Opnd::Float(bits, false) if self.imm_f32 => {
+                Ok(Src::Imm(u64::from((f64::from_bits(*bits) as f32).to_bits())))
             }
+            Opnd::Float(bits, _) => Ok(Src::Imm(*bits)),
             Opnd::Name { name, neg: false } => {
                 if let Some(r) = self.reg_of(name) {
                     return Ok(Src::Reg(r));
@@ -584,6 +588,21 @@ impl<'a> Lw<'a> {
             }
             _ => Err(self.err(span, "expected a destination register here")),
         }
+    }
+
+    /// Writes the `bits`-bit value `v` to `o`: a signed value is sign-extended into a wider register, as `ld`
+    /// and `cvt` do (PTX ISA, "Operand size exceeding instruction-type size").
+    fn set_ext(&mut self, o: &Opnd, span: Span, v: Src, bits: u32, signed: bool) -> R<()> {
+        if let (true, Opnd::Name { name, neg: false }) = (signed, o) {
+            if let Some(r) = self.reg_of(name) {
+                let rb = self.reg_bits.get(&r).copied().unwrap_or(64);
+                if rb > bits {
+                    let v = self.conv(v, bits, true);
+                    return self.set(o, span, v, rb);
+                }
+            }
+        }
+        self.set(o, span, v, bits)
     }
 
     /// Makes every register destination of `o` (a register or a vector of them) unknown for `why`.
@@ -713,6 +732,8 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> R<Program
         frames: Vec::new(),
         kparams: Vec::new(),
         slot_regs: HashMap::new(),
+        reg_bits: HashMap::new(),
+        imm_f32: false,
         next_slot: 0,
         shared: HashMap::new(),
         locals: HashMap::new(),
@@ -827,7 +848,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> R<Program
         if is_pointer {
             n_pointers += 1;
         }
-        lw.kparams.push((n.name.clone(), KParam { offset, size, value }));
+        lw.kparams.push((n.name.clone(), KParam { size, value }));
         offset += size;
     }
     if !defaulted.is_empty() {
@@ -998,6 +1019,16 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
     let root = i.parts[0].as_str();
     let tys = types(i);
     let ty = tys.last().copied().unwrap_or("b32");
+    lw.imm_f32 = ty == "f32";
+    if i.parts.iter().any(|p| p == "u16x2" || p == "s16x2") {
+        // Two 16-bit lanes in one register: not modelled, and not to be taken as one 32-bit value.
+        let why =
+            format!("the packed 16x2 result of {} at line {}, which warpscope does not model", i.opcode(), i.line);
+        return match i.ops.first() {
+            Some((d, ds)) => lw.set_unknown(d, *ds, &why),
+            None => Ok(()),
+        };
+    }
     let (bits, signed, float) = kind(ty);
     let w = width(bits);
     let why = |what: &str| format!("{what} at line {}", i.line);
@@ -1092,7 +1123,7 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
                 let off = lw.bin(BinOp::Sub, Width::W64, a, Src::Imm(base));
                 lw.setp(Cmp::Lt, false, Width::W64, off, Src::Imm(WINDOW_BYTES))
             };
-            let p = if i.has("shared") {
+            let p = if i.parts.iter().any(|p| p == "shared" || p.starts_with("shared::")) {
                 in_window(lw, DEFAULT_SHARED_WINDOW)
             } else if i.has("local") {
                 in_window(lw, DEFAULT_LOCAL_WINDOW)
@@ -1304,6 +1335,9 @@ fn arith(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
             lw.bin(if root == "add" { BinOp::Add } else { BinOp::Sub }, w, a, b)
         }
         "mul" | "mad" if wide => {
+            if bits > 32 {
+                return Err(lw.err(i.op_span, format!("{}: .wide takes 16- or 32-bit operands", i.opcode())));
+            }
             out_bits = bits * 2;
             let a = lw.conv(a, bits, signed);
             let b = lw.conv(b, bits, signed);
@@ -1343,6 +1377,13 @@ fn arith(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
             }
         }
         "mul24" | "mad24" => {
+            if i.has("sat") {
+                return lw.set_unknown(
+                    d,
+                    ds,
+                    &format!("{} at line {} (saturating arithmetic is not modelled)", i.opcode(), i.line),
+                );
+            }
             let a = lw.conv(a, 24, signed);
             let b = lw.conv(b, 24, signed);
             let p = lw.bin(BinOp::Mul, Width::W64, a, b);
@@ -1357,7 +1398,7 @@ fn arith(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
         }
         "sad" => {
             let c = lw.val(op(i, 3).0, op(i, 3).1)?;
-            let lt = lw.setp(Cmp::Lt, signed, Width::W64, a, b);
+            let lt = lw.setp(Cmp::Lt, signed, w, a, b);
             let ab = lw.bin(BinOp::Sub, w, a, b);
             let ba = lw.bin(BinOp::Sub, w, b, a);
             let diff = lw.sel(PredRef::of(lt), ba, ab);
@@ -1365,8 +1406,21 @@ fn arith(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
         }
         "div" => lw.bin(if signed { BinOp::DivS } else { BinOp::DivU }, w, a, b),
         "rem" => lw.bin(if signed { BinOp::RemS } else { BinOp::RemU }, w, a, b),
-        "min" => lw.bin(if signed { BinOp::MinS } else { BinOp::MinU }, w, a, b),
-        "max" => lw.bin(if signed { BinOp::MaxS } else { BinOp::MaxU }, w, a, b),
+        "min" | "max" => {
+            let m = match (root, signed) {
+                ("min", true) => BinOp::MinS,
+                ("min", false) => BinOp::MinU,
+                (_, true) => BinOp::MaxS,
+                (_, false) => BinOp::MaxU,
+            };
+            let v = lw.bin(m, w, a, b);
+            // `.relu` clamps a negative result to 0.
+            if i.has("relu") {
+                lw.bin(BinOp::MaxS, w, v, ZERO)
+            } else {
+                v
+            }
+        }
         "and" => lw.bin(BinOp::And, w, a, b),
         "or" => lw.bin(BinOp::Or, w, a, b),
         "xor" => lw.bin(BinOp::Xor, w, a, b),
@@ -1410,7 +1464,7 @@ fn unary(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
     let v = match root {
         "neg" => lw.bin(BinOp::Sub, w, ZERO, a),
         "abs" => {
-            let neg = lw.setp(Cmp::Lt, true, Width::W64, a, ZERO);
+            let neg = lw.setp(Cmp::Lt, true, w, a, ZERO);
             let n = lw.bin(BinOp::Sub, w, ZERO, a);
             lw.sel(PredRef::of(neg), n, a)
         }
@@ -1494,6 +1548,9 @@ fn setp(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
                 ))
             }
         };
+        if ty.starts_with('b') && !matches!(cmp, Cmp::Eq | Cmp::Ne) {
+            return Err(lw.err(i.op_span, format!("{}: .{ty} values compare only with eq and ne", i.opcode())));
+        }
         let a = lw.ival(op(i, 1).0, op(i, 1).1, ty)?;
         let b = lw.ival(op(i, 2).0, op(i, 2).1, ty)?;
         // 8- and 16-bit values are extended to 64 bits by their sign, so compare there.
@@ -1574,7 +1631,7 @@ fn cvt(lw: &mut Lw, i: &Inst, tys: &[&str]) -> R<()> {
         (false, true) if at == "f32" && dbits == 32 && i.has("rzi") => lw.un(UnOp::F2I { signed: dsigned }, a),
         _ => return unknown(lw, "the floating-point conversion"),
     };
-    lw.set(d, ds, v, dbits)
+    lw.set_ext(d, ds, v, dbits, dsigned && !dfloat)
 }
 
 fn bits_op(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
@@ -1760,37 +1817,57 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
         let slot = lw
             .param_slot(name)
             .ok_or_else(|| lw.err(addr_span, format!("`{name}` is not a parameter of this function")))?;
-        return match (slot, store) {
-            (Slot::Kernel(k), false) => {
-                let p = lw.kparams[k].1.clone();
-                let rel = *off as u64;
-                let v = match &p.value {
-                    Ok(v) if rel < p.size.min(8) => Src::Imm(v >> (8 * rel)),
-                    Ok(_) => {
-                        lw.unknown(format!("bytes {rel} and on of parameter {name}, which warpscope does not hold"))
-                    }
-                    Err(why) => lw.unknown(why.clone()),
-                };
-                let _ = p.offset;
-                lw.set(data, data_span, v, tbits)
-            }
-            (Slot::Kernel(_), true) => Err(lw.err(i.span, "a kernel cannot write its own parameters")),
-            (Slot::Mem(s), true) => {
-                let v = lw.val(data, data_span)?;
-                let v = lw.conv(v, tbits, false);
-                let r = *lw.slot_regs.entry((s, *off)).or_insert_with(|| lw.b.reg());
-                lw.emit(Op::Mov { dst: r, a: v });
-                Ok(())
-            }
-            (Slot::Mem(s), false) => {
-                let v = match lw.slot_regs.get(&(s, *off)) {
-                    Some(&r) => Src::Reg(r),
-                    None => lw.unknown(format!("parameter {name}+{off}, which nothing wrote before line {}", i.line)),
-                };
-                let v = lw.conv(v, tbits, tsigned);
-                lw.set(data, data_span, v, tbits)
-            }
+        // A vector access is its elements, each at its own offset.
+        let elem = u64::from(tbits.div_ceil(8));
+        let items: Vec<&Opnd> = match data {
+            Opnd::Vec(v) => v.iter().collect(),
+            o => vec![o],
         };
+        for (k, item) in items.into_iter().enumerate() {
+            let at = off.wrapping_add(k as i64 * elem as i64);
+            match (slot, store) {
+                (Slot::Kernel(kp), false) => {
+                    let p = lw.kparams[kp].1.clone();
+                    let v = match &p.value {
+                        _ if at < 0 || at as u64 + elem > p.size => lw.unknown(format!(
+                            "bytes {at} to {} of parameter {name}, past its {} bytes",
+                            at + elem as i64 - 1,
+                            p.size
+                        )),
+                        Ok(v) if at as u64 + elem <= 8 => Src::Imm(v >> (8 * at as u64)),
+                        Ok(_) => {
+                            lw.unknown(format!("bytes {at} and on of parameter {name}, which warpscope does not hold"))
+                        }
+                        Err(why) => lw.unknown(why.clone()),
+                    };
+                    lw.set_ext(item, data_span, v, tbits, tsigned)?;
+                }
+                (Slot::Kernel(_), true) => return Err(lw.err(i.span, "a kernel cannot write its own parameters")),
+                (Slot::Mem(s), true) => {
+                    let v = lw.val(item, data_span)?;
+                    let v = lw.conv(v, tbits, false);
+                    // A write replaces what it overlaps; the same place and size keeps its register.
+                    let same = lw.slot_regs.get(&(s, at)).filter(|(_, b)| *b == elem).map(|(r, _)| *r);
+                    lw.slot_regs.retain(|&(ss, o), (_, b)| !(ss == s && o < at + elem as i64 && at < o + *b as i64));
+                    let r = same.unwrap_or_else(|| lw.b.reg());
+                    lw.slot_regs.insert((s, at), (r, elem));
+                    lw.emit(Op::Mov { dst: r, a: v });
+                }
+                (Slot::Mem(s), false) => {
+                    let overlaps = lw.slot_regs.keys().any(|&(ss, o)| ss == s && o < at + elem as i64 && at < o + 8);
+                    let v = match lw.slot_regs.get(&(s, at)).copied() {
+                        Some((r, b)) if b >= elem => Src::Reg(r),
+                        _ if overlaps => lw.unknown(format!(
+                            "parameter {name}+{at}, written in other pieces than line {} reads",
+                            i.line
+                        )),
+                        _ => lw.unknown(format!("parameter {name}+{at}, which nothing wrote before line {}", i.line)),
+                    };
+                    lw.set_ext(item, data_span, v, tbits, tsigned)?;
+                }
+            }
+        }
+        return Ok(());
     }
     if space.as_deref() == Some("const") {
         lw.uncosted.insert((i.line, i.opcode()));
@@ -1909,7 +1986,7 @@ fn call(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
         for s in ret_slots.into_iter().flatten() {
             if let Slot::Mem(id) = s {
                 let why = lw.b.why(format!("the result of {fname}, which has no body in this PTX"));
-                let r = *lw.slot_regs.entry((id, 0)).or_insert_with(|| lw.b.reg());
+                let r = lw.slot_regs.entry((id, 0)).or_insert_with(|| (lw.b.reg(), 8)).0;
                 lw.emit(Op::Unknown { dst: r, why });
             }
         }
@@ -1933,7 +2010,7 @@ fn call(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
                     let v = lw.val(&Opnd::Name { name: name.clone(), neg: false }, i.span)?;
                     let id = lw.next_slot;
                     lw.next_slot += 1;
-                    let r = *lw.slot_regs.entry((id, 0)).or_insert_with(|| lw.b.reg());
+                    let r = lw.slot_regs.entry((id, 0)).or_insert_with(|| (lw.b.reg(), 8)).0;
                     lw.emit(Op::Mov { dst: r, a: v });
                     Slot::Mem(id)
                 }
@@ -1970,7 +2047,7 @@ fn call(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
         let r = lw.b.reg();
         lw.frame_mut().regs.insert(name, r);
         if let Slot::Mem(id) = slot {
-            if let Some(&src) = lw.slot_regs.get(&(id, 0)) {
+            if let Some(&(src, _)) = lw.slot_regs.get(&(id, 0)) {
                 lw.emit(Op::Mov { dst: r, a: Src::Reg(src) });
             }
         }
