@@ -302,7 +302,7 @@ fn errors_name_the_problem_and_its_place() {
     assert!(e.message.contains("floating-point result of mul.f32 at line 19"), "{}", e.message);
     // A name that is not a PTX instruction is refused where it is, not taken as an unknown value.
     let e = err(&module("mvo.u32 %r2, %r1;"));
-    assert_eq!((e.line, e.column, e.message.as_str()), (16, 1, "`mvo` is not a PTX instruction"));
+    assert_eq!((e.line, e.column, e.message.as_str()), (16, 1, "`mvo` is not a PTX instruction (did you mean `mov`?)"));
     // A missing semicolon.
     let e = err(&module("mov.u32 %r2, %r1\nret"));
     assert!(e.message.starts_with("expected `;` at the end of the instruction"), "{}", e.message);

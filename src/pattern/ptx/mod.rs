@@ -186,6 +186,36 @@ const PTX_OPCODES: &[&str] = &[
     "xor",
 ];
 
+/// The PTX instruction name closest to a misspelt one (at most two edits away), if one is.
+fn nearest(word: &str) -> Option<&'static str> {
+    // Edit distance counting a swap of neighbours as one edit (optimal string alignment): `mvo` is one from `mov`.
+    let dist = |a: &str, b: &str| {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for (j, cell) in d[0].iter_mut().enumerate() {
+            *cell = j;
+        }
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                let mut v =
+                    (d[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1])).min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(d[i - 2][j - 2] + 1);
+                }
+                d[i][j] = v;
+            }
+        }
+        d[a.len()][b.len()]
+    };
+    if word.len() > 32 {
+        return None;
+    }
+    PTX_OPCODES.iter().map(|&o| (dist(word, o), o)).filter(|&(d, _)| d <= 2).min_by_key(|&(d, _)| d).map(|(_, o)| o)
+}
+
 /// Calls nest at most this deep; recursion is refused.
 const MAX_CALL_DEPTH: usize = 8;
 
@@ -1268,7 +1298,8 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
             lw.emit(Op::Trap { ctx });
         }
         _ if !PTX_OPCODES.contains(&root) => {
-            return Err(lw.err(i.op_span, format!("`{root}` is not a PTX instruction")));
+            let hint = nearest(root).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+            return Err(lw.err(i.op_span, format!("`{root}` is not a PTX instruction{hint}")));
         }
         _ => {
             // Floating point and anything else: the destination is unknown for a named reason.
