@@ -426,6 +426,11 @@ fn signed_values_and_edge_forms_follow_the_ptx_isa() {
         .run()
         .expect_err("packed");
     assert!(e.error.message.contains("packed 16x2"), "{}", e.error.message);
+    // 128-bit arithmetic is not computed at 64 bits.
+    let e = scenario(Lang::Ptx, &module(".reg .b128 %q1;\nshl.b128 %q1, %q1, 4;\nmov.b128 {%rd3, %rd4}, %q1;\nadd.s64 %rd5, %rd2, %rd3;\n.reg .f32 %f1;\nld.global.f32 %f1, [%rd5];"), "32", None, &[])
+        .run()
+        .expect_err("b128");
+    assert!(e.error.message.contains("128-bit result of shl.b128"), "{}", e.error.message);
     // Forms the ISA does not have are refused where they are.
     let e = scenario(Lang::Ptx, &module("mul.wide.u64 %rd3, %rd2, 4;"), "32", None, &[]).run().expect_err("wide u64");
     assert!(e.error.message.contains(".wide takes 16- or 32-bit operands"), "{}", e.error.message);

@@ -1050,6 +1050,14 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
     let tys = types(i);
     let ty = tys.last().copied().unwrap_or("b32");
     lw.imm_f32 = ty == "f32";
+    if kind(ty).0 > 64 && !matches!(root, "ld" | "ldu" | "st" | "mov") {
+        // The machine's registers are 64 bits: a 128-bit result is not guessed at.
+        let why = format!("the 128-bit result of {} at line {}, which warpscope does not model", i.opcode(), i.line);
+        return match i.ops.first() {
+            Some((d, ds)) => lw.set_unknown(d, *ds, &why),
+            None => Ok(()),
+        };
+    }
     if i.parts.iter().any(|p| p == "u16x2" || p == "s16x2") {
         // Two 16-bit lanes in one register: not modelled, and not to be taken as one 32-bit value.
         let why =
