@@ -11,9 +11,11 @@ use warpscope::trace::ProgramResult;
 
 const ARCHS: [&str; 3] = ["sm_75", "sm_80", "sm_90"];
 
+mod common;
+use common::{corpus, KERNELS};
+
 fn listing(kernel: &str, arch: &str) -> String {
-    let path = format!("{}/tests/data/kernels/{kernel}/{arch}.sass", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    corpus(kernel, &format!("{arch}.sass"))
 }
 
 fn sass(text: &str, block: &str, kernel: Option<&str>, sets: &[&str]) -> Scenario {
@@ -60,26 +62,7 @@ fn sum_shared(r: &ProgramResult) -> (u64, u64) {
 
 #[test]
 fn every_corpus_kernel_runs_without_values_and_the_architectures_agree() {
-    let kernels: [(&str, &str, &[&str]); 4] = [
-        ("vectorAdd", "256", &["vectorAdd"]),
-        ("reduction", "256", &["reduce0", "reduce1", "reduce2", "reduce3", "reduce4", "reduce5", "reduce6"]),
-        (
-            "transpose",
-            "32x16",
-            &[
-                "copy",
-                "copySharedMem",
-                "transposeNaive",
-                "transposeCoalesced",
-                "transposeNoBankConflicts",
-                "transposeDiagonal",
-                "transposeFineGrained",
-                "transposeCoarseGrained",
-            ],
-        ),
-        ("matrixMul", "32x32", &["MatrixMulCUDA<32>"]),
-    ];
-    for (dir, block, names) in kernels {
+    for (dir, block, names) in KERNELS {
         for name in names {
             let results: Vec<_> = ARCHS.iter().map(|a| ok(&sass(&listing(dir, a), block, Some(name), &[]))).collect();
             assert!(!results[0].instructions.is_empty(), "{dir}/{name}: no memory instruction ran");
@@ -357,8 +340,7 @@ fn a_negated_uniform_register_is_negated() {
     assert_eq!(r.instructions[0].memory.as_ref().expect("global").sectors, 2);
     // The whole kernel: reduce0's 47 shared issues of each of the loop's accesses (derived in
     // `reductions_cost_what_their_loops_imply`), from NVIDIA's compiler this time.
-    let path = format!("{}/tests/data/kernels/reduction/nvrtc_sm_90.sass", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("corpus");
+    let text = corpus("reduction", "nvrtc_sm_90.sass");
     let r = ok(&sass(&text, "256", Some("reduce0"), &[]));
     assert_eq!(sum_shared(&r), (8 + 3 * 47 + 1, 8 + 3 * 47 + 1));
 }

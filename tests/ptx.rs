@@ -11,10 +11,8 @@ use warpscope::pattern::Lang;
 use warpscope::scenario::Scenario;
 use warpscope::trace::ProgramResult;
 
-fn corpus(kernel: &str, file: &str) -> String {
-    let path = format!("{}/tests/data/kernels/{kernel}/{file}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+mod common;
+use common::{corpus, KERNELS};
 
 fn scenario(lang: Lang, text: &str, block: &str, kernel: Option<&str>, sets: &[&str]) -> Scenario {
     Scenario {
@@ -50,26 +48,6 @@ fn totals(r: &ProgramResult) -> BTreeMap<String, u64> {
     }
     t
 }
-
-const KERNELS: [(&str, &str, &[&str]); 4] = [
-    ("vectorAdd", "256", &["vectorAdd"]),
-    ("reduction", "256", &["reduce0", "reduce1", "reduce2", "reduce3", "reduce4", "reduce5", "reduce6"]),
-    (
-        "transpose",
-        "32x16",
-        &[
-            "copy",
-            "copySharedMem",
-            "transposeNaive",
-            "transposeCoalesced",
-            "transposeNoBankConflicts",
-            "transposeDiagonal",
-            "transposeFineGrained",
-            "transposeCoarseGrained",
-        ],
-    ),
-    ("matrixMul", "32x32", &["MatrixMulCUDA<32>"]),
-];
 
 /// The corpus's compiler outputs: (PTX file stem, architecture).
 const BUILDS: [(&str, &str); 5] = [
@@ -346,19 +324,7 @@ fn a_module_lists_its_kernels_and_any_can_be_chosen_by_symbol() {
     let r = ok(&scenario(Lang::Ptx, &ptx, "32x16", None, &[]));
     // The eight kernels of transpose.cu in file order, by symbol (what the page's menu passes) and name.
     let names: Vec<&str> = r.kernels.iter().map(|k| k.name.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "copy",
-            "copySharedMem",
-            "transposeNaive",
-            "transposeCoalesced",
-            "transposeNoBankConflicts",
-            "transposeDiagonal",
-            "transposeFineGrained",
-            "transposeCoarseGrained"
-        ]
-    );
+    assert_eq!(names, KERNELS[2].2);
     assert_eq!(r.kernels[2].symbol, "_Z14transposeNaivePfS_ii");
     let naive = ok(&scenario(Lang::Ptx, &ptx, "32x16", Some("_Z14transposeNaivePfS_ii"), &[]));
     assert_eq!(naive.kernel.as_deref(), Some("transposeNaive"));

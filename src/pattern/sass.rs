@@ -23,8 +23,7 @@ use crate::access::Instr;
 use crate::engine::DEFAULT_SHARED_WINDOW;
 use crate::launch::Launch;
 use crate::program::{
-    exec, BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, Special, Src, UnOp,
-    Width,
+    BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, Special, Src, UnOp, Width,
 };
 use crate::report::Note;
 use std::collections::HashMap;
@@ -709,43 +708,19 @@ impl Lower<'_> {
     }
 
     fn bin(&mut self, op: BinOp, w: Width, a: Src, b: Src) -> Src {
-        if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
-            if let Some(v) = exec::bin(op, w, x, y) {
-                return Src::Imm(v);
-            }
-        }
-        let d = self.tmp();
-        self.emit(Op::Bin { op, w, dst: d, a, b });
-        Src::Reg(d)
+        self.b.bin(op, w, a, b, self.guard, self.span)
     }
 
     fn zext(&mut self, a: Src) -> Src {
-        match a {
-            Src::Imm(v) => Src::Imm(v & 0xFFFF_FFFF),
-            _ => {
-                let d = self.tmp();
-                self.emit(Op::Conv { dst: d, a, bits: 32, signed: false });
-                Src::Reg(d)
-            }
-        }
+        self.b.conv(a, 32, false, self.guard, self.span)
     }
 
     fn sext(&mut self, a: Src) -> Src {
-        match a {
-            Src::Imm(v) => Src::Imm(exec::conv(v, 32, true)),
-            _ => {
-                let d = self.tmp();
-                self.emit(Op::Conv { dst: d, a, bits: 32, signed: true });
-                Src::Reg(d)
-            }
-        }
+        self.b.conv(a, 32, true, self.guard, self.span)
     }
 
     fn unknown(&mut self, why: String) -> Src {
-        let w = self.b.why(why);
-        let d = self.tmp();
-        self.emit(Op::Unknown { dst: d, why: w });
-        Src::Reg(d)
+        self.b.unknown(why, self.guard, self.span)
     }
 
     /// A constant-bank word: `--set`, the launch defaults, or unknown.

@@ -759,6 +759,40 @@ impl Builder {
         self.insts.push(Inst { op, guard, span });
     }
 
+    /// `a op b` at width `w` into a new temporary, under `guard`; folded to a constant when both are constants
+    /// (and the operation is defined on them).
+    pub fn bin(&mut self, op: BinOp, w: Width, a: Src, b: Src, guard: Option<PredRef>, span: Span) -> Src {
+        if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
+            if let Some(v) = exec::bin(op, w, x, y) {
+                return Src::Imm(v);
+            }
+        }
+        let d = self.temp();
+        self.emit(Op::Bin { op, w, dst: d, a, b }, guard, span);
+        Src::Reg(d)
+    }
+
+    /// The low `bits` bits of `a`, sign- or zero-extended, into a new temporary (a constant stays one).
+    pub fn conv(&mut self, a: Src, bits: u8, signed: bool, guard: Option<PredRef>, span: Span) -> Src {
+        if bits >= 64 {
+            return a;
+        }
+        if let Src::Imm(v) = a {
+            return Src::Imm(exec::conv(v, bits, signed));
+        }
+        let d = self.temp();
+        self.emit(Op::Conv { dst: d, a, bits, signed }, guard, span);
+        Src::Reg(d)
+    }
+
+    /// A new temporary that is unknown for the reason `why`.
+    pub fn unknown(&mut self, why: String, guard: Option<PredRef>, span: Span) -> Src {
+        let w = self.why(why);
+        let d = self.temp();
+        self.emit(Op::Unknown { dst: d, why: w }, guard, span);
+        Src::Reg(d)
+    }
+
     /// The index the next instruction will have.
     pub fn here(&self) -> u32 {
         self.insts.len() as u32

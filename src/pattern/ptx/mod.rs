@@ -28,8 +28,8 @@ use crate::access::Instr;
 use crate::engine::{DEFAULT_LOCAL_WINDOW, DEFAULT_SHARED_WINDOW, WINDOW_BYTES};
 use crate::launch::Launch;
 use crate::program::{
-    exec, BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SiteId, Special, Src,
-    UnOp, Width,
+    BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SiteId, Special, Src, UnOp,
+    Width,
 };
 use crate::report::Note;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -321,35 +321,15 @@ impl<'a> Lw<'a> {
     }
 
     fn bin(&mut self, op: BinOp, w: Width, a: Src, b: Src) -> Src {
-        if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
-            if let Some(v) = exec::bin(op, w, x, y) {
-                return Src::Imm(v);
-            }
-        }
-        let d = self.tmp();
-        self.emit(Op::Bin { op, w, dst: d, a, b });
-        Src::Reg(d)
+        self.b.bin(op, w, a, b, self.guard, self.span)
     }
 
     fn conv(&mut self, a: Src, bits: u32, signed: bool) -> Src {
-        if bits >= 64 {
-            return a;
-        }
-        match a {
-            Src::Imm(v) => Src::Imm(exec::conv(v, bits as u8, signed)),
-            _ => {
-                let d = self.tmp();
-                self.emit(Op::Conv { dst: d, a, bits: bits as u8, signed });
-                Src::Reg(d)
-            }
-        }
+        self.b.conv(a, bits.min(64) as u8, signed, self.guard, self.span)
     }
 
     fn unknown(&mut self, why: String) -> Src {
-        let w = self.b.why(why);
-        let d = self.tmp();
-        self.emit(Op::Unknown { dst: d, why: w });
-        Src::Reg(d)
+        self.b.unknown(why, self.guard, self.span)
     }
 
     fn un(&mut self, f: UnOp, a: Src) -> Src {
