@@ -119,6 +119,9 @@ fn clang_and_nvidia_ptx_cost_the_same() {
 
 #[test]
 fn memory_operations_report_the_sass_instruction_they_become() {
+    // The names nvdisasm prints for what ptxas makes of these (the corpus's SASS: `LDG.E`, `STG.E`, `LDS`,
+    // `STS`, `LDS.128`; `LD.E`/`ST.E` for generic), with the LDG instruction reference's modifiers: sizes
+    // `.U8 .S8 .U16 .S16 .64 .128`, cache operators, and `.CONSTANT` for the read-only (`.nc`, `ldu`) path.
     let cases = [
         ("ld.global.f32 %f1, [%rd1];", "LDG.E"),
         ("ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];", "LDG.E.128.CONSTANT"),
@@ -397,6 +400,11 @@ fn signed_values_and_edge_forms_follow_the_ptx_isa() {
         .run()
         .expect_err("b128");
     assert!(e.error.message.contains("128-bit result of shl.b128"), "{}", e.error.message);
+    // %warpid is not the warp's index in the block (PTX ISA): an address that depends on it is an error.
+    let e = scenario(Lang::Ptx, &module("mov.u32 %r2, %warpid;\nmul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd2, %rd3;\n.reg .f32 %f1;\nld.global.f32 %f1, [%rd4];"), "32", None, &[])
+        .run()
+        .expect_err("warpid");
+    assert!(e.error.message.contains("%warpid (a value of the machine"), "{}", e.error.message);
     // Forms the ISA does not have are refused where they are.
     let e = scenario(Lang::Ptx, &module("mul.wide.u64 %rd3, %rd2, 4;"), "32", None, &[]).run().expect_err("wide u64");
     assert!(e.error.message.contains(".wide takes 16- or 32-bit operands"), "{}", e.error.message);

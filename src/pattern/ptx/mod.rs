@@ -6,7 +6,7 @@
 //! (`.lo/.hi/.wide`), `mul24/mad24`, `div/rem`, `min/max`, `abs/neg`, `and/or/xor/not/cnot`, `shl/shr`,
 //! `shf`, `bfe/bfi`, `prmt`, `lop3`, `popc/clz/brev/bfind`, `setp` (with `.and/.or/.xor` and `p|q`),
 //! `selp`, `slct`, `set`, `cvt` between integers (and integer to f32 and back), `cvta`, `isspacep`,
-//! special registers (`%tid`, `%ntid`, `%ctaid`, `%nctaid`, `%laneid`, `%warpid`, `%lanemask_*`), `bra`,
+//! special registers (`%tid`, `%ntid`, `%ctaid`, `%nctaid`, `%laneid`, `%lanemask_*`), `bra`,
 //! `ret`, `exit`, `call`, `bar.sync`/`barrier.sync`, `shfl.sync`, `vote.sync`, `activemask`. Every
 //! `ld`/`st` (`.global/.shared/.local`/generic, `.nc`, cache operators, `.v2/.v4`, every type) is a
 //! memory site reported under the SASS instruction it becomes (`ld.global.nc.v4.f32` is `LDG.E.128.CONSTANT`).
@@ -443,7 +443,6 @@ impl<'a> Lw<'a> {
             ("%ctaid", Some(d)) => Some(Special::Ctaid(d)),
             ("%nctaid", Some(d)) => Some(Special::Nctaid(d)),
             ("%laneid", None) if tail.is_empty() => Some(Special::Lane),
-            ("%warpid", None) if tail.is_empty() => Some(Special::Warp),
             _ => None,
         };
         if let Some(w) = which {
@@ -495,8 +494,9 @@ impl<'a> Lw<'a> {
                     le
                 })
             }
-            "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" | "%smid" | "%nsmid"
-            | "%gridid" | "%nwarpid" | "%dynamic_smem_size" | "%total_smem_size" | "%aggr_smem_size" => {
+            // %warpid is the warp's hardware slot, which the PTX ISA says may change and is not tid / 32.
+            "%warpid" | "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" | "%smid"
+            | "%nsmid" | "%gridid" | "%nwarpid" | "%dynamic_smem_size" | "%total_smem_size" | "%aggr_smem_size" => {
                 Some(self.unknown(format!("{name} (a value of the machine, not of the program) at line {}", self.line)))
             }
             _ if name.starts_with("%envreg") || name.starts_with("%pm") => {
