@@ -155,8 +155,10 @@ impl Scenario {
             cc: self.cc,
         };
         let lowered = pattern::lower(&source).map_err(|error| ScenarioError { field: Field::Pattern, error })?;
-        if let Some(block) = lowered.block {
-            launch = Launch::new(block, self.grid)
+        if lowered.block.is_some() || lowered.grid.is_some() {
+            let block = lowered.block.unwrap_or(self.block);
+            let grid = lowered.grid.unwrap_or(self.grid);
+            launch = Launch::new(block, grid)
                 .map_err(|m| ScenarioError { field: Field::Launch, error: whole(&self.text, m) })?;
         }
         if let Some(b) = self.block_idx {

@@ -201,6 +201,10 @@ pub enum E {
     Cast(TypeName, Box<Ex>),
     /// `sizeof(T)`.
     SizeofType(TypeName),
+    /// `sizeof(expression)`.
+    SizeofExpr(Box<Ex>),
+    /// A string literal (only `printf` and `assert` take one).
+    Str,
 }
 
 /// An expression with its span; binary nodes keep the operator's span in `op_span`.
@@ -227,6 +231,9 @@ pub struct Parser<'a> {
     pub pos: usize,
     /// Names that start a type (for casts).
     pub types: HashSet<String>,
+    /// Names that take template arguments (`tiled_partition<32>`, a file's templates): `name<...>` is read
+    /// as one name.
+    pub templates: HashSet<String>,
     depth: u32,
 }
 
@@ -281,7 +288,14 @@ pub const BUILTIN_TYPES: [&str; 44] = [
 impl<'a> Parser<'a> {
     /// A parser over `toks`.
     pub fn new(src: &'a str, toks: Vec<Token>) -> Parser<'a> {
-        Parser { src, toks, pos: 0, types: BUILTIN_TYPES.iter().map(|s| s.to_string()).collect(), depth: 0 }
+        Parser {
+            src,
+            toks,
+            pos: 0,
+            types: BUILTIN_TYPES.iter().map(|s| s.to_string()).collect(),
+            templates: HashSet::new(),
+            depth: 0,
+        }
     }
 
     /// The current token.
@@ -463,8 +477,13 @@ impl<'a> Parser<'a> {
             if !fits {
                 break;
             }
-            words.push(w);
             self.bump();
+            let w = if words.is_empty() && self.templates.contains(w.as_str()) && self.at("<") {
+                format!("{w}<{}>", self.template_args()?)
+            } else {
+                w
+            };
+            words.push(w);
         }
         if words.is_empty() {
             return Err(self.err(format!("expected a type, found {}", self.describe())));
@@ -517,9 +536,15 @@ impl<'a> Parser<'a> {
             Tok::Ident(w) if w == "sizeof" => {
                 self.bump();
                 self.expect("(", "after sizeof")?;
-                let ty = self.type_name()?;
-                self.expect(")", "to close sizeof")?;
-                Self::node(E::SizeofType(ty), Self::join(start, self.prev_span()), start)
+                if self.is_type_start(&self.peek().clone()) {
+                    let ty = self.type_name()?;
+                    self.expect(")", "to close sizeof")?;
+                    Self::node(E::SizeofType(ty), Self::join(start, self.prev_span()), start)
+                } else {
+                    let e = self.assignment()?;
+                    self.expect(")", "to close sizeof")?;
+                    Self::node(E::SizeofExpr(Box::new(e)), Self::join(start, self.prev_span()), start)
+                }
             }
             Tok::Ident(w) if matches!(w.as_str(), "reinterpret_cast" | "static_cast" | "const_cast") => {
                 self.bump();
@@ -552,8 +577,25 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Ok(Self::node(E::Float, span, span))
             }
+            Tok::Char(n) => {
+                self.bump();
+                Ok(Self::node(E::Int(n), span, span))
+            }
+            Tok::Str => {
+                self.bump();
+                // Adjacent literals are one string ("a" "b").
+                while matches!(self.peek(), Tok::Str) {
+                    self.bump();
+                }
+                Ok(Self::node(E::Str, Self::join(span, self.prev_span()), span))
+            }
             Tok::Ident(name) => {
                 self.bump();
+                let name = if self.templates.contains(name.as_str()) && self.at("<") {
+                    format!("{name}<{}>", self.template_args()?)
+                } else {
+                    name
+                };
                 if self.at("(") {
                     self.bump();
                     let mut args = Vec::new();
@@ -588,6 +630,60 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The arguments of a template id after its `<`, through the matching `>`, as canonical text:
+    /// `int, 256` (what `--kernel 'reduce4<int, 256>'` names).
+    pub fn template_args(&mut self) -> Result<String, InputError> {
+        let open = self.span();
+        self.expect("<", "to open the template arguments")?;
+        let (mut depth, mut parens) = (1u32, 0u32);
+        let mut text = String::new();
+        let mut prev_word = false;
+        loop {
+            let tok = self.peek().clone();
+            match tok {
+                Tok::End | Tok::Hash(_) | Tok::Punct(";" | "{" | "}") => {
+                    return Err(InputError::at(self.src, open, "this `<` has no matching `>`"));
+                }
+                Tok::Punct("(") => parens += 1,
+                Tok::Punct(")") => parens = parens.saturating_sub(1),
+                Tok::Punct("<") if parens == 0 => depth += 1,
+                Tok::Punct(">") if parens == 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        return Ok(text);
+                    }
+                }
+                Tok::Punct(">>") if parens == 0 && depth == 2 => {
+                    // `a<b<c>>`: the one token closes both; the outer `>` is consumed with it.
+                    self.bump();
+                    text.push('>');
+                    return Ok(text);
+                }
+                _ => {}
+            }
+            let word = matches!(tok, Tok::Ident(_) | Tok::Int(_));
+            // The token's own text: a token substituted for a template parameter has the parameter's span.
+            let piece = match &tok {
+                Tok::Int(n) | Tok::Char(n) => n.to_string(),
+                Tok::Ident(w) => w.clone(),
+                Tok::Punct(p) => p.to_string(),
+                Tok::Float | Tok::Str | Tok::Hash(_) | Tok::End => {
+                    return Err(self.err("template arguments here are types and integers"));
+                }
+            };
+            if word && prev_word {
+                text.push(' ');
+            }
+            text.push_str(&piece);
+            if matches!(tok, Tok::Punct(",")) {
+                text.push(' ');
+            }
+            prev_word = word;
+            self.bump();
+        }
+    }
+
     fn postfix(&mut self, mut e: Ex) -> Result<Ex, InputError> {
         loop {
             let op_span = self.span();
@@ -600,6 +696,25 @@ impl<'a> Parser<'a> {
                 let arrow = self.at("->");
                 self.bump();
                 let field = self.ident("a field name")?;
+                if self.at("(") {
+                    // A method call, `g.sync()` or `tile.shfl_down(v, 1)`: the receiver is the first argument.
+                    let name_span = self.prev_span();
+                    self.bump();
+                    let mut args = vec![e];
+                    if !self.at(")") {
+                        loop {
+                            args.push(self.assignment()?);
+                            if !self.eat(",") {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(")", &format!("to close the call to `{field}`"))?;
+                    let span = Self::join(args[0].span, self.prev_span());
+                    let sep = if arrow { "->" } else { "." };
+                    e = Self::node(E::Call(format!("{sep}{field}"), args), span, name_span);
+                    continue;
+                }
                 let span = Self::join(e.span, self.prev_span());
                 e = Self::node(E::Member(Box::new(e), field, arrow), span, op_span);
             } else if self.at("++") || self.at("--") {

@@ -142,7 +142,8 @@ fn check(src: &str, e: &Ex, vars: &[String]) -> Result<(), InputError> {
         E::Member(..) => bad("`->`"),
         E::Assign(..) => bad("assignment"),
         E::IncDec(..) => bad("`++`/`--`"),
-        E::Cast(..) | E::SizeofType(_) => bad("a cast"),
+        E::Cast(..) | E::SizeofType(_) | E::SizeofExpr(_) => bad("a cast"),
+        E::Str => bad("a string"),
     }
 }
 

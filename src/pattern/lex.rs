@@ -17,8 +17,13 @@ pub enum Tok {
     Ident(String),
     /// Punctuation or an operator.
     Punct(&'static str),
-    /// A preprocessor line (`#define N 32`), with the text after `#`.
+    /// A preprocessor line (`#define N 32`), with the text after `#` (a line ending in `\\` goes on to the
+    /// next; the backslash and newline are kept, so offsets into the text are offsets into the source).
     Hash(String),
+    /// A string literal (its text is not kept: strings only reach `printf` and `assert`, which are ignored).
+    Str,
+    /// A character literal, as its value.
+    Char(i128),
     /// The end of the input.
     End,
 }
@@ -81,13 +86,20 @@ pub fn lex(src: &str) -> Result<Vec<Token>, InputError> {
         }
         let start = i;
         if c == b'#' && line_start {
-            while i < bytes.len() && bytes[i] != b'\n' {
+            while i < bytes.len() && (bytes[i] != b'\n' || (i > 0 && bytes[i - 1] == b'\\')) {
                 i += 1;
             }
             toks.push(Token { tok: Tok::Hash(src[start + 1..i].trim().to_string()), span: Span { start, end: i } });
             continue;
         }
         line_start = false;
+        if c == b'"' || c == b'\'' {
+            let end = quoted(src, start)?;
+            let tok = if c == b'"' { Tok::Str } else { char_value(src, start, end)? };
+            toks.push(Token { tok, span: Span { start, end } });
+            i = end;
+            continue;
+        }
         if c.is_ascii_digit() || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
             let (tok, end) = number(src, start)?;
             toks.push(Token { tok, span: Span { start, end } });
@@ -118,6 +130,47 @@ pub fn lex(src: &str) -> Result<Vec<Token>, InputError> {
     }
     toks.push(Token { tok: Tok::End, span: Span { start: src.len(), end: src.len() + 1 } });
     Ok(toks)
+}
+
+/// The end of the string or character literal starting at `start` (its closing quote included).
+fn quoted(src: &str, start: usize) -> Result<usize, InputError> {
+    let bytes = src.as_bytes();
+    let q = bytes[start];
+    let mut i = start + 1;
+    while i < bytes.len() && bytes[i] != b'\n' {
+        if bytes[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == q {
+            return Ok(i + 1);
+        }
+        i += 1;
+    }
+    let what = if q == b'"' { "string" } else { "character literal" };
+    Err(InputError::at(src, Span { start, end: start + 1 }, format!("unterminated {what}: close it on the same line")))
+}
+
+fn char_value(src: &str, start: usize, end: usize) -> Result<Tok, InputError> {
+    let body = &src[start + 1..end - 1];
+    let v = match body.as_bytes() {
+        [c] if *c != b'\\' => i128::from(*c),
+        [b'\\', c] => i128::from(match c {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'0' => 0,
+            other => *other,
+        }),
+        _ => {
+            return Err(InputError::at(
+                src,
+                Span { start, end },
+                "only one-character literals such as 'a' or '\\n' are understood",
+            ))
+        }
+    };
+    Ok(Tok::Char(v))
 }
 
 fn number(src: &str, start: usize) -> Result<(Tok, usize), InputError> {

@@ -241,6 +241,8 @@ pub struct Lowered {
     pub program: Program,
     /// The block size to run, when the language decides it.
     pub block: Option<crate::launch::Dim3>,
+    /// The grid the input itself gives (a CUDA file's launch), overriding the settings'.
+    pub grid: Option<crate::launch::Dim3>,
 }
 
 /// Parses the source and lowers it into a program (the only fallible step; running can still stop on a value
@@ -249,7 +251,11 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
     let program = match src.lang {
         Lang::Expr => expr_program(src)?,
         #[cfg(feature = "lang-cuda")]
-        Lang::Cuda => cuda::lower(src.text, src.launch, src.vars, src.kernel)?,
+        Lang::Cuda => {
+            let sm = u32::from(src.cc.major) * 10 + u32::from(src.cc.minor);
+            let l = cuda::lower(src.text, src.launch, src.vars, cuda::Options { kernel: src.kernel, sm })?;
+            return Ok(Lowered { program: l.program, block: l.block, grid: l.grid });
+        }
         Lang::Sass => sass::lower(
             src.text,
             src.launch,
@@ -265,7 +271,7 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
         )?,
         Lang::Addresses => {
             let (program, block) = addresses::lower(src.text, src.op.clone())?;
-            return Ok(Lowered { program, block: Some(block) });
+            return Ok(Lowered { program, block: Some(block), grid: None });
         }
         #[allow(unreachable_patterns)]
         lang => {
@@ -276,7 +282,7 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
             ))
         }
     };
-    Ok(Lowered { program, block: None })
+    Ok(Lowered { program, block: None, grid: None })
 }
 
 /// An address expression as a program: the expression, then the instruction for the lanes it gives.

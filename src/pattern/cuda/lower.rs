@@ -8,18 +8,67 @@
 //! (a `float3` is three 4-byte loads, as nvcc emits them), and its value is data: unknown, with where it came
 //! from, so that an address or a branch that depends on it is an error naming that place.
 
-use super::{stmt_start, wrap_ptr, Decl, Program as Ast, Stmt, Storage, Ty, Types, GLOBAL_BASE, GLOBAL_STRIDE};
+use super::file::FnKind;
+use super::{
+    instantiate, stmt_start, wrap_ptr, Decl, FnDef, Program as Ast, Stmt, Storage, Ty, Types, GLOBAL_BASE,
+    GLOBAL_STRIDE,
+};
 use crate::access::Instr;
 use crate::launch::Launch;
 use crate::pattern::cexpr::{BinOp as CBin, Ex, UnOp, E};
 use crate::pattern::expr::Vars;
 use crate::pattern::{InputError, LineIndex, Span};
-use crate::program::{exec, BinOp, Builder, Cmp, Label, Op, PredOp, PredRef, Program, Reg, Site, Special, Src, Width};
+use crate::program::{
+    exec, BinOp, Builder, Cmp, Label, Op, PredOp, PredRef, Program, Reg, ShflMode, Site, Special, Src, Width,
+};
 use crate::report::Note;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 type R<T> = Result<T, InputError>;
+
+/// Calls nested deeper than this are refused (a recursive function would never end).
+const MAX_CALL_DEPTH: usize = 16;
+
+/// A type as C spells it (for template arguments).
+fn c_name(t: &Types, ty: &Ty) -> String {
+    match ty {
+        Ty::Int { bytes, signed } => {
+            let base = match bytes {
+                1 => "char",
+                2 => "short",
+                8 => "long long",
+                _ => "int",
+            };
+            if *signed {
+                base.to_string()
+            } else {
+                format!("unsigned {base}")
+            }
+        }
+        Ty::Ptr(e) => format!("{} *", c_name(t, e)),
+        other => t.name(other),
+    }
+}
+
+/// Splits template argument text on its top-level commas.
+fn split_args(text: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut depth = 0;
+    for c in text.chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        out.last_mut().expect("one").push(c);
+    }
+    out.into_iter().map(|s| s.trim().to_string()).collect()
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MemSpace {
@@ -181,6 +230,30 @@ struct Lower<'a> {
     /// wrong number through; it only skips work.
     maybe_unknown: Vec<bool>,
     maybe_unknown_pred: Vec<bool>,
+    /// `__device__` functions parsed so far, by name with template arguments.
+    fns: HashMap<String, Rc<FnDef>>,
+    /// The inlined calls being lowered, innermost last.
+    frames: Vec<Frame>,
+    /// How many bindings the file's top level made (a called function sees those and its parameters).
+    globals_end: usize,
+    /// Calls inlined so far: each call's memory operations are sites of their own.
+    calls: usize,
+    /// The current call's offset in site keys.
+    salt: usize,
+    /// Memory operations warpscope does not count (atomics): (line, op).
+    uncosted: Vec<(usize, String)>,
+    /// Names a fragment uses without declaring them, and what warpscope took them for.
+    assumed: Vec<String>,
+    /// Kernel parameters the file's launch passes a constant for.
+    launch_values: HashMap<String, i128>,
+    /// Those used, as `name = value`.
+    from_launch: Vec<String>,
+}
+
+/// An inlined call: where `return` goes and the variable that receives its value.
+struct Frame {
+    end: Label,
+    ret: Option<(Ty, Binding)>,
 }
 
 fn set_flag(v: &mut Vec<bool>, i: u32, on: bool) {
@@ -393,8 +466,43 @@ impl<'a> Lower<'a> {
     fn stmt_inner(&mut self, s: &Stmt) -> R<()> {
         match s {
             Stmt::Nop => Ok(()),
-            Stmt::Return => {
-                self.emit(Op::Exit, Span { start: 0, end: 1 });
+            Stmt::Return(value, span) => {
+                let Some(frame) = self.frames.last() else {
+                    if let Some(v) = value {
+                        return Err(self.err(v.span, "a kernel returns nothing: write `return;`"));
+                    }
+                    self.emit(Op::Exit, *span);
+                    return Ok(());
+                };
+                let (end, ret) = (frame.end, frame.ret.clone());
+                match (value, ret) {
+                    (Some(v), Some((ty, b))) => {
+                        let x = self.rvalue(v)?;
+                        let x = self.convert(&ty, x, v.span)?;
+                        self.assign_var_binding(&b, x, v.span)?;
+                    }
+                    (Some(v), None) => self.discard(v)?,
+                    (None, Some(_)) => {
+                        return Err(self.err(*span, "this function returns a value: write `return VALUE;`"))
+                    }
+                    (None, None) => {}
+                }
+                self.b.bra(end, None, *span);
+                Ok(())
+            }
+            Stmt::DoWhile(body, c, span) => {
+                let (top, next, exit) = (self.b.label(), self.b.label(), self.b.label());
+                self.b.place(top);
+                self.loops.push((next, exit));
+                let r = self.stmt_(body);
+                self.loops.pop();
+                r?;
+                self.b.place(next);
+                self.set_stmt(span.start);
+                self.seq = 1 << 20;
+                let p = self.cond(c, "the loop condition")?;
+                self.b.bra(top, Some(p), *span);
+                self.b.place(exit);
                 Ok(())
             }
             Stmt::Break | Stmt::Continue => {
@@ -595,6 +703,15 @@ impl<'a> Lower<'a> {
     }
 
     fn declare(&mut self, d: &Decl) -> R<()> {
+        if d.auto {
+            let e = d.init.as_ref().ok_or_else(|| self.err(d.span, "an `auto` variable needs an initial value"))?;
+            let v = self.rvalue(e)?;
+            let ty = wrap_ptr(self.ty_of(&v), d.pointers);
+            let v = self.convert(&ty, v, e.span)?;
+            let b = self.var_with(&ty, v, d.span, e.span)?;
+            self.bind(d.name.clone(), b);
+            return Ok(());
+        }
         let mut ty = wrap_ptr(d.base.clone(), d.pointers);
         for dim in d.dims.iter().rev() {
             let n = match dim {
@@ -641,6 +758,11 @@ impl<'a> Lower<'a> {
                 }
                 _ => {
                     let mut v = self.vars.get(&*d.name).copied();
+                    if let (None, Some(&a)) = (v, self.launch_values.get(&*d.name)) {
+                        // The value the file's launch passes.
+                        v = Some(a);
+                        self.from_launch.push(format!("{} = {a}", d.name));
+                    }
                     if v.is_none() && d.storage == Storage::Param {
                         // An integer kernel parameter with no value: the launch's thread count (MODEL.md
                         // section I), said in a note.
@@ -697,11 +819,7 @@ impl<'a> Lower<'a> {
                     let v = self.convert(&ty, v, e.span)?;
                     match (d.storage, v.src()) {
                         (Storage::Const, Some(Src::Imm(_))) => Binding::Const(v),
-                        _ => {
-                            let b = self.new_var(&ty, d.span, |_, _, _| {})?;
-                            self.assign_var_binding(&b, v, e.span)?;
-                            b
-                        }
+                        _ => self.var_with(&ty, v, d.span, e.span)?,
                     }
                 }
                 None => {
@@ -710,13 +828,41 @@ impl<'a> Lower<'a> {
                 }
             },
         };
+        self.bind(d.name.clone(), binding);
+        Ok(())
+    }
+
+    /// Adds a variable to the innermost scope.
+    fn bind(&mut self, name: Rc<str>, binding: Binding) {
         // A redeclaration in the same scope replaces the variable; an inner scope shadows it.
         let from = self.marks.last().copied().unwrap_or(0);
-        match self.scopes[from..].iter_mut().find(|(n, _)| **n == *d.name) {
+        match self.scopes[from..].iter_mut().find(|(n, _)| **n == *name) {
             Some((_, old)) => *old = binding,
-            None => self.scopes.push((d.name.clone(), binding)),
+            None => self.scopes.push((name, binding)),
         }
-        Ok(())
+    }
+
+    /// The C type of a value (for `auto` and template argument deduction).
+    fn ty_of(&self, v: &Val) -> Ty {
+        match v {
+            Val::Int(_, t) => Ty::Int { bytes: u32::from(t.bits) / 8, signed: t.signed },
+            Val::Float(_) => Ty::Float { bytes: 4 },
+            Val::Ptr { to, .. } => Ty::Ptr(Rc::new(to.clone())),
+            Val::Agg { ty, .. } => ty.clone(),
+        }
+    }
+
+    /// A register variable of type `ty` holding `v`; a pointer variable points where `v` does (its space).
+    fn var_with(&mut self, ty: &Ty, v: Val, span: Span, vspan: Span) -> R<Binding> {
+        let mut b = self.new_var(ty, span, |_, _, _| {})?;
+        if let (Binding::Var { val: Val::Ptr { space, read_only, .. }, .. }, Val::Ptr { space: s, read_only: r, .. }) =
+            (&mut b, &v)
+        {
+            *space = *s;
+            *read_only = *r;
+        }
+        self.assign_var_binding(&b, v, vspan)?;
+        Ok(b)
     }
 
     /// A register variable of type `ty`; `init` fills each new scalar register.
@@ -951,7 +1097,7 @@ impl<'a> Lower<'a> {
                 Vec::new()
             };
             let site = self.b.site(
-                (self.stmt, self.seq),
+                (self.stmt, self.seq + self.salt),
                 Site { line, text: text.clone(), access: format!("{written}{}", u.label), instr, notes },
             );
             self.seq += 1;
@@ -1143,6 +1289,7 @@ impl<'a> Lower<'a> {
                 Some(Binding::Mem(p)) => self.load(p, e.span),
                 // C++'s bool literals, promoted to int like any bool.
                 None if n == "true" || n == "false" => Ok(Val::Int(Src::Imm(u64::from(n == "true")), IntTy::INT)),
+                None if n == "nullptr" => Ok(Val::Int(Src::Imm(0), IntTy::LLONG)),
                 None => Err(self
                     .err(e.span, format!("unknown name `{n}`: declare it, or give it a value with --set {n}=VALUE"))),
             },
@@ -1220,6 +1367,42 @@ impl<'a> Lower<'a> {
                 Ok(Val::Int(Src::Imm(size), IntTy::ULLONG))
             }
             E::Call(name, args) => self.call(name, args, e),
+            E::SizeofExpr(a) => {
+                let ty = self.static_type(a)?;
+                Ok(Val::Int(Src::Imm(types(self).size(&ty)), IntTy::ULLONG))
+            }
+            E::Str => Err(self.err(e.span, "a string here: only printf and assert take one")),
+        }
+    }
+
+    /// The type of `a` without evaluating it (for `sizeof`): names, elements and fields of names.
+    fn static_type(&self, a: &Ex) -> R<Ty> {
+        let t = types(self);
+        match &a.kind {
+            E::Name(n) => match self.lookup(n).map(|i| &self.scopes[i].1) {
+                Some(Binding::Var { ty, .. }) => Ok(ty.clone()),
+                Some(Binding::Mem(p)) => Ok(p.ty.clone()),
+                Some(Binding::Const(v)) => Ok(self.ty_of(v)),
+                None => Err(self.err(a.span, format!("unknown name `{n}`"))),
+            },
+            E::Index(b, _) | E::Unary(UnOp::Deref, b) => match self.static_type(b)? {
+                Ty::Array(e, _) | Ty::Ptr(e) => Ok((*e).clone()),
+                _ => Err(self.err(a.span, "indexing something that is not an array or a pointer")),
+            },
+            E::Member(b, f, arrow) => {
+                let bt = self.static_type(b)?;
+                let bt = match (arrow, bt) {
+                    (true, Ty::Ptr(e)) => (*e).clone(),
+                    (false, x) => x,
+                    _ => return Err(self.err(a.span, "`->` needs a pointer")),
+                };
+                t.field(&bt, f).map(|x| x.0).ok_or_else(|| self.err(a.op_span, format!("no field `{f}`")))
+            }
+            E::Int(v) => Ok(match IntTy::of_literal(*v) {
+                x if x.bits == 32 => Ty::Int { bytes: 4, signed: true },
+                _ => Ty::Int { bytes: 8, signed: true },
+            }),
+            _ => Err(self.err(a.span, "sizeof of this expression: write sizeof(TYPE) or sizeof(a variable)")),
         }
     }
 
@@ -1680,18 +1863,599 @@ impl<'a> Lower<'a> {
                 }
                 Ok(self.float(e.span))
             }
-            _ if name.starts_with("atomic") => Err(self.err(e.op_span, format!("`{name}`: atomics are not modelled"))),
+            // Output and checks: their arguments are evaluated (a load there is still a load); nothing else.
+            "printf" | "assert" => {
+                for a in args.iter().filter(|a| !matches!(a.kind, E::Str)) {
+                    self.rvalue(a)?;
+                }
+                Ok(Val::Int(Src::Imm(0), IntTy::INT))
+            }
+            // cooperative_groups (with `cg::` dropped).
+            "this_thread_block" if args.is_empty() => Ok(self.group("thread_block")),
+            "coalesced_threads" if args.is_empty() => Ok(self.group("coalesced_group")),
+            // `cg::plus<T>()` and friends: an operator for `cg::reduce`, which combines values across lanes.
+            _ if ["plus<", "less<", "greater<", "bit_and<", "bit_or<", "bit_xor<"]
+                .iter()
+                .any(|p| name.starts_with(p)) =>
+            {
+                Ok(Val::Int(Src::Imm(0), IntTy::INT))
+            }
+            "reduce" if args.len() == 3 => {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                let why = format!(
+                    "`cg::reduce` ({}), a value combined across lanes that warpscope does not compute",
+                    self.pos(e.span)
+                );
+                let v = self.unknown(why, e.span);
+                Ok(Val::Int(v, IntTy::INT))
+            }
+            "sync" if args.len() == 1 => {
+                let g = self.rvalue(&args[0])?;
+                self.method(&g, "sync", &[], e)
+            }
+            _ if name.starts_with("tiled_partition<") => {
+                let n: u32 = name["tiled_partition<".len()..name.len() - 1]
+                    .trim()
+                    .parse()
+                    .map_err(|_| self.err(e.op_span, "tiled_partition<N> needs a number N (1, 2, 4, 8, 16 or 32)"))?;
+                if !matches!(n, 1 | 2 | 4 | 8 | 16 | 32) {
+                    return Err(
+                        self.err(e.op_span, format!("tiled_partition<{n}>: a tile is 1, 2, 4, 8, 16 or 32 threads"))
+                    );
+                }
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                Ok(self.group(&format!("thread_block_tile<{n}>")))
+            }
+            _ if name.starts_with('.') || name.starts_with("->") => {
+                let m = name.trim_start_matches("->").trim_start_matches('.');
+                let recv = self.rvalue(&args[0])?;
+                self.method(&recv, m, &args[1..], e)
+            }
+            "__shfl_sync" | "__shfl_up_sync" | "__shfl_down_sync" | "__shfl_xor_sync" => {
+                if !(3..=4).contains(&args.len()) {
+                    return Err(self
+                        .err(e.span, format!("`{name}(mask, value, lane_or_delta[, width])` takes 3 or 4 arguments")));
+                }
+                self.rvalue(&args[0])?;
+                let v = self.rvalue(&args[1])?;
+                let width = match args.get(3) {
+                    Some(w) => self.const_int(w, "the shuffle width")?,
+                    None => 32,
+                };
+                let mode = match name {
+                    "__shfl_sync" => ShflMode::Idx,
+                    "__shfl_up_sync" => ShflMode::Up,
+                    "__shfl_down_sync" => ShflMode::Down,
+                    _ => ShflMode::Bfly,
+                };
+                self.shuffle(mode, v, &args[2], width, e)
+            }
+            "__ballot_sync" | "__all_sync" | "__any_sync" | "__uni_sync" if args.len() == 2 => {
+                self.rvalue(&args[0])?;
+                let p = self.cond(&args[1], "the vote")?;
+                self.vote(name, p, e.span)
+            }
+            "__activemask" if args.is_empty() => self.vote("__ballot_sync", PredRef::TRUE, e.span),
+            "__popc" | "__popcll" | "__brev" | "__clz" | "__clzll" | "__ffs" | "__ffsll" if args.len() == 1 => {
+                let (a, t) = self.int(&args[0], "the value")?;
+                let a = if name.ends_with("ll") { self.to64(a, t, e.span) } else { a };
+                let d = self.temp();
+                let f = match name {
+                    "__popc" | "__popcll" => crate::program::UnOp::Popc,
+                    "__brev" => crate::program::UnOp::Brev,
+                    _ => {
+                        return Ok(Val::Int(
+                            self.unknown(
+                                format!("`{name}` ({}), which warpscope does not compute", self.pos(e.span)),
+                                e.span,
+                            ),
+                            IntTy::INT,
+                        ))
+                    }
+                };
+                if name == "__popcll" {
+                    return Ok(Val::Int(
+                        self.unknown(
+                            format!("`{name}` ({}), which warpscope does not compute", self.pos(e.span)),
+                            e.span,
+                        ),
+                        IntTy::INT,
+                    ));
+                }
+                self.emit(crate::program::Op::Un { f, dst: d, a }, e.span);
+                Ok(Val::Int(Src::Reg(d), if name == "__brev" { IntTy::UINT } else { IntTy::INT }))
+            }
+            "__reduce_add_sync" | "__reduce_min_sync" | "__reduce_max_sync" | "__reduce_and_sync"
+            | "__reduce_or_sync" | "__reduce_xor_sync"
+                if args.len() == 2 =>
+            {
+                self.rvalue(&args[0])?;
+                self.rvalue(&args[1])?;
+                let why = format!(
+                    "`{name}` ({}), a value combined across lanes that warpscope does not compute",
+                    self.pos(e.span)
+                );
+                Ok(Val::Int(self.unknown(why, e.span), IntTy::UINT))
+            }
+            _ if name.starts_with("make_") && types(self).lookup(&name[5..]).is_some() => {
+                let ty = types(self).lookup(&name[5..]).expect("checked");
+                let fields = self.fields(&ty);
+                if fields.len() != args.len() {
+                    return Err(
+                        self.err(e.span, format!("`{name}` takes {} arguments, found {}", fields.len(), args.len()))
+                    );
+                }
+                let mut leaves = Vec::new();
+                for ((off, fty), a) in fields.into_iter().zip(args) {
+                    let v = self.rvalue(a)?;
+                    leaves.push((off, self.convert(&fty, v, a.span)?));
+                }
+                Ok(Val::Agg { ty, leaves })
+            }
+            _ if name.starts_with("atomic") => self.atomic(name, args, e),
             _ => {
-                Err(self
-                    .err(e.op_span, format!("unknown function `{name}` (known: min, max, abs, __ldg, __syncthreads)")))
+                // A functional cast, `int(x)` or `float4(v)`.
+                if let (Some(ty), [a]) = (types(self).lookup(name), args) {
+                    let v = self.rvalue(a)?;
+                    return self.convert(&ty, v, e.span);
+                }
+                if let Some(v) = self.shared_view(name, e)? {
+                    return Ok(v);
+                }
+                if let Some(v) = self.call_fn(name, args, e)? {
+                    return Ok(v);
+                }
+                Err(self.err(
+                    e.op_span,
+                    format!("unknown function `{name}` (define it as a __device__ function in the file; warpscope knows min, max, abs, __ldg, __syncthreads, __shfl_*_sync, __ballot_sync, atomics and cooperative_groups basics)"),
+                ))
             }
         }
     }
+
+    /// A cooperative_groups handle (a struct with no fields).
+    fn group(&self, name: &str) -> Val {
+        let ty = types(self).lookup(name).unwrap_or(Ty::Void);
+        Val::Agg { ty, leaves: Vec::new() }
+    }
+
+    /// An integer argument that must be a constant.
+    fn const_int(&mut self, e: &Ex, what: &str) -> R<u64> {
+        match self.rvalue(e)? {
+            Val::Int(Src::Imm(v), _) => Ok(v),
+            _ => Err(self.err(e.span, format!("{what} must be a constant"))),
+        }
+    }
+
+    /// `mode` shuffle of `v` within segments of `width` lanes.
+    fn shuffle(&mut self, mode: ShflMode, v: Val, lane: &Ex, width: u64, e: &Ex) -> R<Val> {
+        if !matches!(width, 1 | 2 | 4 | 8 | 16 | 32) {
+            return Err(self.err(e.span, format!("shuffle width {width}: it is a power of two up to 32")));
+        }
+        let (b, _) = self.int(lane, "the shuffle's lane")?;
+        // CUDA's headers pack the clamp and segment mask as `((32 - width) << 8) | clamp`.
+        let clamp = if mode == ShflMode::Up { 0 } else { 31 };
+        let c = Src::Imm(((32 - width) << 8) | clamp);
+        let inactive = self.b.why(format!("a shuffle ({}) read a lane that is not running", self.pos(e.span)));
+        let one = |l: &mut Self, a: Src| {
+            let d = l.temp();
+            l.emit(Op::Shfl { mode, dst: d, pdst: None, a, b, c, inactive }, e.span);
+            Src::Reg(d)
+        };
+        Ok(match v {
+            Val::Int(a, t) if t.bits <= 32 => Val::Int(one(self, a), t),
+            Val::Float(_) => self.float(e.span),
+            Val::Int(_, t) => {
+                let why =
+                    format!("a 64-bit shuffle ({}), which warpscope does not split into halves", self.pos(e.span));
+                Val::Int(self.unknown(why, e.span), t)
+            }
+            _ => return Err(self.err(e.span, "a shuffle moves a number")),
+        })
+    }
+
+    fn vote(&mut self, name: &str, p: PredRef, span: Span) -> R<Val> {
+        if name == "__ballot_sync" {
+            let d = self.temp();
+            self.emit(Op::Vote { dst: Some(d), pdst: None, all: false, p }, span);
+            return Ok(Val::Int(Src::Reg(d), IntTy::UINT));
+        }
+        let q = self.b.pred();
+        match name {
+            "__all_sync" => self.emit(Op::Vote { dst: None, pdst: Some(q), all: true, p }, span),
+            "__any_sync" => self.emit(Op::Vote { dst: None, pdst: Some(q), all: false, p }, span),
+            _ => {
+                // uni: all lanes agree = all hold, or none does.
+                let n = self.b.pred();
+                self.emit(Op::Vote { dst: None, pdst: Some(q), all: true, p }, span);
+                self.emit(Op::Vote { dst: None, pdst: Some(n), all: true, p: p.negated() }, span);
+                let r = self.pred_logic(PredOp::Or, PredRef::of(q), PredRef::of(n), span);
+                return Ok(self.bool_val(r, span));
+            }
+        }
+        Ok(self.bool_val(PredRef::of(q), span))
+    }
+
+    /// A method of a cooperative_groups handle.
+    fn method(&mut self, recv: &Val, m: &str, args: &[Ex], e: &Ex) -> R<Val> {
+        let Val::Agg { ty: Ty::Struct(i), .. } = recv else {
+            return Err(self.err(e.op_span, format!("`.{m}()` on a value that is not a cooperative_groups group")));
+        };
+        let group = types(self).structs[*i].name.clone();
+        let tile: Option<u64> =
+            group.strip_prefix("thread_block_tile<").and_then(|n| n.trim_end_matches('>').parse().ok());
+        let block = self.launch.block;
+        let span = e.span;
+        let linear = |l: &mut Self| {
+            let d = l.temp();
+            l.emit(Op::Special { dst: d, which: Special::LinearTid }, span);
+            Src::Reg(d)
+        };
+        match (m, tile, group.as_str()) {
+            ("sync", None, "thread_block") => {
+                self.emit(Op::Bar, span);
+                Ok(Val::Int(Src::Imm(0), IntTy::INT))
+            }
+            ("sync", Some(_), _) => Ok(Val::Int(Src::Imm(0), IntTy::INT)),
+            ("thread_rank", None, "thread_block") => Ok(Val::Int(linear(self), IntTy::UINT)),
+            ("thread_rank", Some(n), _) => {
+                let l = linear(self);
+                Ok(Val::Int(self.bin(BinOp::RemU, Width::W32, l, Src::Imm(n), span), IntTy::UINT))
+            }
+            ("meta_group_rank", Some(n), _) => {
+                let l = linear(self);
+                Ok(Val::Int(self.bin(BinOp::DivU, Width::W32, l, Src::Imm(n), span), IntTy::UINT))
+            }
+            ("size" | "num_threads", None, "thread_block") => {
+                Ok(Val::Int(Src::Imm(u64::from(block.x) * u64::from(block.y) * u64::from(block.z)), IntTy::UINT))
+            }
+            ("size" | "num_threads", Some(n), _) => Ok(Val::Int(Src::Imm(n), IntTy::UINT)),
+            ("meta_group_size", Some(n), _) => {
+                let threads = u64::from(block.x) * u64::from(block.y) * u64::from(block.z);
+                Ok(Val::Int(Src::Imm(threads.div_ceil(n)), IntTy::UINT))
+            }
+            ("shfl" | "shfl_up" | "shfl_down" | "shfl_xor", Some(n), _) if args.len() == 2 => {
+                let v = self.rvalue(&args[0])?;
+                let mode = match m {
+                    "shfl" => ShflMode::Idx,
+                    "shfl_up" => ShflMode::Up,
+                    "shfl_down" => ShflMode::Down,
+                    _ => ShflMode::Bfly,
+                };
+                self.shuffle(mode, v, &args[1], n, e)
+            }
+            ("ballot" | "all" | "any", Some(32), _) if args.len() == 1 => {
+                let p = self.cond(&args[0], "the vote")?;
+                let name = match m {
+                    "ballot" => "__ballot_sync",
+                    "all" => "__all_sync",
+                    _ => "__any_sync",
+                };
+                self.vote(name, p, span)
+            }
+            _ => Err(self.err(
+                e.op_span,
+                format!("`{group}::{m}` is not modelled (known: sync, thread_rank, size, num_threads, meta_group_rank, and on a tile shfl, shfl_up, shfl_down, shfl_xor; ballot, all, any on a 32-thread tile)"),
+            )),
+        }
+    }
+
+    /// `atomicAdd(p, v)` and friends: a read-modify-write warpscope lists but does not count.
+    fn atomic(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Val> {
+        const OPS: [(&str, &str); 11] = [
+            ("atomicAdd", "ADD"),
+            ("atomicSub", "ADD"),
+            ("atomicExch", "EXCH"),
+            ("atomicMin", "MIN"),
+            ("atomicMax", "MAX"),
+            ("atomicInc", "INC"),
+            ("atomicDec", "DEC"),
+            ("atomicCAS", "CAS"),
+            ("atomicAnd", "AND"),
+            ("atomicOr", "OR"),
+            ("atomicXor", "XOR"),
+        ];
+        let base = name.trim_end_matches("_block").trim_end_matches("_system");
+        let Some(&(_, op)) = OPS.iter().find(|(n, _)| *n == base) else {
+            return Err(
+                self.err(e.op_span, format!("unknown atomic `{name}` (known: {})", OPS.map(|o| o.0).join(", ")))
+            );
+        };
+        let Some(first) = args.first() else {
+            return Err(self.err(e.span, format!("`{name}` takes a pointer first")));
+        };
+        let (space, to) = match self.rvalue(first)? {
+            Val::Ptr { space, to, .. } => (space, to),
+            _ => return Err(self.err(first.span, format!("`{name}` takes a pointer first"))),
+        };
+        for a in &args[1..] {
+            self.rvalue(a)?;
+        }
+        let size = types(self).size(&to);
+        let sass = match space {
+            MemSpace::Shared => format!("ATOMS.{op}"),
+            _ => format!("ATOMG.E.{op}{}", if size == 8 { ".64" } else { "" }),
+        };
+        let line = self.lines.line(e.span.start);
+        self.uncosted.push((line, format!("{name} → {sass}")));
+        let why =
+            format!("the old value an atomic returns ({}); warpscope follows addresses, not data", self.pos(e.span));
+        let w = self.b.why(why);
+        self.fresh_temp(&to, e.span, w)
+    }
+
+    /// `SharedMemory<T>()`: a pointer to the kernel's dynamic shared memory, typed by the view's conversion.
+    fn shared_view(&mut self, name: &str, e: &Ex) -> R<Option<Val>> {
+        let file = Rc::clone(&self.ast.file);
+        let base = name.split('<').next().unwrap_or(name);
+        let view = file
+            .items
+            .views
+            .iter()
+            .find(|v| v.spec.as_deref() == Some(name))
+            .or_else(|| file.items.views.iter().find(|v| v.spec.is_none() && v.name == base));
+        let Some(view) = view else { return Ok(None) };
+        let args: Vec<String> = match name.find('<') {
+            Some(i) => split_args(&name[i + 1..name.len() - 1]),
+            None => Vec::new(),
+        };
+        let mut text = String::new();
+        for t in &view.target {
+            let word = match &t.tok {
+                crate::pattern::lex::Tok::Ident(w) => match view.params.iter().position(|p| &p.name == w) {
+                    Some(k) => args.get(k).cloned().unwrap_or_else(|| w.clone()),
+                    None => w.clone(),
+                },
+                crate::pattern::lex::Tok::Punct(p) => p.to_string(),
+                _ => String::new(),
+            };
+            text.push_str(&word);
+            text.push(' ');
+        }
+        let toks = crate::pattern::lex::lex(&text).map_err(|x| self.err(e.span, x.message))?;
+        let mut p = crate::pattern::cexpr::Parser::new(&text, toks);
+        p.types = file.type_names.clone();
+        let tn = p.type_name().map_err(|x| self.err(e.span, x.message))?;
+        let elem =
+            types(self).lookup(&tn.base).ok_or_else(|| self.err(e.span, format!("unknown type `{}`", tn.base)))?;
+        let Ty::Ptr(to) = wrap_ptr(elem, tn.pointers) else {
+            return Err(self.err(e.span, format!("`{base}` converts to a non-pointer")));
+        };
+        // Dynamic shared memory starts where the kernel's static shared memory ends.
+        let off = self.shared_top.div_ceil(16) * 16;
+        Ok(Some(Val::Ptr { src: Src::Imm(off), to: (*to).clone(), space: MemSpace::Shared, read_only: false }))
+    }
+
+    /// A call of a `__device__` function of the file, inlined. `None` when no such function exists.
+    fn call_fn(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Option<Val>> {
+        let file = Rc::clone(&self.ast.file);
+        let base = name.split('<').next().unwrap_or(name).to_string();
+        let explicit = name.find('<').map(|i| name[i + 1..name.len() - 1].to_string());
+        let Some(item) = file.items.fns.iter().find(|f| f.kind != FnKind::Kernel && f.spec.is_none() && f.name == base)
+        else {
+            if file.items.fns.iter().any(|f| f.kind == FnKind::Kernel && f.name == base) {
+                return Err(self.err(e.op_span, format!("`{base}` is a __global__ kernel: a kernel cannot call it (dynamic parallelism is not modelled)")));
+            }
+            return Ok(None);
+        };
+        if item.kind == FnKind::Host {
+            return Err(self
+                .err(e.op_span, format!("`{base}` is a host function: mark it __device__ to call it from a kernel")));
+        }
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err(
+                self.err(e.op_span, format!("calls nested more than {MAX_CALL_DEPTH} deep (is `{base}` recursive?)"))
+            );
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.rvalue(a)?);
+        }
+        let targs = match (&explicit, item.is_template) {
+            (Some(a), _) => Some(a.clone()),
+            (None, true) => Some(self.deduce(item, &file, &vals, e)?),
+            (None, false) => None,
+        };
+        let key = match &targs {
+            Some(a) => format!("{base}<{a}>"),
+            None => base.clone(),
+        };
+        let def = match self.fns.get(&key) {
+            Some(d) => Rc::clone(d),
+            None => {
+                // An explicit specialization for these arguments wins.
+                let spec = file.items.fns.iter().find(|f| f.spec.as_deref() == Some(key.as_str()));
+                let d = match spec {
+                    Some(s) => instantiate(self.src, &file, types(self), s, None)?,
+                    None => instantiate(self.src, &file, types(self), item, targs.as_deref())?,
+                };
+                let d = Rc::new(d);
+                self.fns.insert(key.clone(), Rc::clone(&d));
+                d
+            }
+        };
+        if def.params.len() != vals.len() {
+            return Err(
+                self.err(e.span, format!("`{base}` takes {} argument(s), found {}", def.params.len(), vals.len()))
+            );
+        }
+        // The callee sees the file's top level and its own parameters only.
+        let saved_scopes = self.scopes.split_off(self.globals_end.min(self.scopes.len()));
+        let saved_marks = std::mem::take(&mut self.marks);
+        let saved_loops = std::mem::take(&mut self.loops);
+        let (saved_stmt, saved_seq, saved_salt) = (self.stmt, self.seq, self.salt);
+        self.calls += 1;
+        self.salt = self.calls << 24;
+        self.open_scope();
+        let r = (|| -> R<Val> {
+            for (d, v) in def.params.iter().zip(vals) {
+                let ty = wrap_ptr(d.base.clone(), d.pointers);
+                let v = self.convert(&ty, v, e.span)?;
+                let b = self.var_with(&ty, v, d.span, e.span)?;
+                self.bind(d.name.clone(), b);
+            }
+            let ret = match &def.ret {
+                Some(t) => Some((t.clone(), self.new_var(t, e.span, |_, _, _| {})?)),
+                None => None,
+            };
+            let end = self.b.label();
+            self.frames.push(Frame { end, ret: ret.clone() });
+            let r = self.block(&def.body);
+            self.frames.pop();
+            self.b.place(end);
+            r?;
+            Ok(match ret {
+                Some((_, Binding::Var { val, .. })) => val,
+                _ => Val::Int(Src::Imm(0), IntTy::INT),
+            })
+        })();
+        self.scopes.truncate(self.globals_end.min(self.scopes.len()));
+        self.scopes.extend(saved_scopes);
+        self.marks = saved_marks;
+        self.loops = saved_loops;
+        (self.stmt, self.seq, self.salt) = (saved_stmt, saved_seq, saved_salt);
+        r.map(Some)
+    }
+
+    /// Template arguments of a call from its arguments' types: `T` from a parameter declared `T` or `T *`.
+    fn deduce(&mut self, item: &super::file::FnItem, file: &super::File, vals: &[Val], e: &Ex) -> R<String> {
+        // The declared parameter types, as token words, from the function's own tokens.
+        let toks = &file.toks[item.toks.clone()];
+        let open = toks.iter().position(|t| matches!(t.tok, crate::pattern::lex::Tok::Punct("(")));
+        let mut params: Vec<Vec<String>> = vec![Vec::new()];
+        if let Some(o) = open {
+            let mut depth = 0;
+            for t in &toks[o + 1..] {
+                match &t.tok {
+                    crate::pattern::lex::Tok::Punct("(") => depth += 1,
+                    crate::pattern::lex::Tok::Punct(")") if depth == 0 => break,
+                    crate::pattern::lex::Tok::Punct(")") => depth -= 1,
+                    crate::pattern::lex::Tok::Punct(",") if depth == 0 => {
+                        params.push(Vec::new());
+                        continue;
+                    }
+                    _ => {}
+                }
+                let w = match &t.tok {
+                    crate::pattern::lex::Tok::Ident(w) => w.clone(),
+                    crate::pattern::lex::Tok::Punct(p) => p.to_string(),
+                    _ => String::new(),
+                };
+                params.last_mut().expect("one").push(w);
+            }
+        }
+        let mut out = Vec::new();
+        for tp in &item.params {
+            let found = params.iter().zip(vals).find_map(|(words, v)| {
+                let at = words.iter().position(|w| *w == tp.name)?;
+                let stars = words[at + 1..].iter().filter(|w| *w == "*").count();
+                let mut ty = self.ty_of(v);
+                for _ in 0..stars {
+                    ty = match ty {
+                        Ty::Ptr(t) => (*t).clone(),
+                        _ => return None,
+                    };
+                }
+                Some((ty, matches!(v, Val::Float(_)) && stars == 0))
+            });
+            match (found, &tp.default) {
+                (Some((ty, from_float)), _) => {
+                    if from_float {
+                        self.assumed.push(format!("{} = float in the call of `{}` at {} (a register does not tell float from double: write {}<double>(…) if it is double)", tp.name, item.name, self.pos(e.span), item.name));
+                    }
+                    out.push(c_name(types(self), &ty));
+                }
+                (None, Some(d)) => out.push(
+                    d.iter()
+                        .map(|t| match &t.tok {
+                            crate::pattern::lex::Tok::Ident(w) => w.clone(),
+                            crate::pattern::lex::Tok::Int(n) => n.to_string(),
+                            crate::pattern::lex::Tok::Punct(p) => p.to_string(),
+                            _ => String::new(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                (None, None) => {
+                    return Err(self.err(
+                        e.op_span,
+                        format!(
+                            "cannot deduce the template argument `{}` of `{}`: write it, as {}<…>(…)",
+                            tp.name, item.name, item.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(out.join(", "))
+    }
 }
 
-/// Lowers a CUDA snippet into a program.
-pub fn lower(src: &str, launch: Launch, vars: &Vars, kernel: Option<&str>) -> Result<Program, InputError> {
-    let ast = super::parse(src, kernel)?;
+/// What the CUDA front end needs besides the text.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'k> {
+    /// The kernel to run (`--kernel`), with template arguments for a template (`reduce4<int, 256>`).
+    pub kernel: Option<&'k str>,
+    /// The architecture (`__CUDA_ARCH__` is ten times this: 80 gives 800).
+    pub sm: u32,
+}
+
+/// A lowered CUDA file: the program, and the launch its host code makes where it has one.
+pub struct Lowered {
+    pub program: Program,
+    pub block: Option<crate::launch::Dim3>,
+    pub grid: Option<crate::launch::Dim3>,
+}
+
+/// Lowers a CUDA snippet or file into a program.
+pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Result<Lowered, InputError> {
+    let ast = super::parse(src, opts.kernel, opts.sm)?;
+    // The file's own launch of this kernel gives the block and grid it was written for.
+    let mut launch_note = None;
+    let (mut block, mut grid) = (None, None);
+    if let Some(hl) = &ast.launch {
+        let lines = LineIndex::new(src);
+        let mut parts = Vec::new();
+        if let Some(b) = hl.block.filter(|b| b.volume() > 0) {
+            launch.block = b;
+            block = Some(b);
+            parts.push(format!("block {b}"));
+        }
+        if let Some(g) = hl.grid.filter(|g| g.volume() > 0) {
+            launch.grid = g;
+            grid = Some(g);
+            parts.push(format!("grid {g}"));
+        }
+        let unread: Vec<&str> =
+            [("grid", hl.grid.is_none()), ("block", hl.block.is_none())].iter().filter(|x| x.1).map(|x| x.0).collect();
+        launch_note = Some(format!(
+            "The launch at line {} (`{}<<<…>>>`) gives {}{}. Edit the launch in the file to change {}.",
+            lines.line(hl.span.start),
+            hl.kernel,
+            if parts.is_empty() { "nothing warpscope can read as a constant".to_string() } else { parts.join(" and ") },
+            match unread.len() {
+                0 => String::new(),
+                1 => format!("; its {} is not a constant there, so the launch settings give it", unread[0]),
+                _ => "; its grid and block are not constants there, so the launch settings give them".to_string(),
+            },
+            if parts.is_empty() { "it" } else { "them" },
+        ));
+        if launch.block.volume() > u64::from(crate::launch::MAX_BLOCK_THREADS) {
+            return Err(InputError::at(
+                src,
+                hl.span,
+                format!(
+                    "this launch's block has {} threads; a block has at most {}",
+                    launch.block.volume(),
+                    crate::launch::MAX_BLOCK_THREADS
+                ),
+            ));
+        }
+    }
     let mut l = Lower {
         b: Builder::new(),
         ast: &ast,
@@ -1711,15 +2475,36 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, kernel: Option<&str>) -> Re
         maybe_unknown: Vec::new(),
         maybe_unknown_pred: Vec::new(),
         defaulted: Vec::new(),
+        fns: HashMap::new(),
+        frames: Vec::new(),
+        globals_end: 0,
+        calls: 0,
+        salt: 0,
+        uncosted: Vec::new(),
+        assumed: Vec::new(),
+        launch_values: HashMap::new(),
+        from_launch: Vec::new(),
     };
+    if let Some(hl) = &ast.launch {
+        for (k, s) in ast.stmts[ast.kernel_start.min(ast.stmts.len())..].iter().take(hl.args.len()).enumerate() {
+            if let (Stmt::Decl(ds), Some(Some(v))) = (s, hl.args.get(k)) {
+                if let Some(d) = ds.first().filter(|d| d.storage == Storage::Param) {
+                    l.launch_values.insert(d.name.to_string(), *v);
+                }
+            }
+        }
+    }
     let stmts = &ast.stmts;
-    l.block(stmts)?;
+    let top = ast.kernel_start.min(stmts.len());
+    l.block(&stmts[..top])?;
+    l.globals_end = l.scopes.len();
+    l.block(&stmts[top..])?;
     if let Some(k) = &ast.ran {
         l.b.set_kernel(k.clone());
     }
     l.b.set_kernels(ast.kernels.iter().map(|k| (k.clone(), k.clone())).collect());
     if ast.kernels.len() > 1 {
-        l.b.note(crate::report::Note::new(
+        l.b.note(Note::new(
             "cuda-kernel",
             format!(
                 "This file has {} kernels ({}); this is {}. Choose another with --kernel NAME or the kernel menu.",
@@ -1730,9 +2515,29 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, kernel: Option<&str>) -> Re
             "the file's __global__ functions",
         ));
     }
+    if !ast.uninstantiated.is_empty() {
+        l.b.note(Note::new(
+            "cuda-templates",
+            format!(
+                "Template kernels that nothing in the file instantiates: {}. Run one with --kernel and its arguments, for example --kernel '{}'.",
+                ast.uninstantiated.iter().map(|u| u.0.as_str()).collect::<Vec<_>>().join(", "),
+                ast.uninstantiated[0].1
+            ),
+            "the file's template __global__ functions",
+        ));
+    }
+    if let Some(mut n) = launch_note {
+        if !l.from_launch.is_empty() {
+            n.push_str(&format!(" Parameters it passes as constants: {}.", l.from_launch.join(", ")));
+        }
+        if let Some(b) = ast.launch.as_ref().and_then(|h| h.smem).filter(|b| *b > 0) {
+            n.push_str(&format!(" It asks for {b} bytes of dynamic shared memory."));
+        }
+        l.b.note(Note::new("cuda-launch", n, "the file's host code"));
+    }
     if !l.defaulted.is_empty() {
         let first = l.defaulted[0].split(' ').next().unwrap_or("n").to_string();
-        l.b.note(crate::report::Note::new(
+        l.b.note(Note::new(
             "cuda-param-defaults",
             format!(
                 "Integer kernel parameters given the launch's thread count: {}. Give other values with --set, e.g. --set {first}=VALUE.",
@@ -1741,5 +2546,23 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, kernel: Option<&str>) -> Re
             "MODEL.md section I: kernel parameters",
         ));
     }
-    Ok(l.b.finish())
+    if !l.assumed.is_empty() {
+        l.b.note(Note::new(
+            "cuda-assumed",
+            format!("Assumed, because the code does not say: {}.", l.assumed.join("; ")),
+            "warpscope's reading of the snippet",
+        ));
+    }
+    if !l.uncosted.is_empty() {
+        let list: Vec<String> = l.uncosted.iter().map(|(line, op)| format!("{op} (line {line})")).collect();
+        l.b.note(Note::new(
+            "cuda-not-costed",
+            format!(
+                "These operations move memory but warpscope does not count them, so the totals leave them out: {}.",
+                list.join(", ")
+            ),
+            "warpscope's model (MODEL.md covers loads and stores)",
+        ));
+    }
+    Ok(Lowered { program: l.b.finish(), block, grid })
 }

@@ -15,13 +15,17 @@
 //! data: warpscope follows addresses, so an address or a branch that depends on loaded data is an error
 //! that says where the data came from.
 
+mod file;
 mod lower;
+mod pre;
 
-pub use lower::lower;
+pub use lower::{lower, Lowered, Options};
 
 use super::cexpr::{Ex, Parser, TypeName, E};
-use super::lex::{lex, Tok};
+use super::lex::{lex, Tok, Token};
 use super::{InputError, Span};
+use file::{FileItems, FnItem, FnKind};
+use pre::Macros;
 use std::rc::Rc;
 
 pub use super::params::{GLOBAL_BASE, GLOBAL_STRIDE};
@@ -111,9 +115,17 @@ fn vector(name: &str) -> Option<Ty> {
         .and_then(|&(_, elem, n, bytes, align)| Some(Ty::Vector { elem: Rc::new(scalar(elem)?), n, bytes, align }))
 }
 
+#[derive(Clone)]
 struct Types {
     structs: Vec<StructDef>,
 }
+
+/// cooperative_groups' templates: the tile, and the operators `cg::reduce` takes.
+const GROUP_TEMPLATES: [&str; 8] =
+    ["tiled_partition", "thread_block_tile", "plus", "less", "greater", "bit_and", "bit_or", "bit_xor"];
+
+/// cooperative_groups' handle types (after `cg::` is dropped).
+const GROUP_TYPES: [&str; 3] = ["thread_block", "coalesced_group", "thread_group"];
 
 impl Types {
     fn size(&self, t: &Ty) -> u64 {
@@ -140,6 +152,19 @@ impl Types {
 
     fn lookup(&self, name: &str) -> Option<Ty> {
         scalar(name).or_else(|| self.structs.iter().position(|s| s.name == name).map(Ty::Struct))
+    }
+
+    /// Types with the cooperative_groups handles a kernel declares (`thread_block`, `thread_block_tile<32>`):
+    /// structs with no fields, whose methods the lowering knows.
+    fn with_groups() -> Types {
+        let mut structs: Vec<StructDef> = GROUP_TYPES
+            .iter()
+            .map(|n| StructDef { name: n.to_string(), fields: Vec::new(), size: 0, align: 1 })
+            .collect();
+        for n in [1, 2, 4, 8, 16, 32] {
+            structs.push(StructDef { name: format!("thread_block_tile<{n}>"), fields: Vec::new(), size: 0, align: 1 });
+        }
+        Types { structs }
     }
 
     fn name(&self, t: &Ty) -> String {
@@ -236,6 +261,8 @@ struct Decl {
     storage: Storage,
     init: Option<Ex>,
     span: Span,
+    /// `auto`: the type is the initial value's.
+    auto: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -246,7 +273,8 @@ enum Stmt {
     For(Option<Box<Stmt>>, Option<Ex>, Option<Ex>, Box<Stmt>, Span),
     While(Ex, Box<Stmt>, Span),
     Block(Vec<Stmt>),
-    Return,
+    Return(Option<Ex>, Span),
+    DoWhile(Box<Stmt>, Ex, Span),
     Break,
     Continue,
     Nop,
@@ -255,17 +283,42 @@ enum Stmt {
 struct Program {
     types: Types,
     stmts: Vec<Stmt>,
-    /// The file's `__global__` kernels, in order.
+    /// The file's `__global__` kernels, in order (a template's as its instances: `reduce4<int, 256>`).
     kernels: Vec<String>,
     /// The one whose body `stmts` holds.
     ran: Option<String>,
+    /// Where the kernel's parameters start in `stmts` (what comes before is the file's top level).
+    kernel_start: usize,
+    /// The file, for `__device__` functions and templates parsed when called.
+    file: Rc<File>,
+    /// The launch the file's host code makes of the kernel that ran, when it has one.
+    launch: Option<file::HostLaunch>,
+    /// Template kernels nothing instantiates (they are listed in a note), with example arguments.
+    uninstantiated: Vec<(String, String)>,
+}
+
+/// The file after the preprocessor, with its index.
+struct File {
+    toks: Vec<Token>,
+    items: FileItems,
+    macros: Rc<Macros>,
+    type_names: std::collections::HashSet<String>,
+    templates: std::collections::HashSet<String>,
+}
+
+/// A function parsed for a call or a launch: its parameters (as declarations) and body.
+struct FnDef {
+    /// `None` for `void`.
+    ret: Option<Ty>,
+    params: Vec<Decl>,
+    body: Vec<Stmt>,
 }
 
 fn stmt_start(s: &Stmt) -> usize {
     match s {
         Stmt::Decl(d) => d.first().map_or(0, |d| d.span.start),
         Stmt::Expr(e) | Stmt::If(e, ..) => e.span.start,
-        Stmt::For(.., sp) | Stmt::While(.., sp) => sp.start,
+        Stmt::For(.., sp) | Stmt::While(.., sp) | Stmt::DoWhile(.., sp) | Stmt::Return(_, sp) => sp.start,
         _ => 0,
     }
 }
@@ -274,17 +327,32 @@ struct CudaParser<'a> {
     p: Parser<'a>,
     types: Types,
     depth: u32,
-    /// The kernel to keep (`--kernel`); the first when `None`.
-    wanted: Option<&'a str>,
-    /// Every kernel seen, and the one kept.
-    kernels: Vec<String>,
-    ran: Option<String>,
+    /// Functions, launches and template instances of the file.
+    files: FileItems,
+    macros: Rc<Macros>,
 }
 
 /// Statements (blocks, ifs, loops) nested deeper than this are refused rather than risking the stack.
 pub const MAX_NESTING: u32 = 64;
 
-const QUALIFIERS: [&str; 13] = [
+/// Words before a function's return type.
+const FN_QUALIFIERS: [&str; 11] = [
+    "__global__",
+    "__device__",
+    "__host__",
+    "static",
+    "inline",
+    "__inline__",
+    "__forceinline__",
+    "__noinline__",
+    "constexpr",
+    "extern",
+    "template",
+];
+
+const QUALIFIERS: [&str; 15] = [
+    "constexpr",
+    "__host__",
     "const",
     "volatile",
     "__restrict__",
@@ -303,50 +371,19 @@ const QUALIFIERS: [&str; 13] = [
 impl<'a> CudaParser<'a> {
     fn at_decl(&self) -> bool {
         match self.p.peek() {
-            Tok::Ident(w) => QUALIFIERS.contains(&w.as_str()) || self.types.lookup(w).is_some() || self.is_int_word(w),
+            Tok::Ident(w) => {
+                QUALIFIERS.contains(&w.as_str())
+                    || self.types.lookup(w).is_some()
+                    || self.is_int_word(w)
+                    || w == "auto"
+                    || (w == "thread_block_tile" && matches!(self.p.peek2(), Tok::Punct("<")))
+            }
             _ => false,
         }
     }
 
     fn is_int_word(&self, w: &str) -> bool {
         matches!(w, "unsigned" | "signed" | "long" | "short")
-    }
-
-    fn program(&mut self) -> Result<Vec<Stmt>, InputError> {
-        let mut out = Vec::new();
-        while !matches!(self.p.peek(), Tok::End) {
-            if let Tok::Hash(line) = self.p.peek().clone() {
-                let span = self.p.span();
-                self.p.bump();
-                if let Some(d) = self.define(&line, span)? {
-                    out.push(d);
-                }
-                continue;
-            }
-            if self.p.at_word("typedef") || (self.p.at_word("struct") && self.struct_definition_ahead()) {
-                self.struct_def()?;
-                continue;
-            }
-            if self.p.at_word("template") {
-                return Err(self.p.err("templates are not supported: write the kernel with concrete types"));
-            }
-            if self.p.at_word("__global__") {
-                // Only the chosen kernel's body is run: a file's other kernels are listed, not merged in.
-                let (name, body) = self.kernel()?;
-                self.kernels.push(name.clone());
-                let keep = match self.wanted {
-                    Some(w) => self.ran.is_none() && super::params::find_kernel(w, &[name.as_str()]).is_some(),
-                    None => self.ran.is_none(),
-                };
-                if keep {
-                    out.extend(body);
-                    self.ran = Some(name);
-                }
-                continue;
-            }
-            out.push(self.statement(true)?);
-        }
-        Ok(out)
     }
 
     /// `#define NAME value` becomes a constant; `#include` and `#pragma` lines are ignored.
@@ -389,6 +426,7 @@ impl<'a> CudaParser<'a> {
             storage: Storage::Macro,
             init: Some(value),
             span,
+            auto: false,
         };
         Ok(Some(Stmt::Decl(vec![decl])))
     }
@@ -469,44 +507,96 @@ impl<'a> CudaParser<'a> {
     }
 
     fn resolve(&self, tn: &TypeName) -> Result<Ty, InputError> {
+        if tn.base == "auto" {
+            return Ok(Ty::Void);
+        }
         self.types
             .lookup(&tn.base)
             .ok_or_else(|| InputError::at(self.p.src, self.p.prev_span(), format!("unknown type `{}`", tn.base)))
     }
 
-    fn kernel(&mut self) -> Result<(String, Vec<Stmt>), InputError> {
-        self.p.bump(); // __global__
-        if !self.p.at_word("void") {
-            return Err(self.p.err("a __global__ kernel returns void"));
-        }
-        self.p.bump();
-        let name = self.p.ident("the kernel's name")?.to_string();
-        if self.p.at_word("__launch_bounds__") {
-            self.p.bump();
-            self.p.expect("(", "after __launch_bounds__")?;
-            while !self.p.eat(")") {
+    /// A function definition at the parser's position: qualifiers, return type, name, parameters, body.
+    fn function_def(&mut self, kind: FnKind) -> Result<FnDef, InputError> {
+        loop {
+            if self.p.at_word("__launch_bounds__") {
                 self.p.bump();
+                let close = self.matching_here()?;
+                self.p.pos = close;
+            } else if matches!(self.p.peek(), Tok::Ident(w) if FN_QUALIFIERS.contains(&w.as_str())) {
+                self.p.bump();
+            } else {
+                break;
             }
         }
+        let ret = if self.p.at_word("void") && !matches!(self.p.peek2(), Tok::Punct("*")) {
+            self.p.bump();
+            None
+        } else {
+            let tn = self.p.type_name()?;
+            Some(wrap_ptr(self.resolve(&tn)?, tn.pointers))
+        };
+        if kind == FnKind::Kernel && ret.is_some() {
+            return Err(self.p.err("a __global__ kernel returns void"));
+        }
+        while self.p.at_word("__launch_bounds__") {
+            self.p.bump();
+            let close = self.matching_here()?;
+            self.p.pos = close;
+        }
+        let name = self.p.ident("the function's name")?.to_string();
+        if self.p.at("<") {
+            self.p.template_args()?;
+        }
         self.p.expect("(", "to open the parameter list")?;
-        let mut out = Vec::new();
+        let mut params = Vec::new();
+        if self.p.at_word("void") && matches!(self.p.peek2(), Tok::Punct(")")) {
+            self.p.bump();
+        }
         if !self.p.eat(")") {
             loop {
                 let span = self.p.span();
                 let tn = self.p.type_name()?;
                 let base = self.resolve(&tn)?;
                 let mut pointers = tn.pointers;
-                while self.p.eat("*")
-                    || self.p.at_word("__restrict__") && {
+                loop {
+                    if self.p.eat("*") {
+                        pointers += 1;
+                    } else if self.p.at("&") {
+                        // `const T &x` reads the argument: passed by value here; so is a group handle
+                        // (`cg::thread_block &g`), which holds nothing that can change.
+                        let handle = matches!(&base, Ty::Struct(i) if self.types.structs[*i].fields.is_empty());
+                        if !handle
+                            && !self.p.src[span.start.min(self.p.src.len())..self.p.span().start.min(self.p.src.len())]
+                                .contains("const")
+                        {
+                            return Err(self.p.err(
+                                "reference parameters are not supported: pass a pointer, or a value (`const T &` is read as a value)",
+                            ));
+                        }
                         self.p.bump();
-                        true
+                    } else if self.p.at_word("__restrict__") || self.p.at_word("const") || self.p.at_word("restrict") {
+                        self.p.bump();
+                    } else {
+                        break;
                     }
-                {
+                }
+                // An unnamed parameter (a prototype's) gets a name no one can write.
+                let name = match self.p.peek() {
+                    Tok::Ident(_) => self.p.ident("a parameter name")?,
+                    _ => format!("<parameter {}>", params.len() + 1),
+                };
+                // `float a[]` is a pointer.
+                while self.p.eat("[") {
+                    while !self.p.eat("]") {
+                        if matches!(self.p.peek(), Tok::End) {
+                            return Err(self.p.err("expected `]`"));
+                        }
+                        self.p.bump();
+                    }
                     pointers += 1;
                 }
-                let name = self.p.ident("a parameter name")?;
                 let span = Span { start: span.start, end: self.p.prev_span().end };
-                out.push(Stmt::Decl(vec![Decl {
+                params.push(Decl {
                     name: name.into(),
                     base,
                     pointers,
@@ -514,21 +604,48 @@ impl<'a> CudaParser<'a> {
                     storage: Storage::Param,
                     init: None,
                     span,
-                }]));
+                    auto: false,
+                });
                 if self.p.eat(")") {
                     break;
                 }
                 self.p.expect(",", "between parameters")?;
             }
         }
-        self.p.expect("{", "to open the kernel body")?;
+        while !self.p.at("{") {
+            if matches!(self.p.peek(), Tok::End) {
+                return Err(self.p.err("expected `{` to open the function body"));
+            }
+            self.p.bump();
+        }
+        self.p.bump();
+        let mut body = Vec::new();
         while !self.p.eat("}") {
             if matches!(self.p.peek(), Tok::End) {
-                return Err(self.p.err("expected `}` to close the kernel body"));
+                return Err(self.p.err("expected `}` to close the function body"));
             }
-            out.push(self.statement(false)?);
+            body.push(self.statement(false)?);
         }
-        Ok((name, out))
+        let _ = name;
+        Ok(FnDef { ret, params, body })
+    }
+
+    /// The index past the parenthesis group that starts at the parser's next token.
+    fn matching_here(&self) -> Result<usize, InputError> {
+        let mut depth = 0i32;
+        let mut k = self.p.pos;
+        loop {
+            match &self.p.toks[k.min(self.p.toks.len() - 1)].tok {
+                Tok::Punct("(") => depth += 1,
+                Tok::Punct(")") => depth -= 1,
+                Tok::End => return Err(self.p.err("expected `(` ... `)`")),
+                _ => {}
+            }
+            k += 1;
+            if depth <= 0 {
+                return Ok(k);
+            }
+        }
     }
 
     fn statement(&mut self, top: bool) -> Result<Stmt, InputError> {
@@ -595,17 +712,45 @@ impl<'a> CudaParser<'a> {
             let body = self.statement(false)?;
             return Ok(Stmt::While(c, Box::new(body), span));
         }
-        for (word, s) in [("return", Stmt::Return), ("break", Stmt::Break), ("continue", Stmt::Continue)] {
+        if self.p.at_word("return") {
+            let span = self.p.span();
+            self.p.bump();
+            let value = if self.p.at(";") { None } else { Some(self.comma_expr()?) };
+            self.p.expect(";", "after `return`")?;
+            return Ok(Stmt::Return(value, span));
+        }
+        for (word, s) in [("break", Stmt::Break), ("continue", Stmt::Continue)] {
             if self.p.at_word(word) {
                 self.p.bump();
-                if word == "return" && !self.p.at(";") {
-                    return Err(self.p.err("a kernel returns nothing: write `return;`"));
-                }
                 self.p.expect(";", &format!("after `{word}`"))?;
                 return Ok(s);
             }
         }
-        if self.p.at_word("do") || self.p.at_word("switch") || self.p.at_word("goto") {
+        if self.p.at_word("do") {
+            // `do body while (c);` is `body` then `while (c) body`.
+            let span = self.p.span();
+            self.p.bump();
+            let body = self.statement(false)?;
+            if !self.p.at_word("while") {
+                return Err(self.p.err(format!("expected `while` after the `do` body, found {}", self.p.describe())));
+            }
+            self.p.bump();
+            self.p.expect("(", "after `while`")?;
+            let c = self.p.assignment()?;
+            self.p.expect(")", "to close the condition")?;
+            self.p.expect(";", "after `do ... while (...)`")?;
+            return Ok(Stmt::DoWhile(Box::new(body), c, span));
+        }
+        if self.p.at_word("static_assert") {
+            while !self.p.eat(";") {
+                if matches!(self.p.peek(), Tok::End) {
+                    return Err(self.p.err("expected `;` after static_assert"));
+                }
+                self.p.bump();
+            }
+            return Ok(Stmt::Nop);
+        }
+        if self.p.at_word("switch") || self.p.at_word("goto") {
             return Err(self.p.err(format!("{} is not supported; use if, for or while", self.p.describe())));
         }
         let _ = top;
@@ -654,7 +799,9 @@ impl<'a> CudaParser<'a> {
                 "__shared__" => storage = Storage::Shared,
                 "__device__" | "__constant__" => storage = Storage::Global,
                 "const" => is_const = true,
-                "extern" | "static" | "volatile" | "register" | "inline" | "__forceinline__" | "__restrict__" => {}
+                "extern" | "static" | "volatile" | "register" | "inline" | "__forceinline__" | "__restrict__"
+                | "__host__" => {}
+                "constexpr" => is_const = true,
                 _ => break,
             }
             self.p.bump();
@@ -701,7 +848,11 @@ impl<'a> CudaParser<'a> {
             };
             let span =
                 Span { start: if out.is_empty() { start.start } else { dspan.start }, end: self.p.prev_span().end };
-            out.push(Decl { name: name.into(), base: base.clone(), pointers, dims, storage: st, init, span });
+            let auto = tn.base == "auto";
+            if auto && (init.is_none() || !dims.is_empty()) {
+                return Err(InputError::at(self.p.src, span, "an `auto` variable needs an initial value"));
+            }
+            out.push(Decl { name: name.into(), base: base.clone(), pointers, dims, storage: st, init, span, auto });
             if !self.p.eat(",") {
                 break;
             }
@@ -727,30 +878,120 @@ fn const_eval(e: &Ex) -> Option<i128> {
 }
 
 /// A parsed snippet: its types and statements, with the body of one kernel (`kernel`, else the first).
-fn parse(src: &str, kernel: Option<&str>) -> Result<Program, InputError> {
+fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError> {
     let toks = lex(src)?;
+    // What nvcc defines in a device compilation for this architecture.
+    let predefined = [
+        ("__CUDA_ARCH__", i128::from(sm) * 10),
+        ("__CUDACC__", 1),
+        ("__NVCC__", 1),
+        ("__CUDACC_VER_MAJOR__", 12),
+        ("__CUDACC_VER_MINOR__", 9),
+        ("NULL", 0),
+    ];
+    let (toks, macros) = pre::preprocess(src, toks, &predefined)?;
+    let toks = file::strip_namespaces(src, toks)?;
     let mut types_set: std::collections::HashSet<String> =
         super::cexpr::BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
     types_set.extend(VECTORS.iter().map(|v| v.0.to_string()));
+    types_set.extend(GROUP_TYPES.iter().map(|v| v.to_string()));
+    types_set.extend(["auto".to_string(), "thread_block_tile".to_string()]);
     let mut parser = Parser::new(src, toks);
     parser.types = types_set;
+    parser.templates = GROUP_TEMPLATES.iter().map(|s| s.to_string()).collect();
     let wanted = kernel.map(str::trim).filter(|k| !k.is_empty());
     let mut cp = CudaParser {
         p: parser,
-        types: Types { structs: Vec::new() },
+        types: Types::with_groups(),
         depth: 0,
-        wanted,
-        kernels: Vec::new(),
-        ran: None,
+        files: FileItems::default(),
+        macros: Rc::new(macros),
     };
-    let stmts = cp.program()?;
-    if let (Some(w), None) = (wanted, &cp.ran) {
-        let message = if cp.kernels.is_empty() {
-            format!("no kernel `{w}`: this snippet has no __global__ kernel")
-        } else {
-            format!("no kernel `{w}` in this file (its kernels: {})", cp.kernels.join(", "))
-        };
-        return Err(InputError::at(src, Span { start: 0, end: 1 }, message));
+    let mut stmts = Vec::new();
+    cp.top_level(&mut stmts)?;
+    let CudaParser { p, types, files, macros, .. } = cp;
+    let file = Rc::new(File {
+        type_names: p.types.clone(),
+        templates: p.templates.clone(),
+        toks: p.toks,
+        items: files,
+        macros,
+    });
+    // The kernels, in the file's order; a template kernel as each instance the file makes of it.
+    let items = &file.items;
+    let mut kernels: Vec<String> = Vec::new();
+    let mut uninstantiated = Vec::new();
+    for f in items.fns.iter().filter(|f| f.kind == FnKind::Kernel && f.spec.is_none()) {
+        if !f.is_template {
+            kernels.push(f.name.clone());
+            continue;
+        }
+        let before = kernels.len();
+        let made = items
+            .instances
+            .iter()
+            .map(|i| i.0.clone())
+            .chain(items.launches.iter().map(|l| file::canonical(&l.kernel)));
+        for inst in made {
+            if inst.split('<').next() == Some(f.name.as_str()) && inst.contains('<') && !kernels.contains(&inst) {
+                kernels.push(inst);
+            }
+        }
+        if kernels.len() == before {
+            uninstantiated.push((f.name.clone(), format!("{}<{}>", f.name, example_args(f))));
+        }
+    }
+    let launched = items.launches.iter().map(|l| file::canonical(&l.kernel)).find(|k| kernels.contains(k));
+    let chosen = match wanted {
+        Some(w) => {
+            let w = file::canonical(w);
+            let base = w.split('<').next().unwrap_or("").to_string();
+            let template = items.fns.iter().find(|f| f.kind == FnKind::Kernel && f.is_template && f.name == base);
+            if kernels.contains(&w) {
+                Some(w)
+            } else if let (Some(_), true) = (template, w.contains('<')) {
+                // Any instance can be asked for, not only those the file makes.
+                kernels.push(w.clone());
+                Some(w)
+            } else if let Some(first) = kernels.iter().find(|k| k.split('<').next() == Some(w.as_str())) {
+                Some(first.clone())
+            } else {
+                let message = if let Some(t) = template {
+                    format!("`{w}` is a template: give its arguments, e.g. --kernel '{w}<{}>'", example_args(t))
+                } else if kernels.is_empty() {
+                    format!("no kernel `{w}`: this snippet has no __global__ kernel")
+                } else {
+                    format!("no kernel `{w}` in this file (its kernels: {})", kernels.join(", "))
+                };
+                return Err(InputError::at(src, Span { start: 0, end: 1 }, message));
+            }
+        }
+        None => launched.clone().or_else(|| kernels.first().cloned()),
+    };
+    if chosen.is_none() && !uninstantiated.is_empty() {
+        let f = &uninstantiated[0].0;
+        let item = items.fns.iter().find(|x| &x.name == f);
+        let example = item.map_or("int".to_string(), example_args);
+        return Err(InputError::at(
+            src,
+            item.map_or(Span { start: 0, end: 1 }, |x| x.span),
+            format!("`{f}` is a template kernel that nothing in the file instantiates: choose its arguments with --kernel '{f}<{example}>' (for example), or add a launch or `template __global__ void {f}<…>(…);`"),
+        ));
+    }
+    let kernel_start = stmts.len();
+    let mut launch = None;
+    if let Some(k) = &chosen {
+        let base = k.split('<').next().unwrap_or("");
+        let item = items
+            .fns
+            .iter()
+            .find(|f| f.kind == FnKind::Kernel && f.spec.is_none() && f.name == base)
+            .expect("a listed kernel is a function of the file");
+        let args = k.find('<').map(|i| &k[i + 1..k.len() - 1]);
+        let def = instantiate(src, &file, &types, item, args)?;
+        stmts.extend(def.params.into_iter().map(|d| Stmt::Decl(vec![d])));
+        stmts.extend(def.body);
+        launch = items.launches.iter().find(|l| &file::canonical(&l.kernel) == k).cloned();
     }
     if stmts.is_empty() {
         return Err(InputError::at(
@@ -759,5 +1000,104 @@ fn parse(src: &str, kernel: Option<&str>) -> Result<Program, InputError> {
             "the snippet has no statements: write a declaration and an access such as `float x = in[threadIdx.x];`",
         ));
     }
-    Ok(Program { types: cp.types, stmts, kernels: cp.kernels, ran: cp.ran })
+    Ok(Program { types, stmts, kernels, ran: chosen, kernel_start, file, launch, uninstantiated })
+}
+
+/// Example template arguments for `item`'s parameters: `int` for a type, the default or 256 for a value.
+fn example_args(item: &FnItem) -> String {
+    let v: Vec<String> = item
+        .params
+        .iter()
+        .map(|p| match (&p.default, p.is_type) {
+            (Some(d), _) => d
+                .iter()
+                .map(|t| match &t.tok {
+                    Tok::Ident(w) => w.clone(),
+                    Tok::Int(n) => n.to_string(),
+                    Tok::Punct(x) => x.to_string(),
+                    _ => String::new(),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            (None, true) => "int".to_string(),
+            (None, false) => "256".to_string(),
+        })
+        .collect();
+    v.join(", ")
+}
+
+/// Parses function `item` with its template parameters replaced by `args` (`int, 256`).
+fn instantiate(src: &str, file: &File, types: &Types, item: &FnItem, args: Option<&str>) -> Result<FnDef, InputError> {
+    let mut values: Vec<Vec<Tok>> = Vec::new();
+    if let Some(args) = args.filter(|a| !a.trim().is_empty()) {
+        let toks = lex(args).map_err(|e| {
+            InputError::at(src, item.span, format!("in the template arguments `{args}`: {}", e.message))
+        })?;
+        let mut depth = 0;
+        let mut cur = Vec::new();
+        for t in toks {
+            match t.tok {
+                Tok::End => break,
+                Tok::Punct("<" | "(") => depth += 1,
+                Tok::Punct(">" | ")") => depth -= 1,
+                Tok::Punct(",") if depth == 0 => {
+                    values.push(std::mem::take(&mut cur));
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(t.tok);
+        }
+        values.push(cur);
+    }
+    if values.len() > item.params.len() {
+        return Err(InputError::at(
+            src,
+            item.span,
+            format!("`{}` takes {} template argument(s), given {}", item.name, item.params.len(), values.len()),
+        ));
+    }
+    for p in &item.params[values.len()..] {
+        match &p.default {
+            Some(d) => values.push(d.iter().map(|t| t.tok.clone()).collect()),
+            None => {
+                let names: Vec<&str> = item.params.iter().map(|p| p.name.as_str()).collect();
+                return Err(InputError::at(
+                    src,
+                    item.span,
+                    format!(
+                        "`{}` needs its template arguments ({}): e.g. --kernel '{}<int, 256>'",
+                        item.name,
+                        names.join(", "),
+                        item.name
+                    ),
+                ));
+            }
+        }
+    }
+    let mut toks = Vec::with_capacity(item.toks.len() + 1);
+    for t in &file.toks[item.toks.clone()] {
+        if let Tok::Ident(w) = &t.tok {
+            if let Some(i) = item.params.iter().position(|p| &p.name == w) {
+                let value = !item.params[i].is_type;
+                if value {
+                    toks.push(Token { tok: Tok::Punct("("), span: t.span });
+                }
+                toks.extend(values[i].iter().map(|v| Token { tok: v.clone(), span: t.span }));
+                if value {
+                    toks.push(Token { tok: Tok::Punct(")"), span: t.span });
+                }
+                continue;
+            }
+        }
+        toks.push(t.clone());
+    }
+    let end = toks.last().map_or(Span { start: 0, end: 1 }, |t| t.span);
+    toks.push(Token { tok: Tok::End, span: end });
+    let mut p = Parser::new(src, toks);
+    p.types = file.type_names.clone();
+    p.templates = file.templates.clone();
+    let mut cp =
+        CudaParser { p, types: types.clone(), depth: 0, files: FileItems::default(), macros: Rc::clone(&file.macros) };
+    cp.function_def(item.kind)
 }

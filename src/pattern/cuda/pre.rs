@@ -1,0 +1,501 @@
+//! The preprocessor a CUDA file goes through before it is parsed: `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/
+//! `#endif` keep or drop lines, `#define` with and without arguments, `#undef`; `#include`, `#pragma` and
+//! `#line` are read past.
+//!
+//! A `#define` whose value is one expression (`#define TILE_DIM 32`) stays in the token stream: the
+//! parser makes it a named constant, which `--set TILE_DIM=64` can override and the results can name. Every
+//! other macro (with arguments, or whose value is not an expression, such as `#define SHARED __shared__`) is
+//! expanded here. Expanded tokens point at the macro's use, so an error inside one names the line that used
+//! it.
+
+use super::super::cexpr::{BinOp, Ex, Parser, UnOp, E};
+use super::super::lex::{lex, Tok, Token};
+use super::super::{InputError, Span};
+use std::collections::{HashMap, HashSet};
+
+/// Expansion stops past this many tokens (a macro that doubles itself a few dozen times would otherwise
+/// fill memory).
+pub const MAX_EXPANDED_TOKENS: usize = 2_000_000;
+const MAX_EXPANSION_DEPTH: u32 = 64;
+
+#[derive(Clone, Debug)]
+struct Macro {
+    params: Option<Vec<String>>,
+    body: Vec<Token>,
+    /// Expanded here (else kept as a `#define` line for the parser, and used only by `#if`).
+    expand: bool,
+}
+
+/// The macros a file defines, and the values the compiler predefines.
+#[derive(Default)]
+pub struct Macros {
+    map: HashMap<String, Macro>,
+}
+
+/// The directive's name and the tokens after it, with spans in `src`.
+fn directive(src: &str, span: Span) -> Result<(String, Vec<Token>), InputError> {
+    let text = &src[span.start + 1..span.end];
+    // A `\` before a newline joins the lines: blank both out so that offsets stay offsets into `src`.
+    let joined: String = text
+        .char_indices()
+        .map(
+            |(i, c)| {
+                if c == '\\' && text[i + 1..].starts_with(['\n', '\r']) || c == '\n' || c == '\r' {
+                    ' '
+                } else {
+                    c
+                }
+            },
+        )
+        .collect();
+    let mut toks = lex(&joined).map_err(|e| InputError::at(src, span, e.message))?;
+    toks.pop(); // End
+    for t in &mut toks {
+        t.span = Span { start: t.span.start + span.start + 1, end: t.span.end + span.start + 1 };
+    }
+    let name = match toks.first().map(|t| &t.tok) {
+        Some(Tok::Ident(w)) => w.clone(),
+        None => String::new(),
+        Some(_) => return Err(InputError::at(src, span, "expected a directive name after `#`")),
+    };
+    if !toks.is_empty() {
+        toks.remove(0);
+    }
+    Ok((name, toks))
+}
+
+/// Whether `body` is exactly one expression the parser can make a constant of.
+fn is_expression(src: &str, body: &[Token]) -> bool {
+    if body.is_empty() || body.iter().any(|t| matches!(t.tok, Tok::Str | Tok::Punct(";" | "{" | "}" | "#"))) {
+        return false;
+    }
+    // Words that are not values (`__shared__`, `float`, `__device__ inline`) make it a token macro.
+    if body.iter().any(|t| matches!(&t.tok, Tok::Ident(w) if is_keyword(w))) {
+        return false;
+    }
+    let mut toks = body.to_vec();
+    let end = body.last().map_or(0, |t| t.span.end);
+    toks.push(Token { tok: Tok::End, span: Span { start: end, end: end + 1 } });
+    let mut p = Parser::new(src, toks);
+    p.ternary().is_ok() && matches!(p.peek(), Tok::End)
+}
+
+fn is_keyword(w: &str) -> bool {
+    super::super::cexpr::BUILTIN_TYPES.contains(&w)
+        || matches!(
+            w,
+            "__shared__"
+                | "__device__"
+                | "__global__"
+                | "__host__"
+                | "__constant__"
+                | "__forceinline__"
+                | "__noinline__"
+                | "inline"
+                | "static"
+                | "extern"
+                | "volatile"
+                | "__restrict__"
+                | "return"
+                | "if"
+                | "for"
+                | "while"
+                | "template"
+                | "typename"
+                | "class"
+        )
+}
+
+/// Runs the preprocessor over `toks` (all of `src`). `predefined` are the compiler's macros
+/// (`__CUDA_ARCH__`).
+pub fn preprocess(
+    src: &str,
+    toks: Vec<Token>,
+    predefined: &[(&str, i128)],
+) -> Result<(Vec<Token>, Macros), InputError> {
+    let mut macros = Macros::default();
+    for (name, v) in predefined {
+        let t = Token { tok: Tok::Int(*v), span: Span { start: 0, end: 1 } };
+        macros.map.insert(name.to_string(), Macro { params: None, body: vec![t], expand: true });
+    }
+    // (this branch is live, some branch of this #if was taken, the enclosing region is live, #if's span)
+    let mut conds: Vec<(bool, bool, bool, Span)> = Vec::new();
+    let live = |c: &[(bool, bool, bool, Span)]| c.last().is_none_or(|c| c.0 && c.2);
+    let mut out = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        if let Tok::Hash(_) = t.tok {
+            let span = t.span;
+            let (name, rest) = directive(src, span)?;
+            let on = live(&conds);
+            match name.as_str() {
+                "if" | "ifdef" | "ifndef" => {
+                    let v = if !on {
+                        false
+                    } else if name == "if" {
+                        condition(src, &rest, &macros, span)?
+                    } else {
+                        let Some(Token { tok: Tok::Ident(m), .. }) = rest.first() else {
+                            return Err(InputError::at(src, span, format!("#{name} needs a macro name")));
+                        };
+                        macros.map.contains_key(m) == (name == "ifdef")
+                    };
+                    conds.push((v, v, on, span));
+                }
+                "elif" | "else" => {
+                    let Some(&(_, taken, outer, open)) = conds.last() else {
+                        return Err(InputError::at(src, span, format!("#{name} without #if")));
+                    };
+                    let v = !taken && outer && (name == "else" || condition(src, &rest, &macros, span)?);
+                    *conds.last_mut().expect("checked") = (v, taken || v, outer, open);
+                }
+                "endif" => {
+                    if conds.pop().is_none() {
+                        return Err(InputError::at(src, span, "#endif without #if"));
+                    }
+                }
+                _ if !on => {}
+                "define" => {
+                    let Some(Token { tok: Tok::Ident(m), span: nspan }) = rest.first().cloned() else {
+                        return Err(InputError::at(src, span, "expected a name after #define"));
+                    };
+                    let function_like =
+                        matches!(rest.get(1), Some(Token { tok: Tok::Punct("("), span: s }) if s.start == nspan.end);
+                    let mac = if function_like {
+                        let mut params = Vec::new();
+                        let mut k = 2;
+                        loop {
+                            match rest.get(k).map(|t| &t.tok) {
+                                Some(Tok::Punct(")")) => break,
+                                Some(Tok::Ident(p)) => params.push(p.clone()),
+                                Some(Tok::Punct(",")) => {}
+                                _ => {
+                                    let at = rest.get(k).map_or(span, |t| t.span);
+                                    return Err(InputError::at(
+                                        src,
+                                        at,
+                                        "expected a parameter name or `)` in the macro's parameter list (`...` is not supported)",
+                                    ));
+                                }
+                            }
+                            k += 1;
+                        }
+                        Macro { params: Some(params), body: rest[k + 1..].to_vec(), expand: true }
+                    } else {
+                        let body = rest[1..].to_vec();
+                        let keep = is_expression(src, &body);
+                        if keep {
+                            out.push(toks[i].clone());
+                        }
+                        Macro { params: None, body, expand: !keep }
+                    };
+                    macros.map.insert(m, mac);
+                }
+                "undef" => {
+                    if let Some(Token { tok: Tok::Ident(m), .. }) = rest.first() {
+                        macros.map.remove(m);
+                    }
+                }
+                "include" | "pragma" | "line" | "warning" | "" => {}
+                "error" => {
+                    let text = src[span.start..span.end].trim();
+                    return Err(InputError::at(src, span, format!("the file stops itself here: {text}")));
+                }
+                other => {
+                    return Err(InputError::at(
+                        src,
+                        span,
+                        format!("unknown preprocessor directive `#{other}` (known: #define, #undef, #if, #ifdef, #ifndef, #elif, #else, #endif, #include, #pragma)"),
+                    ))
+                }
+            }
+            i += 1;
+            continue;
+        }
+        if !live(&conds) || matches!(t.tok, Tok::End) {
+            if matches!(t.tok, Tok::End) {
+                out.push(t.clone());
+            }
+            i += 1;
+            continue;
+        }
+        // A macro use: expand it (with its arguments, if it takes them).
+        if let Tok::Ident(name) = &t.tok {
+            if let Some(m) = macros.map.get(name).filter(|m| m.expand) {
+                let (used, next) = invocation(src, &toks, i, m)?;
+                macros.expand_into(src, &toks[i..next], &mut HashSet::new(), &mut out, 0, false)?;
+                let _ = used;
+                i = next;
+                continue;
+            }
+        }
+        out.push(t.clone());
+        i += 1;
+    }
+    if let Some(&(.., open)) = conds.last() {
+        return Err(InputError::at(src, open, "this #if has no #endif"));
+    }
+    Ok((out, macros))
+}
+
+/// The tokens of a macro use starting at `toks[i]`: `(arguments, index after the use)`.
+fn invocation(src: &str, toks: &[Token], i: usize, m: &Macro) -> Result<(usize, usize), InputError> {
+    if m.params.is_none() || !matches!(toks.get(i + 1).map(|t| &t.tok), Some(Tok::Punct("("))) {
+        return Ok((1, i + 1));
+    }
+    let mut depth = 0;
+    for (k, t) in toks.iter().enumerate().skip(i + 1) {
+        match t.tok {
+            Tok::Punct("(") => depth += 1,
+            Tok::Punct(")") => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok((k + 1 - i, k + 1));
+                }
+            }
+            Tok::End | Tok::Hash(_) => break,
+            _ => {}
+        }
+    }
+    Err(InputError::at(src, toks[i].span, "this macro's arguments have no closing `)`"))
+}
+
+impl Macros {
+    /// Expands the macros in `toks` (a whole use, or any run of tokens) into `out`. `all`: also the
+    /// expression macros the parser keeps (for `#if` and host code).
+    fn expand_into(
+        &self,
+        src: &str,
+        toks: &[Token],
+        off: &mut HashSet<String>,
+        out: &mut Vec<Token>,
+        depth: u32,
+        all: bool,
+    ) -> Result<(), InputError> {
+        let at = toks.first().map_or(Span { start: 0, end: 1 }, |t| t.span);
+        if depth > MAX_EXPANSION_DEPTH {
+            return Err(InputError::at(src, at, format!("macros nested more than {MAX_EXPANSION_DEPTH} deep")));
+        }
+        let mut i = 0;
+        while i < toks.len() {
+            if out.len() > MAX_EXPANDED_TOKENS {
+                return Err(InputError::at(src, at, format!("macro expansion passes {MAX_EXPANDED_TOKENS} tokens")));
+            }
+            let t = &toks[i];
+            let Tok::Ident(name) = &t.tok else {
+                out.push(t.clone());
+                i += 1;
+                continue;
+            };
+            let Some(m) = self.map.get(name).filter(|m| (m.expand || all) && !off.contains(name)) else {
+                out.push(t.clone());
+                i += 1;
+                continue;
+            };
+            let (_, next) = invocation(src, toks, i, m)?;
+            let whole = Span { start: t.span.start, end: toks[next - 1].span.end };
+            let mut body: Vec<Token> = Vec::new();
+            match &m.params {
+                None => body.extend(m.body.iter().map(|b| Token { tok: b.tok.clone(), span: whole })),
+                Some(_) if next == i + 1 => {
+                    // A function-like macro's name without `(` is just a name.
+                    out.push(t.clone());
+                    i += 1;
+                    continue;
+                }
+                Some(params) => {
+                    let args = split_args(&toks[i + 2..next - 1]);
+                    if args.len() != params.len() && !(params.is_empty() && args.len() == 1 && args[0].is_empty()) {
+                        return Err(InputError::at(
+                            src,
+                            whole,
+                            format!("macro `{name}` takes {} argument(s), found {}", params.len(), args.len()),
+                        ));
+                    }
+                    let mut k = 0;
+                    while k < m.body.len() {
+                        let b = &m.body[k];
+                        // `#x`: the argument as a string (only printf would read it).
+                        if matches!(b.tok, Tok::Punct("#")) {
+                            if let Some(Token { tok: Tok::Ident(p), .. }) = m.body.get(k + 1) {
+                                if params.contains(p) {
+                                    body.push(Token { tok: Tok::Str, span: whole });
+                                    k += 2;
+                                    continue;
+                                }
+                            }
+                        }
+                        match &b.tok {
+                            Tok::Ident(p) if params.contains(p) => {
+                                let a = &args[params.iter().position(|q| q == p).expect("a parameter")];
+                                body.extend(a.iter().cloned());
+                            }
+                            tok => body.push(Token { tok: tok.clone(), span: whole }),
+                        }
+                        k += 1;
+                    }
+                    body = paste(src, body)?;
+                }
+            }
+            off.insert(name.clone());
+            let r = self.expand_into(src, &body, off, out, depth + 1, all);
+            off.remove(name);
+            r?;
+            i = next;
+        }
+        Ok(())
+    }
+}
+
+/// Splits a macro's argument tokens on the commas outside parentheses.
+fn split_args(toks: &[Token]) -> Vec<Vec<Token>> {
+    let mut args = vec![Vec::new()];
+    let mut depth = 0;
+    for t in toks {
+        match t.tok {
+            Tok::Punct("(" | "[" | "{") => depth += 1,
+            Tok::Punct(")" | "]" | "}") => depth -= 1,
+            Tok::Punct(",") if depth == 0 => {
+                args.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        args.last_mut().expect("one").push(t.clone());
+    }
+    args
+}
+
+/// `a ## b`: the two tokens' text joined and read again as one token.
+fn paste(src: &str, body: Vec<Token>) -> Result<Vec<Token>, InputError> {
+    if !body.iter().any(|t| matches!(t.tok, Tok::Punct("#"))) {
+        return Ok(body);
+    }
+    let text = |t: &Token| match &t.tok {
+        Tok::Ident(w) => Some(w.clone()),
+        Tok::Int(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let mut out: Vec<Token> = Vec::new();
+    let mut k = 0;
+    while k < body.len() {
+        let is_paste =
+            matches!(body[k].tok, Tok::Punct("#")) && matches!(body.get(k + 1).map(|t| &t.tok), Some(Tok::Punct("#")));
+        if is_paste {
+            let (Some(a), Some(b)) = (out.pop(), body.get(k + 2)) else {
+                return Err(InputError::at(src, body[k].span, "`##` needs a token on each side"));
+            };
+            let (Some(x), Some(y)) = (text(&a), text(b)) else {
+                return Err(InputError::at(src, body[k].span, "`##` joins names and numbers only"));
+            };
+            let joined = format!("{x}{y}");
+            let mut t =
+                lex(&joined).map_err(|_| InputError::at(src, a.span, format!("`{joined}` is not one token")))?;
+            t.pop();
+            if t.len() != 1 {
+                return Err(InputError::at(src, a.span, format!("`{joined}` is not one token")));
+            }
+            out.push(Token { tok: t.remove(0).tok, span: a.span });
+            k += 3;
+            continue;
+        }
+        out.push(body[k].clone());
+        k += 1;
+    }
+    Ok(out)
+}
+
+/// The value of an `#if` condition.
+fn condition(src: &str, rest: &[Token], macros: &Macros, span: Span) -> Result<bool, InputError> {
+    // `defined X` and `defined(X)` first, before the names are expanded.
+    let mut toks = Vec::new();
+    let mut k = 0;
+    while k < rest.len() {
+        if matches!(&rest[k].tok, Tok::Ident(w) if w == "defined") {
+            let (name, next) = match (rest.get(k + 1).map(|t| &t.tok), rest.get(k + 2).map(|t| &t.tok)) {
+                (Some(Tok::Punct("(")), Some(Tok::Ident(n))) => (n.clone(), k + 4),
+                (Some(Tok::Ident(n)), _) => (n.clone(), k + 2),
+                _ => return Err(InputError::at(src, rest[k].span, "`defined` needs a macro name")),
+            };
+            toks.push(Token { tok: Tok::Int(i128::from(macros.map.contains_key(&name))), span: rest[k].span });
+            k = next;
+            continue;
+        }
+        toks.push(rest[k].clone());
+        k += 1;
+    }
+    let mut expanded = Vec::new();
+    macros.expand_into(src, &toks, &mut HashSet::new(), &mut expanded, 0, true)?;
+    if expanded.is_empty() {
+        return Err(InputError::at(src, span, "#if needs a condition"));
+    }
+    Ok(const_tokens(src, expanded, macros)? != 0)
+}
+
+/// Evaluates preprocessor-style: names left after expansion are 0 (`true` is 1).
+fn const_tokens(src: &str, mut toks: Vec<Token>, _macros: &Macros) -> Result<i128, InputError> {
+    for t in &mut toks {
+        if let Tok::Ident(w) = &t.tok {
+            t.tok = Tok::Int(i128::from(w == "true"));
+        }
+    }
+    let end = toks.last().map_or(0, |t| t.span.end);
+    toks.push(Token { tok: Tok::End, span: Span { start: end, end: end + 1 } });
+    let mut p = Parser::new(src, toks);
+    let e = p.ternary()?;
+    if !matches!(p.peek(), Tok::End) {
+        return Err(p.err(format!("unexpected {} in the condition", p.describe())));
+    }
+    const_eval(src, &e)
+}
+
+/// The value of a constant integer expression.
+pub fn const_eval(src: &str, e: &Ex) -> Result<i128, InputError> {
+    let v = |x: &Ex| const_eval(src, x);
+    match &e.kind {
+        E::Int(n) => Ok(*n),
+        E::Unary(UnOp::Neg, a) => Ok(-v(a)?),
+        E::Unary(UnOp::Plus, a) => v(a),
+        E::Unary(UnOp::Not, a) => Ok(!v(a)?),
+        E::Unary(UnOp::LNot, a) => Ok(i128::from(v(a)? == 0)),
+        E::Binary(BinOp::LAnd, a, b) => Ok(i128::from(v(a)? != 0 && v(b)? != 0)),
+        E::Binary(BinOp::LOr, a, b) => Ok(i128::from(v(a)? != 0 || v(b)? != 0)),
+        E::Binary(op, a, b) => op.apply(v(a)?, v(b)?).map_err(|m| InputError::at(src, e.op_span, m)),
+        E::Ternary(c, a, b) => {
+            if v(c)? != 0 {
+                v(a)
+            } else {
+                v(b)
+            }
+        }
+        E::Cast(_, a) => v(a),
+        _ => Err(InputError::at(src, e.span, "not a constant integer expression")),
+    }
+}
+
+/// The constant value of tokens from host code, with macros expanded and `known` names (host variables
+/// with constant values) looked up; `None` when something is not constant.
+pub fn host_value(src: &str, toks: &[Token], macros: &Macros, known: &HashMap<String, i128>) -> Option<i128> {
+    let mut expanded = Vec::new();
+    macros.expand_into(src, toks, &mut HashSet::new(), &mut expanded, 0, true).ok()?;
+    for t in &mut expanded {
+        if let Tok::Ident(w) = &t.tok {
+            match (w.as_str(), known.get(w)) {
+                ("true", _) => t.tok = Tok::Int(1),
+                ("false", _) => t.tok = Tok::Int(0),
+                (_, Some(v)) => t.tok = Tok::Int(*v),
+                _ if is_keyword(w) => {}
+                _ => return None,
+            }
+        }
+    }
+    let end = expanded.last().map_or(0, |t| t.span.end);
+    expanded.push(Token { tok: Tok::End, span: Span { start: end, end: end + 1 } });
+    let mut p = Parser::new(src, expanded);
+    let e = p.ternary().ok()?;
+    if !matches!(p.peek(), Tok::End) {
+        return None;
+    }
+    const_eval(src, &e).ok()
+}
