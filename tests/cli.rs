@@ -201,7 +201,7 @@ fn program_inputs_print_instructions() {
 
     // Errors name the file, line and column.
     let bad = dir.join("bad.cu");
-    std::fs::write(&bad, "float *in;\nfloat x = in[data[0]];\n").expect("write");
+    std::fs::write(&bad, "__global__ void k(float *in) {\nfloat x = in[data[0]];\n}\n").expect("write");
     let path = bad.to_str().expect("path").to_string();
     fails(&["analyze", "--cuda", &path], &[&format!("{path} 2:14: unknown name `data`"), "             ^^^^"]);
     fails(&["analyze", "--cuda", "/nonexistent/x.cu"], &["/nonexistent/x.cu: No such file"]);

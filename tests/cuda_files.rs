@@ -136,3 +136,138 @@ fn the_naive_transpose_from_its_file_shows_the_documented_costs() {
     assert_eq!(t["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"], 1_024);
     assert_eq!(c.kernel.as_deref(), Some("transposeNaive"));
 }
+
+fn sectors(r: &ProgramResult) -> Vec<u64> {
+    r.instructions
+        .iter()
+        .map(|i| i.ncu.iter().filter(|(k, _)| k.starts_with("l1tex__t_sectors")).map(|(_, v)| *v).sum())
+        .collect()
+}
+
+fn note<'a>(r: &'a ProgramResult, id: &str) -> &'a str {
+    r.notes.iter().find(|n| n.id == id).map(|n| n.text.as_str()).unwrap_or_else(|| panic!("no note {id}"))
+}
+
+#[test]
+fn templates_device_functions_groups_macros_and_the_host_launch_run() {
+    // tests/data/cuda/features.cu: k<64>, launched by its main with block (32, 2) and grid n / 128 = 8, n = 1024.
+    let text = std::fs::read_to_string(format!("{}/tests/data/cuda/features.cu", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let r = ok(&scenario(Lang::Cuda, &text, "32", None, "8.0"));
+    assert_eq!(r.kernel.as_deref(), Some("k<64>"), "the kernel the file launches, with its template arguments");
+    // 8 blocks x 2 warps = 16 issues of each access.
+    assert!(
+        r.instructions.iter().all(|i| i.warps == 16),
+        "{:?}",
+        r.instructions.iter().map(|i| i.warps).collect::<Vec<_>>()
+    );
+    // load(in, r * STRIDE): T deduced as float; on CC 8.0 `#if __CUDA_ARCH__ >= 800` makes STRIDE 2, so a
+    // warp reads every other float: 256 bytes, 8 sectors; the explicit specialization load<int> reads
+    // p[2 * i]: 8 sectors; out[IDX(meta_group_rank, twice(thread_rank), 64)] is out[64 w + 2 lane]: 8 sectors.
+    // 16 issues each: 128.
+    assert_eq!(sectors(&r), vec![128, 128, 128]);
+    assert_eq!(r.instructions[0].line, 15, "the access is on the __device__ function's line");
+    assert!(note(&r, "cuda-launch").contains("block 32x2x1 and grid 8x1x1"), "{}", note(&r, "cuda-launch"));
+    assert!(note(&r, "cuda-launch").contains("n = 1024"));
+    assert!(note(&r, "cuda-not-costed").contains("atomicAdd → ATOMG.E.ADD (line 29)"));
+    // On CC 7.5 STRIDE is 1: the first load reads 128 contiguous bytes, 4 sectors a warp.
+    let r = ok(&scenario(Lang::Cuda, &text, "32", None, "7.5"));
+    assert_eq!(sectors(&r), vec![64, 128, 128]);
+}
+
+#[test]
+fn shuffles_votes_vectors_and_sizeof_move_values_between_lanes() {
+    // tests/data/cuda/warp.cu, one warp of 32 threads, `out` an int array (256-byte aligned).
+    let text = std::fs::read_to_string(format!("{}/tests/data/cuda/warp.cu", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let r = ok(&scenario(Lang::Cuda, &text, "32", None, "8.0"));
+    // 1. __shfl_sync(t * 32, 0): every lane gets lane 0's 0: one int, 1 sector.
+    // 2. __shfl_xor_sync(t, 16): a permutation of 0..31: 128 contiguous bytes, 4 sectors.
+    // 3. __ballot_sync(t < 8) has 8 bits: out[8 t], 32 bytes apart: 32 sectors.
+    // 4. __shfl_down_sync(t, 1, 16): lanes 15 and 31 keep their own value (their source is outside the
+    //    16-lane segment), the others get t + 1: 30 distinct values, each out[32 c] in its own sector.
+    // 5. A float4 store through reinterpret_cast: 16 bytes a lane, 512 bytes, 16 sectors.
+    // 6. sizeof(float4) / 4 = 4: out[4 t], 16 bytes apart: 16 sectors.
+    // 7. __activemask() has 32 bits: out[32 + t], 4 sectors.
+    assert_eq!(sectors(&r), vec![1, 4, 32, 30, 16, 16, 4]);
+    assert_eq!(r.instructions[4].op, "STG.E.128");
+}
+
+#[test]
+fn a_fragment_runs_with_its_undeclared_names_assumed_and_listed() {
+    // No declarations: `idata` is read into a float, `odata` written from one, `n` and `stride` are numbers.
+    let text = "int i = blockIdx.x * blockDim.x + threadIdx.x;\nif (i < n) {\n  float v = idata[i];\n  odata[i * stride] = v;\n}\n";
+    let r = ok(&scenario(Lang::Cuda, text, "128", None, "8.0"));
+    // 128 threads, so n = stride = 128: the reads are contiguous floats (4 sectors a warp, 4 warps); the
+    // writes 512 bytes apart (32 sectors a warp).
+    assert_eq!(sectors(&r), vec![16, 128]);
+    let n = note(&r, "cuda-assumed");
+    for part in [
+        "`idata` (first used at 3:13) is a global pointer to float",
+        "`float *idata;`",
+        "`n` (first used at 2:9) is an int parameter = 128",
+        "--set stride=VALUE",
+    ] {
+        assert!(n.contains(part), "{part} in {n}");
+    }
+    // Nothing tells `a`'s element type: 4-byte int.
+    let r = ok(&scenario(Lang::Cuda, "a[threadIdx.x * 2] = 0;", "32", None, "8.0"));
+    assert_eq!(r.instructions[0].op, "STG.E.32");
+    assert!(note(&r, "cuda-assumed").contains("nothing in the code tells its element type, so 4-byte int"));
+    // In a file with a kernel, an undeclared name is a mistake: an error.
+    let e = scenario(Lang::Cuda, "__global__ void k(float *o) { o[threadIdx.x] = q[0]; }", "32", None, "8.0")
+        .run()
+        .unwrap_err();
+    assert!(e.to_string().contains("unknown name `q`"), "{e}");
+}
+
+#[test]
+fn templates_are_chosen_by_their_arguments() {
+    let text = "template <class T, int N = 4> __global__ void k(T *p) { p[threadIdx.x * N] = 0; }\n";
+    // No instance in the file: an error naming the way to give one (with the default for N).
+    let e = scenario(Lang::Cuda, text, "32", None, "8.0").run().unwrap_err().to_string();
+    assert!(e.contains("--kernel 'k<int, 4>'"), "{e}");
+    // k<double>: 8-byte elements 4 apart, 32 bytes a lane: 32 sectors. k<char, 1>: 32 contiguous bytes, 1 sector.
+    let r = ok(&scenario(Lang::Cuda, text, "32", Some("k<double>"), "8.0"));
+    assert_eq!((sectors(&r), r.instructions[0].op.as_str()), (vec![32], "STG.E.64"));
+    let r = ok(&scenario(Lang::Cuda, text, "32", Some("k<char,1>"), "8.0"));
+    assert_eq!((sectors(&r), r.instructions[0].op.as_str()), (vec![1], "STG.E.U8"));
+    let e = scenario(Lang::Cuda, text, "32", Some("k<int, 1, 2>"), "8.0").run().unwrap_err().to_string();
+    assert!(e.contains("takes 2 template argument(s), given 3"), "{e}");
+}
+
+#[test]
+fn errors_in_files_name_the_construct_and_its_place() {
+    let cases = [
+        ("#if 1\nint x;\n", "1:1", "this #if has no #endif"),
+        (
+            "#define F(a, b) a + b\n__global__ void k(int *p) { p[F(1)] = 0; }\n",
+            "2:31",
+            "macro `F` takes 2 argument(s), found 1",
+        ),
+        ("#frobnicate\n", "1:1", "unknown preprocessor directive `#frobnicate`"),
+        ("#error needs CUDA 13\n", "1:1", "the file stops itself here"),
+        (
+            "__global__ void k(int *p) { thrust::fill(p, p + 1, 0); }\n",
+            "1:29",
+            "`thrust::` is a namespace or class warpscope does not know",
+        ),
+        (
+            "__device__ int f(int x) { return f(x); }\n__global__ void k(int *p) { p[f(1)] = 0; }\n",
+            "1:34",
+            "calls nested more than 16 deep",
+        ),
+        (
+            "__device__ void f(int &x) { x = 1; }\n__global__ void k(int *p) { int a = 0; f(a); }\n",
+            "1:23",
+            "reference parameters are not supported",
+        ),
+        ("__global__ void k(int *p) { p[0] = \"s; }\n", "1:36", "unterminated string"),
+        ("__global__ void k(int *p) { auto x; }\n", "1:29", "an `auto` variable needs an initial value"),
+        ("__global__ void k(int *p) { p[0] = frob(1); }\n", "1:36", "unknown function `frob`"),
+        ("__global__ void k(int *p) { p[0] = atomicFoo(p, 1); }\n", "1:36", "unknown atomic `atomicFoo`"),
+    ];
+    for (text, at, want) in cases {
+        let e = scenario(Lang::Cuda, text, "32", None, "8.0").run().unwrap_err().to_string();
+        assert!(e.contains(want), "{text}: {e}");
+        assert!(e.contains(&format!(" {at}:")) || e.contains(&format!("{at}: ")), "{text}: expected at {at}: {e}");
+    }
+}

@@ -199,7 +199,8 @@ fn cuda_errors_name_their_position() {
     let e = run(Lang::Cuda, "float *in;\nif (in[threadIdx.x] > 0) in[0] = 1;\n").err();
     assert!(e.starts_with("2:5: the condition depends on data loaded from memory at 2:5"), "{e}");
     assert_eq!(
-        run(Lang::Cuda, "float *in;\nfloat x = in[idx];\n").err(),
+        // In a kernel (in a fragment, an undeclared name is assumed, with a note).
+        run(Lang::Cuda, "__global__ void k(float *in) {\nfloat x = in[idx];\n}\n").err(),
         "2:14: unknown name `idx`: declare it, or give it a value with --set idx=VALUE"
     );
     assert_eq!(

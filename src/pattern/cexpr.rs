@@ -1,6 +1,10 @@
 //! C expressions: the AST and a precedence-climbing parser over [`lex`](super::lex) tokens. The expression
 //! language uses the arithmetic subset; CUDA snippets use all of it (indexing, members, assignment, calls,
 //! casts).
+//!
+//! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
+//! size") while the executor stays optimised for speed.
 
 use super::lex::{Tok, Token};
 use super::{InputError, Span};
@@ -48,6 +52,7 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    #[cold]
     fn from_punct(p: &str) -> Option<(BinOp, u8)> {
         Some(match p {
             "||" => (BinOp::LOr, 1),
@@ -72,6 +77,7 @@ impl BinOp {
         })
     }
 
+    #[cold]
     fn from_assign(p: &str) -> Option<Option<BinOp>> {
         Some(match p {
             "=" => None,
@@ -90,6 +96,7 @@ impl BinOp {
     }
 
     /// The operator as written.
+    #[cold]
     pub fn symbol(self) -> &'static str {
         match self {
             BinOp::Add => "+",
@@ -287,6 +294,7 @@ pub const BUILTIN_TYPES: [&str; 44] = [
 
 impl<'a> Parser<'a> {
     /// A parser over `toks`.
+    #[cold]
     pub fn new(src: &'a str, toks: Vec<Token>) -> Parser<'a> {
         Parser {
             src,
@@ -299,26 +307,31 @@ impl<'a> Parser<'a> {
     }
 
     /// The current token.
+    #[cold]
     pub fn peek(&self) -> &Tok {
         &self.toks[self.pos.min(self.toks.len() - 1)].tok
     }
 
     /// The token after the current one.
+    #[cold]
     pub fn peek2(&self) -> &Tok {
         &self.toks[(self.pos + 1).min(self.toks.len() - 1)].tok
     }
 
     /// The current token's span.
+    #[cold]
     pub fn span(&self) -> Span {
         self.toks[self.pos.min(self.toks.len() - 1)].span
     }
 
     /// The span of the previous token.
+    #[cold]
     pub fn prev_span(&self) -> Span {
         self.toks[self.pos.saturating_sub(1).min(self.toks.len() - 1)].span
     }
 
     /// Advances one token.
+    #[cold]
     pub fn bump(&mut self) {
         if self.pos < self.toks.len() - 1 {
             self.pos += 1;
@@ -326,6 +339,7 @@ impl<'a> Parser<'a> {
     }
 
     /// True (and advances) if the current token is the punctuation `p`.
+    #[cold]
     pub fn eat(&mut self, p: &str) -> bool {
         if matches!(self.peek(), Tok::Punct(q) if *q == p) {
             self.bump();
@@ -336,21 +350,25 @@ impl<'a> Parser<'a> {
     }
 
     /// True if the current token is the punctuation `p`.
+    #[cold]
     pub fn at(&self, p: &str) -> bool {
         matches!(self.peek(), Tok::Punct(q) if *q == p)
     }
 
     /// True if the current token is the identifier `word`.
+    #[cold]
     pub fn at_word(&self, word: &str) -> bool {
         matches!(self.peek(), Tok::Ident(w) if w == word)
     }
 
     /// An error at the current token.
+    #[cold]
     pub fn err(&self, message: impl Into<String>) -> InputError {
         InputError::at(self.src, self.span(), message)
     }
 
     /// A description of the current token for messages.
+    #[cold]
     pub fn describe(&self) -> String {
         match self.peek() {
             Tok::End => "the end of the input".into(),
@@ -363,6 +381,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Requires the punctuation `p`.
+    #[cold]
     pub fn expect(&mut self, p: &str, context: &str) -> Result<(), InputError> {
         if self.eat(p) {
             Ok(())
@@ -372,6 +391,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Requires an identifier and returns it.
+    #[cold]
     pub fn ident(&mut self, what: &str) -> Result<String, InputError> {
         match self.peek().clone() {
             Tok::Ident(s) => {
@@ -382,14 +402,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[cold]
     fn node(kind: E, span: Span, op_span: Span) -> Ex {
         Ex { kind, span, op_span }
     }
 
+    #[cold]
     fn join(a: Span, b: Span) -> Span {
         Span { start: a.start.min(b.start), end: a.end.max(b.end) }
     }
 
+    #[cold]
     fn enter(&mut self) -> Result<(), InputError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -399,6 +422,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A full expression including assignment (not the comma operator).
+    #[cold]
     pub fn assignment(&mut self) -> Result<Ex, InputError> {
         self.enter()?;
         let lhs = self.ternary()?;
@@ -420,6 +444,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A conditional expression (no assignment).
+    #[cold]
     pub fn ternary(&mut self) -> Result<Ex, InputError> {
         self.enter()?;
         let cond = self.binary(1)?;
@@ -438,6 +463,7 @@ impl<'a> Parser<'a> {
         Ok(result)
     }
 
+    #[cold]
     fn binary(&mut self, min_prec: u8) -> Result<Ex, InputError> {
         self.enter()?;
         let mut lhs = self.unary()?;
@@ -456,11 +482,13 @@ impl<'a> Parser<'a> {
         Ok(lhs)
     }
 
+    #[cold]
     fn is_type_start(&self, tok: &Tok) -> bool {
         matches!(tok, Tok::Ident(w) if self.types.contains(w.as_str()))
     }
 
     /// Parses a type name (`unsigned int`, `const float4 *`, `struct P *`).
+    #[cold]
     pub fn type_name(&mut self) -> Result<TypeName, InputError> {
         const INT_WORDS: [&str; 6] = ["unsigned", "signed", "long", "short", "int", "char"];
         let mut words: Vec<String> = Vec::new();
@@ -501,6 +529,7 @@ impl<'a> Parser<'a> {
         Ok(TypeName { base: words.join(" "), pointers })
     }
 
+    #[cold]
     fn unary(&mut self) -> Result<Ex, InputError> {
         self.enter()?;
         let start = self.span();
@@ -566,6 +595,7 @@ impl<'a> Parser<'a> {
         Ok(result)
     }
 
+    #[cold]
     fn primary(&mut self) -> Result<Ex, InputError> {
         let span = self.span();
         match self.peek().clone() {
@@ -632,6 +662,7 @@ impl<'a> Parser<'a> {
 
     /// The arguments of a template id after its `<`, through the matching `>`, as canonical text:
     /// `int, 256` (what `--kernel 'reduce4<int, 256>'` names).
+    #[cold]
     pub fn template_args(&mut self) -> Result<String, InputError> {
         let open = self.span();
         self.expect("<", "to open the template arguments")?;
@@ -684,6 +715,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[cold]
     fn postfix(&mut self, mut e: Ex) -> Result<Ex, InputError> {
         loop {
             let op_span = self.span();
@@ -730,6 +762,7 @@ impl<'a> Parser<'a> {
 }
 
 /// The 1-based column of a byte offset.
+#[cold]
 pub fn column_of(src: &str, offset: usize) -> usize {
     let offset = offset.min(src.len());
     let offset = (0..=offset).rev().find(|&i| src.is_char_boundary(i)).unwrap_or(0);
@@ -739,6 +772,7 @@ pub fn column_of(src: &str, offset: usize) -> usize {
 
 impl Ex {
     /// The dotted name of `a`, `threadIdx.x` or `blockDim.y`, if the expression is one.
+    #[cold]
     pub fn dotted_name(&self) -> Option<String> {
         match &self.kind {
             E::Name(n) => Some(n.clone()),

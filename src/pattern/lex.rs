@@ -1,5 +1,9 @@
 //! A C-like lexer shared by the expression and CUDA languages: integers (decimal, hex, binary, with `_`
 //! separators and C suffixes), floats, identifiers, punctuation, comments and preprocessor lines.
+//!
+//! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
+//! size") while the executor stays optimised for speed.
 
 use super::{InputError, Span};
 
@@ -48,6 +52,7 @@ const PUNCT: [&str; 48] = [
 pub const VALUE_LIMIT: i128 = 1 << 96;
 
 /// Splits `src` into tokens.
+#[cold]
 pub fn lex(src: &str) -> Result<Vec<Token>, InputError> {
     if src.len() > MAX_INPUT_BYTES {
         return Err(InputError::at(
@@ -133,6 +138,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, InputError> {
 }
 
 /// The end of the string or character literal starting at `start` (its closing quote included).
+#[cold]
 fn quoted(src: &str, start: usize) -> Result<usize, InputError> {
     let bytes = src.as_bytes();
     let q = bytes[start];
@@ -151,6 +157,7 @@ fn quoted(src: &str, start: usize) -> Result<usize, InputError> {
     Err(InputError::at(src, Span { start, end: start + 1 }, format!("unterminated {what}: close it on the same line")))
 }
 
+#[cold]
 fn char_value(src: &str, start: usize, end: usize) -> Result<Tok, InputError> {
     let body = &src[start + 1..end - 1];
     let v = match body.as_bytes() {
@@ -173,6 +180,25 @@ fn char_value(src: &str, start: usize, end: usize) -> Result<Tok, InputError> {
     Ok(Tok::Char(v))
 }
 
+/// Whether `t` is a decimal floating-point literal: digits with an optional `.` (at least one digit in all),
+/// then an optional exponent `e`/`E`, sign, digits. (Checked by hand: the value itself is never used.)
+#[cold]
+fn is_decimal_float(t: &str) -> bool {
+    let (mantissa, exponent) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    let dots = mantissa.bytes().filter(|&b| b == b'.').count();
+    let mantissa_ok = digits > 0 && dots <= 1 && digits + dots == mantissa.len();
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
+    });
+    mantissa_ok && exponent_ok
+}
+
+#[cold]
 fn number(src: &str, start: usize) -> Result<(Tok, usize), InputError> {
     let bytes = src.as_bytes();
     let mut end = start;
@@ -194,9 +220,9 @@ fn number(src: &str, start: usize) -> Result<(Tok, usize), InputError> {
     let span = Span { start, end };
     if is_float {
         let body = text.trim_end_matches(['f', 'F']);
-        return match body.parse::<f64>() {
-            Ok(_) => Ok((Tok::Float, end)),
-            Err(_) => Err(InputError::at(src, span, format!("`{text}` is not a number"))),
+        return match is_decimal_float(body) {
+            true => Ok((Tok::Float, end)),
+            false => Err(InputError::at(src, span, format!("`{text}` is not a number"))),
         };
     }
     let clean: String = text.chars().filter(|&c| c != '_').collect::<String>().to_ascii_lowercase();

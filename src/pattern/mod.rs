@@ -10,6 +10,7 @@ pub mod lex;
 pub mod params;
 #[cfg(feature = "lang-ptx")]
 pub mod ptx;
+#[cfg(feature = "lang-sass")]
 pub mod sass;
 
 use crate::access::{Instr, LaneSet, WarpAddrs, WARP_LANES};
@@ -194,14 +195,14 @@ impl Lang {
     }
 
     /// Whether this build carries the language's front end. The command line carries every one; the page
-    /// splits CUDA and PTX between two analysis workers (`warpscope-engine`, `warpscope-engine-ptx`) to keep
+    /// splits CUDA, PTX and SASS between three analysis workers (`warpscope-engine`, `-ptx`, `-sass`) to keep
     /// each within its size budget.
     pub fn available(self) -> bool {
-        let (cuda, ptx) = (cfg!(feature = "lang-cuda"), cfg!(feature = "lang-ptx"));
         match self {
-            Lang::Cuda => cuda,
-            Lang::Ptx => ptx,
-            Lang::Expr | Lang::Sass | Lang::Addresses => true,
+            Lang::Cuda => cfg!(feature = "lang-cuda"),
+            Lang::Ptx => cfg!(feature = "lang-ptx"),
+            Lang::Sass => cfg!(feature = "lang-sass"),
+            Lang::Expr | Lang::Addresses => true,
         }
     }
 
@@ -256,6 +257,7 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
             let l = cuda::lower(src.text, src.launch, src.vars, cuda::Options { kernel: src.kernel, sm })?;
             return Ok(Lowered { program: l.program, block: l.block, grid: l.grid });
         }
+        #[cfg(feature = "lang-sass")]
         Lang::Sass => sass::lower(
             src.text,
             src.launch,
@@ -329,9 +331,9 @@ pub fn parse_set(text: &str) -> Result<(String, i128), String> {
     let key = match name.strip_prefix('c').or_else(|| name.strip_prefix('C')) {
         Some(rest) if rest.trim_start().starts_with('[') => {
             let (bank, off) =
-                sass::parse_cbank(name).ok_or_else(|| format!("--set `{name}`: expected c[BANK][OFFSET]"))?;
-            sass::check_cbank(bank, off).map_err(|e| format!("--set {e}"))?;
-            sass::cbank_key(bank, off)
+                params::parse_cbank(name).ok_or_else(|| format!("--set `{name}`: expected c[BANK][OFFSET]"))?;
+            params::check_cbank(bank, off).map_err(|e| format!("--set {e}"))?;
+            params::cbank_key(bank, off)
         }
         _ if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') => {
             return Err(format!("--set `{name}`: a name is letters, digits, `_` and `.`"))

@@ -261,3 +261,54 @@ mod tests {
         assert_eq!(signature("vectorAdd"), None);
     }
 }
+
+/// Parses `c[0x0][0x160]` or `c[0][4]` into (bank, offset).
+pub fn parse_cbank(text: &str) -> Option<(u32, u32)> {
+    let t = text.trim();
+    let rest = t.strip_prefix('c').or_else(|| t.strip_prefix('C'))?.trim_start();
+    let rest = rest.strip_prefix('[')?;
+    let (bank, rest) = rest.split_once(']')?;
+    let rest = rest.trim_start().strip_prefix('[')?;
+    let (off, tail) = rest.split_once(']')?;
+    if !tail.trim().is_empty() {
+        return None;
+    }
+    Some((parse_u32(bank.trim())?, parse_u32(off.trim())?))
+}
+
+/// Bytes in one constant bank: the CUDA C++ Programming Guide's "constant memory size" is 64 KB, and SASS
+/// offsets address one bank.
+pub const CBANK_BYTES: u32 = 0x1_0000;
+
+/// Refuses a constant-bank offset past the bank (a typo such as `c[0x0][0x1600]0`).
+pub fn check_cbank(bank: u32, offset: u32) -> Result<(), String> {
+    if offset >= CBANK_BYTES {
+        return Err(format!(
+            "c[{bank:#x}][{offset:#x}]: offset {offset:#x} is past the end of the 64 KB constant bank (at most {:#x})",
+            CBANK_BYTES - 4
+        ));
+    }
+    Ok(())
+}
+
+/// The `--set` key of a constant-bank word.
+pub fn cbank_key(bank: u32, offset: u32) -> String {
+    format!("c[{bank:#x}][{offset:#x}]")
+}
+
+/// A 32-bit number, decimal or 0x hex, negative ones as their two's complement.
+pub fn parse_u32(t: &str) -> Option<u32> {
+    let t = t.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r.trim()),
+        None => (false, t),
+    };
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok()?,
+        None => t.parse::<u64>().ok()?,
+    };
+    if v > u64::from(u32::MAX) {
+        return None;
+    }
+    Some(if neg { (v as u32).wrapping_neg() } else { v as u32 })
+}

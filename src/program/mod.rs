@@ -659,13 +659,16 @@ pub struct Builder {
 /// How sites are put in program order: the languages choose keys that sort that way.
 pub type SiteKey = (usize, usize);
 
+// The builder's functions are `#[cold]` (lowering runs once per analysis; see src/pattern/cuda/mod.rs).
 impl Builder {
     /// An empty program.
+    #[cold]
     pub fn new() -> Builder {
         Builder::default()
     }
 
     /// Adds a note about the whole program (assumptions the language made, which kernel ran).
+    #[cold]
     pub fn note(&mut self, note: crate::report::Note) {
         if !self.notes.iter().any(|n| n.id == note.id) {
             self.notes.push(note);
@@ -673,22 +676,26 @@ impl Builder {
     }
 
     /// Names the kernel the program is.
+    #[cold]
     pub fn set_kernel(&mut self, name: String) {
         self.kernel = Some(name);
     }
 
     /// Lists the input's kernels (symbol, shown name), for choosing another.
+    #[cold]
     pub fn set_kernels(&mut self, kernels: Vec<(String, String)>) {
         self.kernels = kernels;
     }
 
     /// A new register.
+    #[cold]
     pub fn reg(&mut self) -> Reg {
         self.n_regs += 1;
         self.n_regs - 1
     }
 
     /// A register for a temporary value: it can be handed out again after [`Builder::release`].
+    #[cold]
     pub fn temp(&mut self) -> Reg {
         let r = match self.free.pop() {
             Some(r) => r,
@@ -699,23 +706,27 @@ impl Builder {
     }
 
     /// A new predicate.
+    #[cold]
     pub fn pred(&mut self) -> Pred {
         self.n_preds += 1;
         self.n_preds - 1
     }
 
     /// Whether `r` was handed out as a temporary (and is still in use).
+    #[cold]
     pub fn is_temp(&self, r: Reg) -> bool {
         self.temps.contains(&r)
     }
 
     /// A mark in the temporaries: those handed out after it can be released together (the temporaries of a
     /// statement that no later code reads).
+    #[cold]
     pub fn temps_mark(&self) -> usize {
         self.temps.len()
     }
 
     /// Releases the temporaries handed out since `mark`.
+    #[cold]
     pub fn release(&mut self, mark: usize) {
         while self.temps.len() > mark {
             if let Some(r) = self.temps.pop() {
@@ -725,6 +736,7 @@ impl Builder {
     }
 
     /// A reason a value may be unknown.
+    #[cold]
     pub fn why(&mut self, text: impl Into<String>) -> WhyId {
         let text = text.into();
         if let Some(&i) = self.why_index.get(&text) {
@@ -737,6 +749,7 @@ impl Builder {
     }
 
     /// A message prefix.
+    #[cold]
     pub fn ctx(&mut self, text: impl Into<String>) -> CtxId {
         let text = text.into();
         if let Some(&i) = self.ctx_index.get(&text) {
@@ -749,18 +762,21 @@ impl Builder {
     }
 
     /// A memory site; `key` orders sites for display.
+    #[cold]
     pub fn site(&mut self, key: SiteKey, site: Site) -> SiteId {
         self.sites.push((key, site));
         (self.sites.len() - 1) as SiteId
     }
 
     /// Appends an instruction.
+    #[cold]
     pub fn emit(&mut self, op: Op, guard: Option<PredRef>, span: Span) {
         self.insts.push(Inst { op, guard, span });
     }
 
     /// `a op b` at width `w` into a new temporary, under `guard`; folded to a constant when both are constants
     /// (and the operation is defined on them).
+    #[cold]
     pub fn bin(&mut self, op: BinOp, w: Width, a: Src, b: Src, guard: Option<PredRef>, span: Span) -> Src {
         if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
             if let Some(v) = exec::bin(op, w, x, y) {
@@ -773,6 +789,7 @@ impl Builder {
     }
 
     /// The low `bits` bits of `a`, sign- or zero-extended, into a new temporary (a constant stays one).
+    #[cold]
     pub fn conv(&mut self, a: Src, bits: u8, signed: bool, guard: Option<PredRef>, span: Span) -> Src {
         if bits >= 64 {
             return a;
@@ -786,6 +803,7 @@ impl Builder {
     }
 
     /// A new temporary that is unknown for the reason `why`.
+    #[cold]
     pub fn unknown(&mut self, why: String, guard: Option<PredRef>, span: Span) -> Src {
         let w = self.why(why);
         let d = self.temp();
@@ -794,22 +812,26 @@ impl Builder {
     }
 
     /// The index the next instruction will have.
+    #[cold]
     pub fn here(&self) -> u32 {
         self.insts.len() as u32
     }
 
     /// The number of instructions so far.
+    #[cold]
     pub fn len(&self) -> usize {
         self.insts.len()
     }
 
     /// True when no instruction was emitted.
+    #[cold]
     pub fn is_empty(&self) -> bool {
         self.insts.is_empty()
     }
 
     /// If the last instruction computed `from` (a temporary nothing else reads) and no label points past it,
     /// makes it write `to` instead and returns true: `x = a + b` then needs no copy.
+    #[cold]
     pub fn retarget_last(&mut self, from: Reg, to: Reg) -> bool {
         let here = self.insts.len() as u32;
         if self.labels.contains(&Some(here)) || !self.temps.contains(&from) {
@@ -835,12 +857,14 @@ impl Builder {
     }
 
     /// A label to be placed later.
+    #[cold]
     pub fn label(&mut self) -> Label {
         self.labels.push(None);
         Label((self.labels.len() - 1) as u32)
     }
 
     /// Places `l` at the next instruction.
+    #[cold]
     pub fn place(&mut self, l: Label) {
         if let Some(slot) = self.labels.get_mut(l.0 as usize) {
             *slot = Some(self.insts.len() as u32);
@@ -848,17 +872,20 @@ impl Builder {
     }
 
     /// A branch to `l` for the lanes where `guard` holds (all active lanes when `None`).
+    #[cold]
     pub fn bra(&mut self, l: Label, guard: Option<PredRef>, span: Span) {
         self.fixups.push((self.insts.len(), l));
         self.emit(Op::Bra { target: u32::MAX }, guard, span);
     }
 
     /// A branch to an instruction index.
+    #[cold]
     pub fn bra_to(&mut self, target: u32, guard: Option<PredRef>, span: Span) {
         self.emit(Op::Bra { target }, guard, span);
     }
 
     /// Finishes the program: resolves labels, orders the sites, and computes where diverged lanes meet again.
+    #[cold]
     pub fn finish(mut self) -> Program {
         for (at, l) in std::mem::take(&mut self.fixups) {
             let target = self.labels.get(l.0 as usize).copied().flatten().unwrap_or(self.insts.len() as u32);

@@ -61,6 +61,7 @@ struct Slot {
 fn module_for(lang: crate::pattern::Lang) -> &'static str {
     match lang {
         crate::pattern::Lang::Ptx => "warpscope-engine-ptx",
+        crate::pattern::Lang::Sass => "warpscope-engine-sass",
         _ => "warpscope-engine",
     }
 }

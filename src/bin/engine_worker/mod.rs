@@ -1,4 +1,4 @@
-//! The page's analysis worker loop, shared by `warpscope-engine` and `warpscope-engine-ptx` (the same code
+//! The page's analysis worker loop, shared by `warpscope-engine`, `-ptx` and `-sass` (the same code
 //! built with different language front ends, see Cargo.toml's features). It receives requests (a scenario and
 //! the issue the figure shows) and answers with progress, the result, the figure's issue and the checked fixes
 //! ([`warpscope::service`]), so that no analysis runs on the page's main thread. Natively it has nothing to

@@ -2,6 +2,10 @@
 //! functions and templates are indexed by their tokens and parsed when chosen (a template once per set of
 //! arguments); host functions are skipped, but their launches (`k<<<grid, block, smem>>>(args)`) and the
 //! `dim3` and integer values those use are read.
+//!
+//! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
+//! size") while the executor stays optimised for speed.
 
 use super::pre::host_value;
 use super::{CudaParser, Stmt};
@@ -81,6 +85,7 @@ const NAMESPACES: [&str; 4] = ["cooperative_groups", "std", "cuda", "nvcuda"];
 
 /// Drops namespace qualifiers (`cg::`, `cooperative_groups::`, `::`) before names, given the file's
 /// namespace aliases; a qualifier it does not know is an error.
+#[cold]
 pub(super) fn strip_namespaces(src: &str, toks: Vec<Token>) -> Result<Vec<Token>, InputError> {
     let mut aliases: Vec<String> = NAMESPACES.iter().map(|s| s.to_string()).collect();
     let mut out: Vec<Token> = Vec::with_capacity(toks.len());
@@ -132,11 +137,13 @@ pub(super) fn strip_namespaces(src: &str, toks: Vec<Token>) -> Result<Vec<Token>
 }
 
 impl<'a> CudaParser<'a> {
+    #[cold]
     fn tok(&self, i: usize) -> &Tok {
         &self.p.toks[i.min(self.p.toks.len() - 1)].tok
     }
 
     /// The index just past the bracket that closes the one at `i` (`(`, `[`, `{` or template `<`).
+    #[cold]
     fn matching(&self, i: usize) -> Result<usize, InputError> {
         let (open, close) = match self.tok(i) {
             Tok::Punct("(") => ("(", ")"),
@@ -164,6 +171,7 @@ impl<'a> CudaParser<'a> {
     }
 
     /// `template <class T, int N = 32>`: the parameters (the parser is after `template`).
+    #[cold]
     fn template_params(&mut self) -> Result<Vec<TParam>, InputError> {
         self.p.expect("<", "after `template`")?;
         let mut out = Vec::new();
@@ -200,6 +208,7 @@ impl<'a> CudaParser<'a> {
     }
 
     /// Reads the file's top level: declarations become statements (`out`), functions are indexed.
+    #[cold]
     pub(super) fn top_level(&mut self, out: &mut Vec<Stmt>) -> Result<(), InputError> {
         let mut open_blocks = 0u32;
         while !matches!(self.p.peek(), Tok::End) {
@@ -281,6 +290,7 @@ impl<'a> CudaParser<'a> {
     }
 
     /// Whether a function definition or prototype starts here: qualifiers or a type, then a name and `(`.
+    #[cold]
     fn function_ahead(&self) -> Option<FnKind> {
         let mut k = self.p.pos;
         let mut kind = FnKind::Host;
@@ -320,6 +330,7 @@ impl<'a> CudaParser<'a> {
 
     /// A function at the top level: indexed (its body is parsed when it runs). `spec`: an explicit
     /// specialization's arguments.
+    #[cold]
     fn function_item(&mut self, kind: FnKind, params: Vec<TParam>, is_template: bool) -> Result<(), InputError> {
         let start = self.p.pos;
         // To the name: the identifier before the parameter list's `(`.
@@ -368,6 +379,7 @@ impl<'a> CudaParser<'a> {
     }
 
     /// `template <...> declaration`, `template <> specialization` or `template instantiation;`.
+    #[cold]
     fn template_item(&mut self) -> Result<(), InputError> {
         let span = self.p.span();
         self.p.bump();
@@ -416,6 +428,7 @@ impl<'a> CudaParser<'a> {
         }
     }
 
+    #[cold]
     fn struct_specialization_ahead(&self) -> bool {
         (self.p.at_word("struct") || self.p.at_word("class"))
             && matches!(self.p.peek2(), Tok::Ident(_))
@@ -423,12 +436,14 @@ impl<'a> CudaParser<'a> {
     }
 
     /// Whether the struct ahead has member functions (then it is read as a view, not a data layout).
+    #[cold]
     fn struct_with_methods(&self) -> bool {
         let Ok(end) = self.brace_after(self.p.pos) else { return false };
         (self.p.pos..end)
             .any(|k| matches!(self.tok(k), Tok::Ident(w) if w == "operator") || matches!(self.tok(k), Tok::Punct("(")))
     }
 
+    #[cold]
     fn brace_after(&self, from: usize) -> Result<usize, InputError> {
         let mut k = from;
         while !matches!(self.tok(k), Tok::Punct("{") | Tok::End) {
@@ -439,6 +454,7 @@ impl<'a> CudaParser<'a> {
 
     /// A struct with member functions. The one kind warpscope runs is cuda-samples' `SharedMemory<T>`:
     /// a conversion to a pointer into `extern __shared__` memory. Any other is an error when used.
+    #[cold]
     fn view_struct(&mut self, params: Vec<TParam>, template: Option<bool>) -> Result<(), InputError> {
         self.p.bump(); // struct
         let name = self.p.ident("the struct's name")?;
@@ -477,6 +493,7 @@ impl<'a> CudaParser<'a> {
     }
 
     /// Reads a host function's body for launches and the constants they use.
+    #[cold]
     fn host_body(&mut self, open: usize, end: usize) -> Result<(), InputError> {
         let macros = std::rc::Rc::clone(&self.macros);
         let macros = &*macros;
@@ -546,6 +563,7 @@ impl<'a> CudaParser<'a> {
         Ok(())
     }
 
+    #[cold]
     fn read_launch(
         &self,
         s: &[Token],
@@ -599,6 +617,7 @@ impl<'a> CudaParser<'a> {
         self.launch_config(s, k, kernel, known, dims)
     }
 
+    #[cold]
     fn launch_config(
         &self,
         s: &[Token],
@@ -642,6 +661,7 @@ impl<'a> CudaParser<'a> {
 }
 
 /// Splits tokens on the commas outside brackets.
+#[cold]
 fn split_top(toks: &[Token]) -> Vec<&[Token]> {
     let mut out = Vec::new();
     let (mut depth, mut from) = (0i32, 0);
@@ -662,6 +682,7 @@ fn split_top(toks: &[Token]) -> Vec<&[Token]> {
     out
 }
 
+#[cold]
 fn dim3_of(args: &[Token], value: &dyn Fn(&[Token]) -> Option<i128>) -> Option<Dim3> {
     let parts = split_top(args);
     if parts.is_empty() || parts.len() > 3 {
@@ -675,6 +696,7 @@ fn dim3_of(args: &[Token], value: &dyn Fn(&[Token]) -> Option<i128>) -> Option<D
 }
 
 /// Canonical text of a kernel name with template arguments, as the parser writes it.
+#[cold]
 pub(super) fn canonical(src_name: &str) -> String {
     let Ok(mut toks) = lex(src_name) else { return src_name.trim().to_string() };
     let mut p = Parser::new(src_name, std::mem::take(&mut toks));

@@ -7,6 +7,10 @@
 //! and local variables, `*p`, `p->f`) are an address and a type; reading one records a load per access unit
 //! (a `float3` is three 4-byte loads, as nvcc emits them), and its value is data: unknown, with where it came
 //! from, so that an address or a branch that depends on it is an error naming that place.
+//!
+//! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
+//! size") while the executor stays optimised for speed.
 
 use super::file::FnKind;
 use super::{
@@ -31,6 +35,7 @@ type R<T> = Result<T, InputError>;
 const MAX_CALL_DEPTH: usize = 16;
 
 /// A type as C spells it (for template arguments).
+#[cold]
 fn c_name(t: &Types, ty: &Ty) -> String {
     match ty {
         Ty::Int { bytes, signed } => {
@@ -51,7 +56,112 @@ fn c_name(t: &Types, ty: &Ty) -> String {
     }
 }
 
+/// The element type of the undeclared array `n` from how a fragment uses it: the declared type of the
+/// variable it is read into or written from, or of the array it is copied from or to. With where it was
+/// told.
+#[cold]
+fn infer_elem(ast: &Ast, n: &str) -> Option<(Ty, String)> {
+    // Declared types, by name (the first declaration of each).
+    #[cold]
+    fn decls<'a>(s: &'a Stmt, out: &mut Vec<&'a Decl>) {
+        match s {
+            Stmt::Decl(ds) => out.extend(ds.iter()),
+            Stmt::If(_, a, b) => {
+                decls(a, out);
+                if let Some(b) = b {
+                    decls(b, out);
+                }
+            }
+            Stmt::For(i, _, _, b, _) => {
+                if let Some(i) = i {
+                    decls(i, out);
+                }
+                decls(b, out);
+            }
+            Stmt::While(_, b, _) | Stmt::DoWhile(b, _, _) => decls(b, out),
+            Stmt::Block(v) => v.iter().for_each(|s| decls(s, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    ast.stmts.iter().for_each(|s| decls(s, &mut all));
+    let declared = |x: &str| -> Option<Ty> {
+        let d = all.iter().find(|d| &*d.name == x && !d.auto)?;
+        let mut t = wrap_ptr(d.base.clone(), d.pointers);
+        for _ in &d.dims {
+            t = Ty::Array(Rc::new(t), 0);
+        }
+        Some(t)
+    };
+    let is_n = |e: &Ex| matches!(&e.kind, E::Index(a, _) if matches!(&a.kind, E::Name(m) if m == n));
+    // The type of the other side: a declared variable, an element of a declared array or pointer.
+    let other = |e: &Ex| -> Option<Ty> {
+        match &e.kind {
+            E::Name(x) => declared(x).filter(|t| !matches!(t, Ty::Array(..))),
+            E::Index(a, _) => match &a.kind {
+                E::Name(x) => match declared(x)? {
+                    Ty::Ptr(t) | Ty::Array(t, _) => Some((*t).clone()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            E::Float => Some(Ty::Float { bytes: 4 }),
+            _ => None,
+        }
+    };
+    #[cold]
+    fn exprs<'a>(s: &'a Stmt, out: &mut Vec<(&'a Ex, Option<&'a Decl>)>) {
+        match s {
+            Stmt::Decl(ds) => ds.iter().for_each(|d| {
+                if let Some(i) = &d.init {
+                    out.push((i, Some(d)));
+                }
+            }),
+            Stmt::Expr(e) => out.push((e, None)),
+            Stmt::If(_, a, b) => {
+                exprs(a, out);
+                if let Some(b) = b {
+                    exprs(b, out);
+                }
+            }
+            Stmt::For(i, _, _, b, _) => {
+                if let Some(i) = i {
+                    exprs(i, out);
+                }
+                exprs(b, out);
+            }
+            Stmt::While(_, b, _) | Stmt::DoWhile(b, _, _) => exprs(b, out),
+            Stmt::Block(v) => v.iter().for_each(|s| exprs(s, out)),
+            _ => {}
+        }
+    }
+    let mut es = Vec::new();
+    ast.stmts.iter().for_each(|s| exprs(s, &mut es));
+    for (e, d) in es {
+        if let Some(d) = d.filter(|d| is_n(e) && !d.auto && d.dims.is_empty()) {
+            return Some((
+                wrap_ptr(d.base.clone(), d.pointers),
+                format!("the type of `{}`, which it is read into", d.name),
+            ));
+        }
+        if let E::Assign(_, lhs, rhs) = &e.kind {
+            if is_n(rhs) {
+                if let Some(t) = other(lhs) {
+                    return Some((t, "the type of what it is read into".to_string()));
+                }
+            }
+            if is_n(lhs) {
+                if let Some(t) = other(rhs) {
+                    return Some((t, "the type of what is written into it".to_string()));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Splits template argument text on its top-level commas.
+#[cold]
 fn split_args(text: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut depth = 0;
@@ -91,6 +201,7 @@ impl IntTy {
     const ULLONG: IntTy = IntTy { bits: 64, signed: false };
 
     /// Integer promotion: types narrower than `int` become `int`.
+    #[cold]
     fn promoted(self) -> IntTy {
         if self.bits < 32 {
             IntTy::INT
@@ -99,6 +210,7 @@ impl IntTy {
         }
     }
 
+    #[cold]
     fn width(self) -> Width {
         if self.promoted().bits <= 32 {
             Width::W32
@@ -108,6 +220,7 @@ impl IntTy {
     }
 
     /// The usual arithmetic conversions.
+    #[cold]
     fn common(a: IntTy, b: IntTy) -> IntTy {
         let (a, b) = (a.promoted(), b.promoted());
         if a == b {
@@ -124,6 +237,7 @@ impl IntTy {
         }
     }
 
+    #[cold]
     fn of(t: &Ty) -> Option<IntTy> {
         match t {
             Ty::Int { bytes, signed } => Some(IntTy { bits: (*bytes * 8).min(64) as u8, signed: *signed }),
@@ -133,6 +247,7 @@ impl IntTy {
 
     /// The type of an integer literal (or `--set` value): `int` when it fits, else `long long`, else
     /// `unsigned long long`.
+    #[cold]
     fn of_literal(v: i128) -> IntTy {
         if i32::try_from(v).is_ok() {
             IntTy::INT
@@ -164,6 +279,7 @@ enum Val {
 }
 
 impl Val {
+    #[cold]
     fn src(&self) -> Option<Src> {
         match self {
             Val::Int(s, _) | Val::Float(s) | Val::Ptr { src: s, .. } => Some(*s),
@@ -256,6 +372,7 @@ struct Frame {
     ret: Option<(Ty, Binding)>,
 }
 
+#[cold]
 fn set_flag(v: &mut Vec<bool>, i: u32, on: bool) {
     let i = i as usize;
     if v.len() <= i {
@@ -264,24 +381,29 @@ fn set_flag(v: &mut Vec<bool>, i: u32, on: bool) {
     v[i] = on;
 }
 
+#[cold]
 fn types<'a>(l: &Lower<'a>) -> &'a Types {
     &l.ast.types
 }
 
 impl<'a> Lower<'a> {
+    #[cold]
     fn err(&self, span: Span, msg: impl Into<String>) -> InputError {
         InputError::at(self.src, span, msg)
     }
 
+    #[cold]
     fn pos(&self, s: Span) -> String {
         self.lines.pos(s.start)
     }
 
+    #[cold]
     fn emit(&mut self, op: Op, span: Span) {
         self.track(&op);
         self.b.emit(op, None, span);
     }
 
+    #[cold]
     fn unknown_src(&self, s: Src) -> bool {
         match s {
             Src::Reg(r) => self.maybe_unknown.get(r as usize).copied().unwrap_or(false),
@@ -289,11 +411,13 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn unknown_pred(&self, p: PredRef) -> bool {
         p.idx.is_some_and(|i| self.maybe_unknown_pred.get(i as usize).copied().unwrap_or(false))
     }
 
     /// Notes which registers an operation may make unknown.
+    #[cold]
     fn track(&mut self, op: &Op) {
         let (dst, unknown) = match op {
             Op::Unknown { dst, .. } => (Some(*dst), true),
@@ -324,10 +448,12 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn temp(&mut self) -> Reg {
         self.b.temp()
     }
 
+    #[cold]
     fn bin(&mut self, op: BinOp, w: Width, a: Src, b: Src, span: Span) -> Src {
         if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
             if let Some(v) = exec::bin(op, w, x, y) {
@@ -346,6 +472,7 @@ impl<'a> Lower<'a> {
         Src::Reg(d)
     }
 
+    #[cold]
     fn conv(&mut self, a: Src, bits: u8, signed: bool, span: Span) -> Src {
         if bits >= 64 {
             return a;
@@ -358,6 +485,7 @@ impl<'a> Lower<'a> {
         Src::Reg(d)
     }
 
+    #[cold]
     fn unknown(&mut self, why: String, span: Span) -> Src {
         let w = self.b.why(why);
         let d = self.temp();
@@ -365,12 +493,14 @@ impl<'a> Lower<'a> {
         Src::Reg(d)
     }
 
+    #[cold]
     fn float(&mut self, span: Span) -> Val {
         let why = format!("a floating-point value ({}); warpscope follows addresses, not data", self.pos(span));
         Val::Float(self.unknown(why, span))
     }
 
     /// A 64-bit copy of an integer value (sign- or zero-extended by its type).
+    #[cold]
     fn to64(&mut self, v: Src, t: IntTy, span: Span) -> Src {
         let p = t.promoted();
         if p.bits >= 64 {
@@ -384,20 +514,24 @@ impl<'a> Lower<'a> {
     // Names
     // ------------------------------------------------------------------------------------------------
 
+    #[cold]
     fn lookup(&self, name: &str) -> Option<usize> {
         self.scopes.iter().rposition(|(n, _)| &**n == name)
     }
 
+    #[cold]
     fn open_scope(&mut self) {
         self.marks.push(self.scopes.len());
     }
 
+    #[cold]
     fn close_scope(&mut self) {
         let m = self.marks.pop().unwrap_or(0);
         self.scopes.truncate(m);
     }
 
     /// `threadIdx.x`, `blockDim.y`, `warpSize`, ... and `--set` values, unless a variable shadows them.
+    #[cold]
     fn builtin(&mut self, e: &Ex) -> Option<Val> {
         match &e.kind {
             E::Member(base, field, false) => {
@@ -440,11 +574,13 @@ impl<'a> Lower<'a> {
     // Statements
     // ------------------------------------------------------------------------------------------------
 
+    #[cold]
     fn set_stmt(&mut self, start: usize) {
         self.stmt = start;
         self.seq = 0;
     }
 
+    #[cold]
     fn block(&mut self, stmts: &[Stmt]) -> R<()> {
         for s in stmts {
             self.stmt_(s)?;
@@ -452,6 +588,7 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    #[cold]
     fn stmt_(&mut self, s: &Stmt) -> R<()> {
         let start = stmt_start(s);
         if start != 0 || !matches!(s, Stmt::Block(_) | Stmt::Nop) {
@@ -463,6 +600,7 @@ impl<'a> Lower<'a> {
         r
     }
 
+    #[cold]
     fn stmt_inner(&mut self, s: &Stmt) -> R<()> {
         match s {
             Stmt::Nop => Ok(()),
@@ -569,6 +707,7 @@ impl<'a> Lower<'a> {
     }
 
     /// Evaluates an expression whose value is not used: `i++` then needs no copy of the old value.
+    #[cold]
     fn discard(&mut self, e: &Ex) -> R<()> {
         match &e.kind {
             E::IncDec(false, inc, a) => {
@@ -580,6 +719,7 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn for_loop(
         &mut self,
         init: Option<&Stmt>,
@@ -614,6 +754,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A condition as a predicate; a value warpscope does not know stops the run with `what`.
+    #[cold]
     fn cond(&mut self, c: &Ex, what: &str) -> R<PredRef> {
         // A comparison of two integers becomes the predicate itself, not a 0/1 value tested again.
         if let E::Binary(op @ (CBin::Lt | CBin::Le | CBin::Gt | CBin::Ge | CBin::Eq | CBin::Ne), a, b) = &c.kind {
@@ -650,6 +791,7 @@ impl<'a> Lower<'a> {
         self.truth(v, c.span, what)
     }
 
+    #[cold]
     fn truth(&mut self, v: Val, span: Span, what: &str) -> R<PredRef> {
         let (src, w) = match v {
             Val::Int(s, t) => (s, t.width()),
@@ -670,6 +812,7 @@ impl<'a> Lower<'a> {
     }
 
     /// An integer the program needs to know (an index, an array size): its value and type.
+    #[cold]
     fn int(&mut self, e: &Ex, what: &str) -> R<(Src, IntTy)> {
         let v = self.rvalue(e)?;
         let (src, t) = match v {
@@ -685,6 +828,7 @@ impl<'a> Lower<'a> {
         Ok((src, t))
     }
 
+    #[cold]
     fn global_base(&mut self, name: &str) -> u64 {
         if let Some(&v) = self.vars.get(name) {
             return v as u64;
@@ -698,10 +842,12 @@ impl<'a> Lower<'a> {
         b
     }
 
+    #[cold]
     fn param_why(&mut self, d: &Decl) -> u32 {
         self.b.why(format!("the parameter `{}`, which has no value (give it one with --set {}=VALUE)", d.name, d.name))
     }
 
+    #[cold]
     fn declare(&mut self, d: &Decl) -> R<()> {
         if d.auto {
             let e = d.init.as_ref().ok_or_else(|| self.err(d.span, "an `auto` variable needs an initial value"))?;
@@ -833,6 +979,7 @@ impl<'a> Lower<'a> {
     }
 
     /// Adds a variable to the innermost scope.
+    #[cold]
     fn bind(&mut self, name: Rc<str>, binding: Binding) {
         // A redeclaration in the same scope replaces the variable; an inner scope shadows it.
         let from = self.marks.last().copied().unwrap_or(0);
@@ -842,7 +989,54 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// A name a fragment uses without declaring it: indexed, a global pointer whose element type its use
+    /// tells (4-byte `int` when nothing does); otherwise an integer parameter with the launch's thread count.
+    /// Either way it is declared at the top level and listed in a note.
+    #[cold]
+    fn implicit(&mut self, n: &str, indexed: bool, span: Span) -> R<Val> {
+        let at = self.pos(span);
+        let (ty, said) = if indexed {
+            let (elem, from) = match infer_elem(self.ast, n) {
+                Some((t, why)) => (t, why),
+                None => (
+                    Ty::Int { bytes: 4, signed: true },
+                    "nothing in the code tells its element type, so 4-byte int".to_string(),
+                ),
+            };
+            let tname = types(self).name(&elem);
+            let base = self.global_base(n);
+            let said = format!("`{n}` (first used at {at}) is a global pointer to {tname}, at 0x{base:x} ({from}); declare it to say otherwise: `{} *{n};`", c_name(types(self), &elem));
+            (Ty::Ptr(Rc::new(elem)), said)
+        } else {
+            let threads = u64::from(self.launch.threads()) * self.launch.grid.volume();
+            (Ty::Int { bytes: 4, signed: true }, format!("`{n}` (first used at {at}) is an int parameter = {threads}, the launch's thread count; declare it (`int {n} = 1000;`) or give it with --set {n}=VALUE"))
+        };
+        self.assumed.push(said);
+        let v = match &ty {
+            Ty::Ptr(elem) => {
+                let base = self.global_base(n);
+                Val::Ptr { src: Src::Imm(base), to: (**elem).clone(), space: MemSpace::Global, read_only: false }
+            }
+            _ => {
+                let threads = u64::from(self.launch.threads()) * self.launch.grid.volume();
+                Val::Int(Src::Imm(threads & 0xffff_ffff), IntTy::INT)
+            }
+        };
+        // Declared once, for every later use (in any scope).
+        let b = self.var_with(&ty, v.clone(), span, span)?;
+        let at_top = self.globals_end.min(self.scopes.len());
+        self.scopes.insert(at_top, (Rc::from(n), b));
+        self.globals_end += 1;
+        for m in &mut self.marks {
+            if *m >= at_top {
+                *m += 1;
+            }
+        }
+        Ok(v)
+    }
+
     /// The C type of a value (for `auto` and template argument deduction).
+    #[cold]
     fn ty_of(&self, v: &Val) -> Ty {
         match v {
             Val::Int(_, t) => Ty::Int { bytes: u32::from(t.bits) / 8, signed: t.signed },
@@ -853,6 +1047,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A register variable of type `ty` holding `v`; a pointer variable points where `v` does (its space).
+    #[cold]
     fn var_with(&mut self, ty: &Ty, v: Val, span: Span, vspan: Span) -> R<Binding> {
         let mut b = self.new_var(ty, span, |_, _, _| {})?;
         if let (Binding::Var { val: Val::Ptr { space, read_only, .. }, .. }, Val::Ptr { space: s, read_only: r, .. }) =
@@ -866,11 +1061,13 @@ impl<'a> Lower<'a> {
     }
 
     /// A register variable of type `ty`; `init` fills each new scalar register.
+    #[cold]
     fn new_var(&mut self, ty: &Ty, span: Span, mut init: impl FnMut(&mut Self, Reg, Span)) -> R<Binding> {
         let val = self.fresh(ty, span, &mut init)?;
         Ok(Binding::Var { ty: ty.clone(), val })
     }
 
+    #[cold]
     fn fresh(&mut self, ty: &Ty, span: Span, init: &mut impl FnMut(&mut Self, Reg, Span)) -> R<Val> {
         match ty {
             Ty::Int { .. } => {
@@ -902,9 +1099,11 @@ impl<'a> Lower<'a> {
     }
 
     /// The scalar fields of a struct or vector type, with their offsets (nested arrays and structs flattened).
+    #[cold]
     fn fields(&self, ty: &Ty) -> Vec<(u64, Ty)> {
         let t = types(self);
         let mut out = Vec::new();
+        #[cold]
         fn walk(t: &Types, ty: &Ty, off: u64, out: &mut Vec<(u64, Ty)>) {
             match ty {
                 Ty::Vector { elem, n, .. } => {
@@ -934,6 +1133,7 @@ impl<'a> Lower<'a> {
         out
     }
 
+    #[cold]
     fn assign_var_binding(&mut self, b: &Binding, v: Val, span: Span) -> R<()> {
         if let Binding::Var { val, .. } = b {
             let dst = val.clone();
@@ -943,6 +1143,7 @@ impl<'a> Lower<'a> {
     }
 
     /// Copies value `v` (already of the variable's type) into the registers of `dst`.
+    #[cold]
     fn store_into(&mut self, dst: &Val, v: Val, span: Span) -> R<()> {
         match (dst, v) {
             (Val::Agg { leaves, .. }, Val::Agg { leaves: from, .. }) => {
@@ -973,6 +1174,7 @@ impl<'a> Lower<'a> {
     // ------------------------------------------------------------------------------------------------
 
     /// Converts a value to a variable's type: integers wrap to the type's width as on the GPU.
+    #[cold]
     fn convert(&mut self, ty: &Ty, v: Val, span: Span) -> R<Val> {
         Ok(match (ty, v) {
             (Ty::Int { .. }, Val::Int(s, from)) => {
@@ -1031,6 +1233,7 @@ impl<'a> Lower<'a> {
     // ------------------------------------------------------------------------------------------------
 
     /// The accesses reading or writing a value of type `ty` makes.
+    #[cold]
     fn units(&self, place: &Place, store: bool, span: Span) -> R<Vec<Unit>> {
         let t = types(self);
         let mut units = Vec::new();
@@ -1044,7 +1247,8 @@ impl<'a> Lower<'a> {
         Ok(units
             .into_iter()
             .map(|(off, size, signed, label)| {
-                let sz = match (size, signed) {
+                // A store writes the low bytes: it has no signedness (nvdisasm prints STG.E.U8).
+                let sz = match (size, signed && !store) {
                     (1, true) => "S8",
                     (1, false) => "U8",
                     (2, true) => "S16",
@@ -1068,11 +1272,13 @@ impl<'a> Lower<'a> {
     }
 
     /// Records the accesses of reading or writing `place`.
+    #[cold]
     fn access(&mut self, place: &Place, store: bool, span: Span) -> R<()> {
         self.access_into(place, store, span, None)
     }
 
     /// [`Self::access`]; a one-access load can name the register that receives its data.
+    #[cold]
     fn access_into(&mut self, place: &Place, store: bool, span: Span, data: Option<(Reg, u32)>) -> R<()> {
         let units = self.units(place, store, span)?;
         let local = place.space == MemSpace::Local;
@@ -1109,6 +1315,7 @@ impl<'a> Lower<'a> {
 
     /// Reads a place: arrays decay to a pointer to their first element; anything else is a load, whose value
     /// is data.
+    #[cold]
     fn load(&mut self, place: Place, span: Span) -> R<Val> {
         if let Ty::Array(elem, _) = &place.ty {
             return Ok(Val::Ptr {
@@ -1138,6 +1345,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A value of type `ty` in fresh temporaries, unknown for reason `why`.
+    #[cold]
     fn fresh_temp(&mut self, ty: &Ty, span: Span, why: u32) -> R<Val> {
         Ok(match ty {
             Ty::Int { .. } => {
@@ -1169,6 +1377,7 @@ impl<'a> Lower<'a> {
     }
 
     /// The address of element `idx` of an array of `elem` at `base`.
+    #[cold]
     fn index_addr(&mut self, base: Src, elem: &Ty, idx: Src, it: IntTy, span: Span) -> Src {
         let size = types(self).size(elem).max(1);
         let t = it.promoted();
@@ -1181,6 +1390,7 @@ impl<'a> Lower<'a> {
         Src::Reg(d)
     }
 
+    #[cold]
     fn require_ptr(&mut self, src: Src, what: &str, span: Span) {
         if self.unknown_src(src) {
             let ctx = self.b.ctx(format!("{what} depends on "));
@@ -1188,6 +1398,7 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn lvalue(&mut self, e: &Ex) -> R<LRef> {
         match &e.kind {
             E::Name(n) => match self.lookup(n) {
@@ -1199,7 +1410,13 @@ impl<'a> Lower<'a> {
                 None => Err(self.err(e.span, format!("unknown name `{n}`"))),
             },
             E::Index(a, i) => {
-                let base = self.rvalue(a)?;
+                let base = match &a.kind {
+                    // A fragment's undeclared array: a global pointer.
+                    E::Name(n) if self.ast.ran.is_none() && self.lookup(n).is_none() && self.builtin(a).is_none() => {
+                        self.implicit(n, true, a.span)?
+                    }
+                    _ => self.rvalue(a)?,
+                };
                 let (idx, it) = self.int(i, "the index")?;
                 match base {
                     Val::Ptr { src, to, space, read_only } => {
@@ -1247,11 +1464,13 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn member_var_error(&self, _i: usize, _f: &str, e: &Ex) -> InputError {
         self.err(e.span, "assign to a field of a struct held in a register by assigning the whole struct")
     }
 
     /// A field of a struct or vector held in registers.
+    #[cold]
     fn member_of(&self, v: &Val, f: &str, e: &Ex) -> R<Val> {
         let Val::Agg { ty, leaves } = v else {
             return Err(self.err(e.op_span, format!("`.{f}` on a value that is not a struct or vector")));
@@ -1276,6 +1495,7 @@ impl<'a> Lower<'a> {
     // Expressions
     // ------------------------------------------------------------------------------------------------
 
+    #[cold]
     fn rvalue(&mut self, e: &Ex) -> R<Val> {
         if let Some(v) = self.builtin(e) {
             return Ok(v);
@@ -1290,6 +1510,7 @@ impl<'a> Lower<'a> {
                 // C++'s bool literals, promoted to int like any bool.
                 None if n == "true" || n == "false" => Ok(Val::Int(Src::Imm(u64::from(n == "true")), IntTy::INT)),
                 None if n == "nullptr" => Ok(Val::Int(Src::Imm(0), IntTy::LLONG)),
+                None if self.ast.ran.is_none() => self.implicit(n, false, e.span),
                 None => Err(self
                     .err(e.span, format!("unknown name `{n}`: declare it, or give it a value with --set {n}=VALUE"))),
             },
@@ -1376,6 +1597,7 @@ impl<'a> Lower<'a> {
     }
 
     /// The type of `a` without evaluating it (for `sizeof`): names, elements and fields of names.
+    #[cold]
     fn static_type(&self, a: &Ex) -> R<Ty> {
         let t = types(self);
         match &a.kind {
@@ -1407,6 +1629,7 @@ impl<'a> Lower<'a> {
     }
 
     /// Whether `a` names memory (so `a.f` is a field of a memory place, not of a register struct).
+    #[cold]
     fn is_memory(&self, a: &Ex) -> bool {
         match &a.kind {
             E::Name(n) => matches!(self.lookup(n).map(|i| &self.scopes[i].1), Some(Binding::Mem(_))),
@@ -1418,6 +1641,7 @@ impl<'a> Lower<'a> {
 
     /// Whether evaluating `e` has no effect and cannot fail: then both sides of `&&`, `||` and `?:` can be
     /// computed and selected, without a branch.
+    #[cold]
     fn is_pure(&self, e: &Ex) -> bool {
         match &e.kind {
             E::Int(_) | E::Float | E::SizeofType(_) => true,
@@ -1436,6 +1660,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A copy of a value's registers (so a later change of the variable does not change it).
+    #[cold]
     fn copy(&mut self, v: &Val, span: Span) -> Val {
         match v {
             Val::Agg { ty, leaves } => {
@@ -1457,6 +1682,7 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn unary(&mut self, op: UnOp, v: Val, e: &Ex) -> R<Val> {
         match v {
             Val::Int(s, t) => {
@@ -1481,6 +1707,7 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn setp(&mut self, cmp: Cmp, signed: bool, w: Width, a: Src, b: Src, span: Span) -> PredRef {
         if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
             return if exec::setp(cmp, signed, w, x, y) { PredRef::TRUE } else { PredRef::TRUE.negated() };
@@ -1491,6 +1718,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A predicate as an `int` 0 or 1.
+    #[cold]
     fn bool_val(&mut self, p: PredRef, span: Span) -> Val {
         match p.idx {
             None => Val::Int(Src::Imm(u64::from(!p.neg)), IntTy::INT),
@@ -1502,6 +1730,7 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn binary(&mut self, op: CBin, x: Val, y: Val, e: &Ex) -> R<Val> {
         let span = e.span;
         match (x, y) {
@@ -1548,6 +1777,7 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn int_binary(&mut self, op: CBin, a: Src, ta: IntTy, b: Src, tb: IntTy, e: &Ex) -> R<Val> {
         let span = e.span;
         // Shifts take the promoted type of the left operand; everything else the usual conversions.
@@ -1606,6 +1836,7 @@ impl<'a> Lower<'a> {
         Ok(Val::Int(self.bin(kind, w, a, b, span), t))
     }
 
+    #[cold]
     fn pred_logic(&mut self, op: PredOp, a: PredRef, b: PredRef, span: Span) -> PredRef {
         let t = PredRef::TRUE;
         let f = t.negated();
@@ -1647,6 +1878,7 @@ impl<'a> Lower<'a> {
     }
 
     /// `a && b` or `a || b` whose right side has effects: it runs only in the lanes that need it.
+    #[cold]
     fn short_circuit(&mut self, op: CBin, a: &Ex, b: &Ex, e: &Ex) -> R<Val> {
         let pa = self.cond(a, "the condition")?;
         let r = self.temp();
@@ -1661,6 +1893,7 @@ impl<'a> Lower<'a> {
         Ok(Val::Int(Src::Reg(r), IntTy::INT))
     }
 
+    #[cold]
     fn ternary(&mut self, c: &Ex, a: &Ex, b: &Ex, e: &Ex) -> R<Val> {
         let p = self.cond(c, "the condition")?;
         if self.is_pure(a) && self.is_pure(b) {
@@ -1685,6 +1918,7 @@ impl<'a> Lower<'a> {
         Ok(slot)
     }
 
+    #[cold]
     fn result_slot(&mut self, like: &Val, e: &Ex) -> R<(Val, Ty)> {
         let ty = match like {
             Val::Int(_, t) => {
@@ -1704,6 +1938,7 @@ impl<'a> Lower<'a> {
         Ok((v, ty))
     }
 
+    #[cold]
     fn select(&mut self, p: PredRef, x: Val, y: Val, e: &Ex) -> R<Val> {
         let span = e.span;
         if p.idx.is_none() {
@@ -1732,6 +1967,7 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn assign(&mut self, lhs: &Ex, op: Option<CBin>, v: Val, e: &Ex) -> R<Val> {
         // A field of a register struct: `s.x = v`.
         if let E::Member(base, f, false) = &lhs.kind {
@@ -1793,6 +2029,7 @@ impl<'a> Lower<'a> {
         }
     }
 
+    #[cold]
     fn call(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Val> {
         match name {
             "__comma" => {
@@ -2018,12 +2255,14 @@ impl<'a> Lower<'a> {
     }
 
     /// A cooperative_groups handle (a struct with no fields).
+    #[cold]
     fn group(&self, name: &str) -> Val {
         let ty = types(self).lookup(name).unwrap_or(Ty::Void);
         Val::Agg { ty, leaves: Vec::new() }
     }
 
     /// An integer argument that must be a constant.
+    #[cold]
     fn const_int(&mut self, e: &Ex, what: &str) -> R<u64> {
         match self.rvalue(e)? {
             Val::Int(Src::Imm(v), _) => Ok(v),
@@ -2032,6 +2271,7 @@ impl<'a> Lower<'a> {
     }
 
     /// `mode` shuffle of `v` within segments of `width` lanes.
+    #[cold]
     fn shuffle(&mut self, mode: ShflMode, v: Val, lane: &Ex, width: u64, e: &Ex) -> R<Val> {
         if !matches!(width, 1 | 2 | 4 | 8 | 16 | 32) {
             return Err(self.err(e.span, format!("shuffle width {width}: it is a power of two up to 32")));
@@ -2058,6 +2298,7 @@ impl<'a> Lower<'a> {
         })
     }
 
+    #[cold]
     fn vote(&mut self, name: &str, p: PredRef, span: Span) -> R<Val> {
         if name == "__ballot_sync" {
             let d = self.temp();
@@ -2081,6 +2322,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A method of a cooperative_groups handle.
+    #[cold]
     fn method(&mut self, recv: &Val, m: &str, args: &[Ex], e: &Ex) -> R<Val> {
         let Val::Agg { ty: Ty::Struct(i), .. } = recv else {
             return Err(self.err(e.op_span, format!("`.{m}()` on a value that is not a cooperative_groups group")));
@@ -2145,6 +2387,7 @@ impl<'a> Lower<'a> {
     }
 
     /// `atomicAdd(p, v)` and friends: a read-modify-write warpscope lists but does not count.
+    #[cold]
     fn atomic(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Val> {
         const OPS: [(&str, &str); 11] = [
             ("atomicAdd", "ADD"),
@@ -2189,6 +2432,7 @@ impl<'a> Lower<'a> {
     }
 
     /// `SharedMemory<T>()`: a pointer to the kernel's dynamic shared memory, typed by the view's conversion.
+    #[cold]
     fn shared_view(&mut self, name: &str, e: &Ex) -> R<Option<Val>> {
         let file = Rc::clone(&self.ast.file);
         let base = name.split('<').next().unwrap_or(name);
@@ -2231,6 +2475,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A call of a `__device__` function of the file, inlined. `None` when no such function exists.
+    #[cold]
     fn call_fn(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Option<Val>> {
         let file = Rc::clone(&self.ast.file);
         let base = name.split('<').next().unwrap_or(name).to_string();
@@ -2322,6 +2567,7 @@ impl<'a> Lower<'a> {
     }
 
     /// Template arguments of a call from its arguments' types: `T` from a parameter declared `T` or `T *`.
+    #[cold]
     fn deduce(&mut self, item: &super::file::FnItem, file: &super::File, vals: &[Val], e: &Ex) -> R<String> {
         // The declared parameter types, as token words, from the function's own tokens.
         let toks = &file.toks[item.toks.clone()];
@@ -2412,6 +2658,7 @@ pub struct Lowered {
 }
 
 /// Lowers a CUDA snippet or file into a program.
+#[cold]
 pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Result<Lowered, InputError> {
     let ast = super::parse(src, opts.kernel, opts.sm)?;
     // The file's own launch of this kernel gives the block and grid it was written for.

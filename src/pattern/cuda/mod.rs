@@ -14,6 +14,10 @@
 //! laid out from offset 0 of the shared window; local arrays in local memory. Values loaded from memory are
 //! data: warpscope follows addresses, so an address or a branch that depends on loaded data is an error
 //! that says where the data came from.
+//!
+//! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
+//! size") while the executor stays optimised for speed.
 
 mod file;
 mod lower;
@@ -53,6 +57,7 @@ struct StructDef {
     align: u64,
 }
 
+#[cold]
 fn scalar(name: &str) -> Option<Ty> {
     let int = |bytes, signed| Some(Ty::Int { bytes, signed });
     match name {
@@ -108,6 +113,7 @@ const VECTORS: [(&str, &str, u32, u32, u32); 27] = [
     ("__half2", "half", 2, 4, 4),
 ];
 
+#[cold]
 fn vector(name: &str) -> Option<Ty> {
     VECTORS
         .iter()
@@ -128,6 +134,7 @@ const GROUP_TEMPLATES: [&str; 8] =
 const GROUP_TYPES: [&str; 3] = ["thread_block", "coalesced_group", "thread_group"];
 
 impl Types {
+    #[cold]
     fn size(&self, t: &Ty) -> u64 {
         match t {
             Ty::Int { bytes, .. } | Ty::Float { bytes } => u64::from(*bytes),
@@ -139,6 +146,7 @@ impl Types {
         }
     }
 
+    #[cold]
     fn align(&self, t: &Ty) -> u64 {
         match t {
             Ty::Int { bytes, .. } | Ty::Float { bytes } => u64::from(*bytes),
@@ -150,12 +158,14 @@ impl Types {
         }
     }
 
+    #[cold]
     fn lookup(&self, name: &str) -> Option<Ty> {
         scalar(name).or_else(|| self.structs.iter().position(|s| s.name == name).map(Ty::Struct))
     }
 
     /// Types with the cooperative_groups handles a kernel declares (`thread_block`, `thread_block_tile<32>`):
     /// structs with no fields, whose methods the lowering knows.
+    #[cold]
     fn with_groups() -> Types {
         let mut structs: Vec<StructDef> = GROUP_TYPES
             .iter()
@@ -167,6 +177,7 @@ impl Types {
         Types { structs }
     }
 
+    #[cold]
     fn name(&self, t: &Ty) -> String {
         match t {
             Ty::Int { bytes, signed } => format!("{}int{}", if *signed { "" } else { "u" }, bytes * 8),
@@ -182,6 +193,7 @@ impl Types {
     }
 
     /// The memory accesses that reading or writing a value of type `t` takes: (offset, size, signed, label).
+    #[cold]
     fn units(&self, t: &Ty, label: &str, out: &mut Vec<(u64, u32, bool, String)>) {
         match t {
             Ty::Int { bytes, signed } => out.push((0, *bytes, *signed, label.to_string())),
@@ -222,6 +234,7 @@ impl Types {
         }
     }
 
+    #[cold]
     fn field(&self, t: &Ty, f: &str) -> Option<(Ty, u64)> {
         match t {
             Ty::Struct(i) => {
@@ -314,6 +327,7 @@ struct FnDef {
     body: Vec<Stmt>,
 }
 
+#[cold]
 fn stmt_start(s: &Stmt) -> usize {
     match s {
         Stmt::Decl(d) => d.first().map_or(0, |d| d.span.start),
@@ -369,6 +383,7 @@ const QUALIFIERS: [&str; 15] = [
 ];
 
 impl<'a> CudaParser<'a> {
+    #[cold]
     fn at_decl(&self) -> bool {
         match self.p.peek() {
             Tok::Ident(w) => {
@@ -382,11 +397,13 @@ impl<'a> CudaParser<'a> {
         }
     }
 
+    #[cold]
     fn is_int_word(&self, w: &str) -> bool {
         matches!(w, "unsigned" | "signed" | "long" | "short")
     }
 
     /// `#define NAME value` becomes a constant; `#include` and `#pragma` lines are ignored.
+    #[cold]
     fn define(&mut self, line: &str, span: Span) -> Result<Option<Stmt>, InputError> {
         let src = self.p.src;
         let Some(rest) = line.strip_prefix("define") else {
@@ -431,6 +448,7 @@ impl<'a> CudaParser<'a> {
         Ok(Some(Stmt::Decl(vec![decl])))
     }
 
+    #[cold]
     fn struct_definition_ahead(&self) -> bool {
         // `struct Name {` or `struct {`.
         let t1 = &self.p.toks[(self.p.pos + 1).min(self.p.toks.len() - 1)].tok;
@@ -438,6 +456,7 @@ impl<'a> CudaParser<'a> {
         matches!(t1, Tok::Punct("{")) || matches!((t1, t2), (Tok::Ident(_), Tok::Punct("{")))
     }
 
+    #[cold]
     fn struct_def(&mut self) -> Result<(), InputError> {
         let typedef = self.p.at_word("typedef");
         if typedef {
@@ -506,6 +525,7 @@ impl<'a> CudaParser<'a> {
         Ok(())
     }
 
+    #[cold]
     fn resolve(&self, tn: &TypeName) -> Result<Ty, InputError> {
         if tn.base == "auto" {
             return Ok(Ty::Void);
@@ -516,6 +536,7 @@ impl<'a> CudaParser<'a> {
     }
 
     /// A function definition at the parser's position: qualifiers, return type, name, parameters, body.
+    #[cold]
     fn function_def(&mut self, kind: FnKind) -> Result<FnDef, InputError> {
         loop {
             if self.p.at_word("__launch_bounds__") {
@@ -631,6 +652,7 @@ impl<'a> CudaParser<'a> {
     }
 
     /// The index past the parenthesis group that starts at the parser's next token.
+    #[cold]
     fn matching_here(&self) -> Result<usize, InputError> {
         let mut depth = 0i32;
         let mut k = self.p.pos;
@@ -648,6 +670,7 @@ impl<'a> CudaParser<'a> {
         }
     }
 
+    #[cold]
     fn statement(&mut self, top: bool) -> Result<Stmt, InputError> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
@@ -658,6 +681,7 @@ impl<'a> CudaParser<'a> {
         r
     }
 
+    #[cold]
     fn statement_inner(&mut self, top: bool) -> Result<Stmt, InputError> {
         if let Tok::Hash(line) = self.p.peek().clone() {
             let span = self.p.span();
@@ -757,6 +781,7 @@ impl<'a> CudaParser<'a> {
         self.simple_statement()
     }
 
+    #[cold]
     fn comma_expr(&mut self) -> Result<Ex, InputError> {
         let mut e = self.p.assignment()?;
         while self.p.eat(",") {
@@ -769,6 +794,7 @@ impl<'a> CudaParser<'a> {
     }
 
     /// A declaration or an expression, ending with `;`.
+    #[cold]
     fn simple_statement(&mut self) -> Result<Stmt, InputError> {
         // `vec4 *in;` or `myint x;`: an unknown word used as a type.
         if let Tok::Ident(w) = self.p.peek().clone() {
@@ -789,6 +815,7 @@ impl<'a> CudaParser<'a> {
         Ok(Stmt::Expr(e))
     }
 
+    #[cold]
     fn declaration(&mut self) -> Result<Vec<Decl>, InputError> {
         let start = self.p.span();
         let mut storage = Storage::Reg;
@@ -862,6 +889,7 @@ impl<'a> CudaParser<'a> {
     }
 }
 
+#[cold]
 fn wrap_ptr(mut t: Ty, pointers: u32) -> Ty {
     for _ in 0..pointers {
         t = Ty::Ptr(Rc::new(t));
@@ -869,6 +897,7 @@ fn wrap_ptr(mut t: Ty, pointers: u32) -> Ty {
     t
 }
 
+#[cold]
 fn const_eval(e: &Ex) -> Option<i128> {
     match &e.kind {
         E::Int(n) => Some(*n),
@@ -878,6 +907,7 @@ fn const_eval(e: &Ex) -> Option<i128> {
 }
 
 /// A parsed snippet: its types and statements, with the body of one kernel (`kernel`, else the first).
+#[cold]
 fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError> {
     let toks = lex(src)?;
     // What nvcc defines in a device compilation for this architecture.
@@ -1004,6 +1034,7 @@ fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError
 }
 
 /// Example template arguments for `item`'s parameters: `int` for a type, the default or 256 for a value.
+#[cold]
 fn example_args(item: &FnItem) -> String {
     let v: Vec<String> = item
         .params
@@ -1027,6 +1058,7 @@ fn example_args(item: &FnItem) -> String {
 }
 
 /// Parses function `item` with its template parameters replaced by `args` (`int, 256`).
+#[cold]
 fn instantiate(src: &str, file: &File, types: &Types, item: &FnItem, args: Option<&str>) -> Result<FnDef, InputError> {
     let mut values: Vec<Vec<Tok>> = Vec::new();
     if let Some(args) = args.filter(|a| !a.trim().is_empty()) {

@@ -7,6 +7,10 @@
 //! other macro (with arguments, or whose value is not an expression, such as `#define SHARED __shared__`) is
 //! expanded here. Expanded tokens point at the macro's use, so an error inside one names the line that used
 //! it.
+//!
+//! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
+//! size") while the executor stays optimised for speed.
 
 use super::super::cexpr::{BinOp, Ex, Parser, UnOp, E};
 use super::super::lex::{lex, Tok, Token};
@@ -33,6 +37,7 @@ pub struct Macros {
 }
 
 /// The directive's name and the tokens after it, with spans in `src`.
+#[cold]
 fn directive(src: &str, span: Span) -> Result<(String, Vec<Token>), InputError> {
     let text = &src[span.start + 1..span.end];
     // A `\` before a newline joins the lines: blank both out so that offsets stay offsets into `src`.
@@ -65,6 +70,7 @@ fn directive(src: &str, span: Span) -> Result<(String, Vec<Token>), InputError> 
 }
 
 /// Whether `body` is exactly one expression the parser can make a constant of.
+#[cold]
 fn is_expression(src: &str, body: &[Token]) -> bool {
     if body.is_empty() || body.iter().any(|t| matches!(t.tok, Tok::Str | Tok::Punct(";" | "{" | "}" | "#"))) {
         return false;
@@ -80,6 +86,7 @@ fn is_expression(src: &str, body: &[Token]) -> bool {
     p.ternary().is_ok() && matches!(p.peek(), Tok::End)
 }
 
+#[cold]
 fn is_keyword(w: &str) -> bool {
     super::super::cexpr::BUILTIN_TYPES.contains(&w)
         || matches!(
@@ -108,6 +115,7 @@ fn is_keyword(w: &str) -> bool {
 
 /// Runs the preprocessor over `toks` (all of `src`). `predefined` are the compiler's macros
 /// (`__CUDA_ARCH__`).
+#[cold]
 pub fn preprocess(
     src: &str,
     toks: Vec<Token>,
@@ -240,6 +248,7 @@ pub fn preprocess(
 }
 
 /// The tokens of a macro use starting at `toks[i]`: `(arguments, index after the use)`.
+#[cold]
 fn invocation(src: &str, toks: &[Token], i: usize, m: &Macro) -> Result<(usize, usize), InputError> {
     if m.params.is_none() || !matches!(toks.get(i + 1).map(|t| &t.tok), Some(Tok::Punct("("))) {
         return Ok((1, i + 1));
@@ -264,6 +273,7 @@ fn invocation(src: &str, toks: &[Token], i: usize, m: &Macro) -> Result<(usize, 
 impl Macros {
     /// Expands the macros in `toks` (a whole use, or any run of tokens) into `out`. `all`: also the
     /// expression macros the parser keeps (for `#if` and host code).
+    #[cold]
     fn expand_into(
         &self,
         src: &str,
@@ -349,6 +359,7 @@ impl Macros {
 }
 
 /// Splits a macro's argument tokens on the commas outside parentheses.
+#[cold]
 fn split_args(toks: &[Token]) -> Vec<Vec<Token>> {
     let mut args = vec![Vec::new()];
     let mut depth = 0;
@@ -368,6 +379,7 @@ fn split_args(toks: &[Token]) -> Vec<Vec<Token>> {
 }
 
 /// `a ## b`: the two tokens' text joined and read again as one token.
+#[cold]
 fn paste(src: &str, body: Vec<Token>) -> Result<Vec<Token>, InputError> {
     if !body.iter().any(|t| matches!(t.tok, Tok::Punct("#"))) {
         return Ok(body);
@@ -407,6 +419,7 @@ fn paste(src: &str, body: Vec<Token>) -> Result<Vec<Token>, InputError> {
 }
 
 /// The value of an `#if` condition.
+#[cold]
 fn condition(src: &str, rest: &[Token], macros: &Macros, span: Span) -> Result<bool, InputError> {
     // `defined X` and `defined(X)` first, before the names are expanded.
     let mut toks = Vec::new();
@@ -434,6 +447,7 @@ fn condition(src: &str, rest: &[Token], macros: &Macros, span: Span) -> Result<b
 }
 
 /// Evaluates preprocessor-style: names left after expansion are 0 (`true` is 1).
+#[cold]
 fn const_tokens(src: &str, mut toks: Vec<Token>, _macros: &Macros) -> Result<i128, InputError> {
     for t in &mut toks {
         if let Tok::Ident(w) = &t.tok {
@@ -451,6 +465,7 @@ fn const_tokens(src: &str, mut toks: Vec<Token>, _macros: &Macros) -> Result<i12
 }
 
 /// The value of a constant integer expression.
+#[cold]
 pub fn const_eval(src: &str, e: &Ex) -> Result<i128, InputError> {
     let v = |x: &Ex| const_eval(src, x);
     match &e.kind {
@@ -476,6 +491,7 @@ pub fn const_eval(src: &str, e: &Ex) -> Result<i128, InputError> {
 
 /// The constant value of tokens from host code, with macros expanded and `known` names (host variables
 /// with constant values) looked up; `None` when something is not constant.
+#[cold]
 pub fn host_value(src: &str, toks: &[Token], macros: &Macros, known: &HashMap<String, i128>) -> Option<i128> {
     let mut expanded = Vec::new();
     macros.expand_into(src, toks, &mut HashSet::new(), &mut expanded, 0, true).ok()?;

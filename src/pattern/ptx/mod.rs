@@ -822,7 +822,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> R<Program
         let size = decl_bytes(d, n);
         offset = align_up(offset, d.align.unwrap_or(d.elem_bytes()));
         let short = n.name.rsplit_once("_param_").map(|(_, i)| format!("param_{i}"));
-        let cbank = bank.map(|b| super::sass::cbank_key(0, b + offset as u32));
+        let cbank = bank.map(|b| super::params::cbank_key(0, b + offset as u32));
         let given = [Some(n.name.clone()), short.clone(), cbank.clone()]
             .into_iter()
             .flatten()
