@@ -271,3 +271,17 @@ fn errors_in_files_name_the_construct_and_its_place() {
         assert!(e.contains(&format!(" {at}:")) || e.contains(&format!("{at}: ")), "{text}: expected at {at}: {e}");
     }
 }
+
+#[test]
+fn host_code_of_any_kind_is_read_past() {
+    // Type aliases a kernel uses, an enum, host globals (one of a type warpscope does not know), and host code
+    // using another library: only the launch is read (block 64, one block).
+    let text = "typedef unsigned int uint;\nusing real = float;\nenum Mode { A, B };\nfloat *d_host;\nthrust::host_vector<int> hv;\n__global__ void k(real *p) { uint i = threadIdx.x; p[i * 2] = 0; }\nint main() { thrust::device_vector<float> v(10); k<<<1, 64>>>(d_host); }\n";
+    let r = ok(&scenario(Lang::Cuda, text, "32", None, "8.0"));
+    // 2 warps, each writing every other float of 256 bytes: 8 sectors.
+    assert_eq!(sectors(&r), vec![16]);
+    assert_eq!(r.instructions[0].warps, 2);
+    // Without a kernel, the same host global is an error: then it is the code.
+    let e = scenario(Lang::Cuda, "thrust::host_vector<int> hv;\n", "32", None, "8.0").run().unwrap_err().to_string();
+    assert!(e.contains("1:1"), "{e}");
+}

@@ -84,9 +84,9 @@ pub(super) struct FileItems {
 const NAMESPACES: [&str; 4] = ["cooperative_groups", "std", "cuda", "nvcuda"];
 
 /// Drops namespace qualifiers (`cg::`, `cooperative_groups::`, `::`) before names, given the file's
-/// namespace aliases; a qualifier it does not know is an error.
+/// namespace aliases. Another qualifier stays part of the name (`thrust::fill`).
 #[cold]
-pub(super) fn strip_namespaces(src: &str, toks: Vec<Token>) -> Result<Vec<Token>, InputError> {
+pub(super) fn strip_namespaces(toks: Vec<Token>) -> Vec<Token> {
     let mut aliases: Vec<String> = NAMESPACES.iter().map(|s| s.to_string()).collect();
     let mut out: Vec<Token> = Vec::with_capacity(toks.len());
     let mut i = 0;
@@ -116,12 +116,20 @@ pub(super) fn strip_namespaces(src: &str, toks: Vec<Token>) -> Result<Vec<Token>
                     i += 2;
                     continue;
                 }
+                // Another namespace or class (`thrust::`, `std::chrono::`): one name, which host code may
+                // use freely; device code that uses it gets an error naming it.
                 Some(Tok::Ident(ns)) if !matches!(ns.as_str(), "namespace" | "using") => {
-                    return Err(InputError::at(
-                        src,
-                        Span { start: out.last().expect("a name").span.start, end: toks[i].span.end },
-                        format!("`{ns}::` is a namespace or class warpscope does not know (known: cooperative_groups and its aliases)"),
-                    ));
+                    if let Some(Token { tok: Tok::Ident(next), span }) = toks.get(i + 1) {
+                        let first = out.pop().expect("a name").span;
+                        out.push(Token {
+                            tok: Tok::Ident(format!("{ns}::{next}")),
+                            span: Span { start: first.start, end: span.end },
+                        });
+                        i += 2;
+                        continue;
+                    }
+                    i += 1;
+                    continue;
                 }
                 // `::threadIdx`: the global namespace.
                 _ => {
@@ -133,7 +141,7 @@ pub(super) fn strip_namespaces(src: &str, toks: Vec<Token>) -> Result<Vec<Token>
         out.push(toks[i].clone());
         i += 1;
     }
-    Ok(out)
+    out
 }
 
 impl<'a> CudaParser<'a> {
@@ -221,7 +229,8 @@ impl<'a> CudaParser<'a> {
                 continue;
             }
             // `namespace cg = cooperative_groups;`, `using namespace std;`
-            if self.p.at_word("using")
+            let using_alias = self.p.at_word("using") && matches!(self.tok(self.p.pos + 2), Tok::Punct("="));
+            if self.p.at_word("using") && !using_alias
                 || (self.p.at_word("namespace")
                     && matches!(self.p.peek2(), Tok::Ident(_))
                     && matches!(self.tok(self.p.pos + 2), Tok::Punct("=")))
@@ -262,6 +271,20 @@ impl<'a> CudaParser<'a> {
                 self.template_item()?;
                 continue;
             }
+            // `enum E { A, B };` (host code's, or values a kernel could use: not modelled, read past).
+            if self.p.at_word("enum") {
+                let end = self.brace_after(self.p.pos)?;
+                self.p.pos = end;
+                self.p.eat(";");
+                continue;
+            }
+            // `typedef unsigned int uint;` and `using real = float;`: another name for a type.
+            let alias = self.p.at_word("typedef") && !matches!(self.p.peek2(), Tok::Ident(w) if w == "struct")
+                || self.p.at_word("using") && matches!(self.tok(self.p.pos + 2), Tok::Punct("="));
+            if alias {
+                self.type_alias()?;
+                continue;
+            }
             if self.p.at_word("typedef")
                 || (self.p.at_word("struct") || self.p.at_word("class")) && self.struct_definition_ahead()
             {
@@ -276,16 +299,50 @@ impl<'a> CudaParser<'a> {
                 self.function_item(kind, Vec::new(), false)?;
                 continue;
             }
-            let s = self.statement(true)?;
-            // A host global holding a string (`const char *sSDKsample = "transpose";`) never reaches a kernel.
-            let host_string = matches!(&s, Stmt::Decl(ds) if ds.iter().any(|d| matches!(d.init.as_ref().map(|e| &e.kind), Some(E::Str))));
-            if !host_string {
-                out.push(s);
+            // A statement at the top level: a fragment's, or in a file with kernels a global declaration. Host
+            // globals of types warpscope does not know (`thrust::host_vector<int> v;`) may not parse: the
+            // first such error is kept, and reported only if the file turns out to have no kernel.
+            let at = self.p.pos;
+            match self.statement(true) {
+                Ok(s) => {
+                    // A host string (`const char *sSDKsample = "transpose";`) never reaches a kernel.
+                    let host_string = matches!(&s, Stmt::Decl(ds) if ds.iter().any(|d| matches!(d.init.as_ref().map(|e| &e.kind), Some(E::Str))));
+                    if !host_string {
+                        out.push(s);
+                    }
+                }
+                Err(e) => {
+                    self.deferred.get_or_insert(e);
+                    self.p.pos = at;
+                    while !matches!(self.p.peek(), Tok::End) && !self.p.eat(";") {
+                        let next = self.matching(self.p.pos)?;
+                        self.p.pos = next;
+                    }
+                }
             }
         }
         if open_blocks > 0 {
             return Err(self.p.err("expected `}` to close the namespace"));
         }
+        Ok(())
+    }
+
+    /// `typedef TYPE NAME;` or `using NAME = TYPE;`.
+    fn type_alias(&mut self) -> Result<(), InputError> {
+        let using = self.p.at_word("using");
+        self.p.bump();
+        let (name, tn) = if using {
+            let name = self.p.ident("the alias's name")?;
+            self.p.expect("=", "after the alias's name")?;
+            (name, self.p.type_name()?)
+        } else {
+            let tn = self.p.type_name()?;
+            (self.p.ident("the typedef's name")?, tn)
+        };
+        let ty = super::wrap_ptr(self.resolve(&tn)?, tn.pointers);
+        self.p.expect(";", "after the type alias")?;
+        self.types.aliases.push((name.clone(), ty));
+        self.p.types.insert(name);
         Ok(())
     }
 

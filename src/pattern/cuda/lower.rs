@@ -994,6 +994,12 @@ impl<'a> Lower<'a> {
     /// Either way it is declared at the top level and listed in a note.
     #[cold]
     fn implicit(&mut self, n: &str, indexed: bool, span: Span) -> R<Val> {
+        if let Some((ns, _)) = n.split_once("::") {
+            return Err(self.err(span, format!("`{ns}::` is a namespace or class warpscope does not know (known: cooperative_groups and its aliases)")));
+        }
+        if types(self).lookup(n).is_some() || matches!(n, "auto" | "thread_block_tile") {
+            return Err(self.err(span, format!("the type `{n}` where a value belongs")));
+        }
         let at = self.pos(span);
         let (ty, said) = if indexed {
             let (elem, from) = match infer_elem(self.ast, n) {
@@ -2245,6 +2251,12 @@ impl<'a> Lower<'a> {
                 }
                 if let Some(v) = self.call_fn(name, args, e)? {
                     return Ok(v);
+                }
+                if let Some((ns, _)) = name.split_once("::") {
+                    return Err(self.err(
+                        e.op_span,
+                        format!("`{ns}::` is a namespace or class warpscope does not know (known: cooperative_groups and its aliases)"),
+                    ));
                 }
                 Err(self.err(
                     e.op_span,

@@ -124,6 +124,8 @@ fn vector(name: &str) -> Option<Ty> {
 #[derive(Clone)]
 struct Types {
     structs: Vec<StructDef>,
+    /// `typedef` and `using` names.
+    aliases: Vec<(String, Ty)>,
 }
 
 /// cooperative_groups' templates: the tile, and the operators `cg::reduce` takes.
@@ -160,7 +162,9 @@ impl Types {
 
     #[cold]
     fn lookup(&self, name: &str) -> Option<Ty> {
-        scalar(name).or_else(|| self.structs.iter().position(|s| s.name == name).map(Ty::Struct))
+        scalar(name)
+            .or_else(|| self.structs.iter().position(|s| s.name == name).map(Ty::Struct))
+            .or_else(|| self.aliases.iter().find(|a| a.0 == name).map(|a| a.1.clone()))
     }
 
     /// Types with the cooperative_groups handles a kernel declares (`thread_block`, `thread_block_tile<32>`):
@@ -174,7 +178,7 @@ impl Types {
         for n in [1, 2, 4, 8, 16, 32] {
             structs.push(StructDef { name: format!("thread_block_tile<{n}>"), fields: Vec::new(), size: 0, align: 1 });
         }
-        Types { structs }
+        Types { structs, aliases: Vec::new() }
     }
 
     #[cold]
@@ -343,6 +347,8 @@ struct CudaParser<'a> {
     depth: u32,
     /// Functions, launches and template instances of the file.
     files: FileItems,
+    /// The first top-level statement that did not parse (an error only if the file has no kernel).
+    deferred: Option<InputError>,
     macros: Rc<Macros>,
 }
 
@@ -920,7 +926,7 @@ fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError
         ("NULL", 0),
     ];
     let (toks, macros) = pre::preprocess(src, toks, &predefined)?;
-    let toks = file::strip_namespaces(src, toks)?;
+    let toks = file::strip_namespaces(toks);
     let mut types_set: std::collections::HashSet<String> =
         super::cexpr::BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
     types_set.extend(VECTORS.iter().map(|v| v.0.to_string()));
@@ -936,10 +942,11 @@ fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError
         depth: 0,
         files: FileItems::default(),
         macros: Rc::new(macros),
+        deferred: None,
     };
     let mut stmts = Vec::new();
     cp.top_level(&mut stmts)?;
-    let CudaParser { p, types, files, macros, .. } = cp;
+    let CudaParser { p, types, files, macros, deferred, .. } = cp;
     let file = Rc::new(File {
         type_names: p.types.clone(),
         templates: p.templates.clone(),
@@ -1007,6 +1014,17 @@ fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError
             item.map_or(Span { start: 0, end: 1 }, |x| x.span),
             format!("`{f}` is a template kernel that nothing in the file instantiates: choose its arguments with --kernel '{f}<{example}>' (for example), or add a launch or `template __global__ void {f}<…>(…);`"),
         ));
+    }
+    if chosen.is_some() {
+        // In a file with kernels, the top level's variables are the host's (`float *d_A;`, `int n = 1024;`)
+        // unless they are __device__, __constant__, __shared__ or constants, which kernels can use; and no
+        // statement there is code.
+        stmts.retain(|s| match s {
+            Stmt::Decl(ds) => ds.iter().all(|d| !matches!(d.storage, Storage::Param | Storage::Reg)),
+            _ => false,
+        });
+    } else if let Some(e) = deferred {
+        return Err(e);
     }
     let kernel_start = stmts.len();
     let mut launch = None;
@@ -1129,7 +1147,13 @@ fn instantiate(src: &str, file: &File, types: &Types, item: &FnItem, args: Optio
     let mut p = Parser::new(src, toks);
     p.types = file.type_names.clone();
     p.templates = file.templates.clone();
-    let mut cp =
-        CudaParser { p, types: types.clone(), depth: 0, files: FileItems::default(), macros: Rc::clone(&file.macros) };
+    let mut cp = CudaParser {
+        p,
+        types: types.clone(),
+        depth: 0,
+        files: FileItems::default(),
+        macros: Rc::clone(&file.macros),
+        deferred: None,
+    };
     cp.function_def(item.kind)
 }
