@@ -157,7 +157,7 @@ struct InputArgs {
     /// Byte address as an expression per thread: `4*lane`, `8*tid + 0x100`, `16*lane if lane < 20`.
     #[arg(long)]
     addr: Option<String>,
-    /// A CUDA snippet file (`-` for standard input).
+    /// A CUDA file: a snippet, a kernel or a whole `.cu` file with host code (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     cuda: Option<String>,
     /// A PTX file as `nvcc -ptx` or clang writes it (`-` for standard input).

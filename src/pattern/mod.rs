@@ -169,7 +169,7 @@ pub fn warp_from_expr(source: &str, instr: &Instr, mask: LaneSet) -> Result<Warp
 pub enum Lang {
     /// One address expression per thread.
     Expr,
-    /// A CUDA snippet.
+    /// CUDA: a snippet, a kernel or a whole `.cu` file.
     Cuda,
     /// SASS text.
     Sass,

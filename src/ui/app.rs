@@ -177,7 +177,7 @@ fn blocks_text(r: &crate::trace::ProgramResult) -> String {
 fn lang_label(l: Lang) -> &'static str {
     match l {
         Lang::Expr => "expression",
-        Lang::Cuda => "CUDA snippet",
+        Lang::Cuda => "CUDA",
         Lang::Sass => "SASS",
         Lang::Ptx => "PTX",
         Lang::Addresses => "address list",
@@ -243,6 +243,12 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     disabled={locked(state, "block")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
                 <label title="Blocks in the launch: the totals count every block">{ "grid" }<input id={id("grid", k)} class="short mono" value={pane.grid_text.clone()} spellcheck="false"
                     disabled={locked(state, "grid")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
+                // A CUDA file's own launch (`k<<<grid, block>>>`) replaces the fields: say so beside them.
+                if let Some(r) = result.as_ref().filter(|r| sc.lang == Lang::Cuda && (r.launch.block != sc.block || r.launch.grid != sc.grid)) {
+                    <span class="launch-from-code" id={id("code-launch", k)}>
+                        { format!("the code launches block {}, grid {}", r.launch.block, r.launch.grid) }
+                    </span>
+                }
                 if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass) || !sc.sets.is_empty() {
                     <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
                         placeholder={if sc.lang == Lang::Ptx { "param_2=1024, c[0x0][0x16c]=64" } else { "n=1024, R4=0x1000" }} disabled={locked(state, "sets")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>

@@ -128,3 +128,20 @@ test('hostile links and lab URLs show a message and the default view', async () 
     await page.close();
   }
 });
+
+test('a whole CUDA file runs its launch, lists its kernels and says where the launch came from', async () => {
+  const { page, problems } = await open();
+  await page.selectOption('#lang', 'cuda');
+  await page.fill('#block', '32');
+  await page.fill('#grid', '1');
+  // Two instances of a template kernel, launched from host code with block 64 and grid 4.
+  await page.fill('#pattern', 'template <int N> __global__ void k(float *p) { p[threadIdx.x * N] = 0; }\n'
+    + 'int main() { float *d; k<2><<<4, 64>>>(d); k<1><<<4, 64>>>(d); return 0; }\n');
+  await settled(page);
+  assert.deepEqual(await page.locator('#kernel option').allTextContents(), ['k<2>', 'k<1>']);
+  assert.equal(await read(page, '#code-launch'), 'the code launches block 64x1x1, grid 4x1x1');
+  // k<2>, the first launched: every warp writes every other float of 256 bytes, 8 sectors; 2 warps x 4 blocks.
+  assert.equal(await read(page, '#pane-a [data-metric="sectors"]'), '64');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,4 +1,5 @@
-//! CUDA snippets: declarations and accesses as a student writes them, parsed here and lowered (`lower`) into
+//! CUDA, from a snippet to a whole `.cu` file: declarations and accesses as a student writes them or a file as
+//! it is (`pre` preprocesses it, `file` reads its top level), parsed here and lowered (`lower`) into
 //! the program every language shares.
 //!
 //! ```text
