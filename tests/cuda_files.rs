@@ -235,6 +235,17 @@ fn templates_are_chosen_by_their_arguments() {
 }
 
 #[test]
+fn macro_operators_and_do_while_run() {
+    // `a ## b` pastes `my` and `idx` into one name, `#x` is a string for printf; `do … while` runs its body
+    // before the test. p[myidx * 4 + i]: 16 bytes apart, 16 sectors an issue; the loop runs twice (i = 0, 1):
+    // one warp, 2 issues, 32 sectors.
+    let text = "#define CAT(a, b) a ## b\n#define STR(x) #x\n__global__ void k(int *p) {\n  int CAT(my, idx) = threadIdx.x;\n  int i = 0;\n  do { p[myidx * 4 + i] = 0; i++; } while (i < 2);\n  printf(STR(hello));\n}\n";
+    let r = ok(&scenario(Lang::Cuda, text, "32", None, "8.0"));
+    assert_eq!(sectors(&r), vec![32]);
+    assert_eq!(r.instructions[0].warps, 2);
+}
+
+#[test]
 fn errors_in_files_name_the_construct_and_its_place() {
     let cases = [
         ("#if 1\nint x;\n", "1:1", "this #if has no #endif"),

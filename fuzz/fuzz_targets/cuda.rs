@@ -1,4 +1,6 @@
-//! Any text as a cuda pattern: an answer or an error, never a panic (one warp, so each run is quick).
+//! Any text as a CUDA file or snippet: an answer or an error, never a panic (one warp, so each run is
+//! quick). The time limit is one second, not the command line's 60: an endless loop (easy to make by mutating
+//! a branch) must end in the limit's error well inside libFuzzer's timeout.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use warpscope::pattern::Lang;
@@ -6,7 +8,8 @@ use warpscope::scenario::Scenario;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        let sc = Scenario { lang: Lang::Cuda, text: text.to_string(), op: String::new(), ..Scenario::default() };
+        let mut sc = Scenario { lang: Lang::Cuda, text: text.to_string(), op: String::new(), ..Scenario::default() };
+        sc.limits.max_seconds = 1.0;
         let _ = sc.run();
     }
 });

@@ -326,6 +326,15 @@ impl Macros {
                     let mut k = 0;
                     while k < m.body.len() {
                         let b = &m.body[k];
+                        // `##` is pasted after substitution.
+                        if matches!(b.tok, Tok::Punct("#"))
+                            && matches!(m.body.get(k + 1).map(|t| &t.tok), Some(Tok::Punct("#")))
+                        {
+                            body.push(Token { tok: Tok::Punct("#"), span: whole });
+                            body.push(Token { tok: Tok::Punct("#"), span: whole });
+                            k += 2;
+                            continue;
+                        }
                         // `#x`: the argument as a string (only printf would read it).
                         if matches!(b.tok, Tok::Punct("#")) {
                             if let Some(Token { tok: Tok::Ident(p), .. }) = m.body.get(k + 1) {
