@@ -296,3 +296,33 @@ fn host_code_of_any_kind_is_read_past() {
     let e = scenario(Lang::Cuda, "thrust::host_vector<int> hv;\n", "32", None, "8.0").run().unwrap_err().to_string();
     assert!(e.contains("1:1"), "{e}");
 }
+
+fn data(file: &str) -> String {
+    std::fs::read_to_string(format!("{}/tests/data/cuda/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[test]
+fn public_files_with_their_host_code_run_with_their_own_launches() {
+    // cuda-samples' vectorAdd.cu as published: main launches vectorAdd<<<(50000 + 255) / 256, 256>>> with
+    // numElements = 50000. 196 blocks of 8 warps; the last block's warps past element 50,000 are idle:
+    // 50000 / 32 = 1562.5, so 1,563 warp issues per access, and 50,000 x 4 bytes = 6,250 sectors.
+    let r = ok(&scenario(Lang::Cuda, &data("vectorAdd-full.cu"), "32", None, "8.0"));
+    assert_eq!((r.launch.block.x, r.launch.grid.x), (256, 196));
+    assert!(r.instructions.iter().all(|i| i.warps == 1_563));
+    assert_eq!(sectors(&r), vec![6_250, 6_250, 6_250]);
+    assert!(note(&r, "cuda-launch").contains("numElements = 50000"));
+    // The blog's transpose: dim3 dimGrid(nx/TILE_DIM, ny/TILE_DIM, 1), dimBlock(TILE_DIM, BLOCK_ROWS, 1)
+    // with nx = ny = 1024 in main and TILE_DIM = 32, BLOCK_ROWS = 8 file-level constants: grid 32x32, block
+    // 32x8. Each thread copies TILE_DIM / BLOCK_ROWS = 4 rows: 1,024 blocks x 8 warps x 4 = 32,768 issues.
+    // transposeCoalesced reads tile[threadIdx.x][threadIdx.y + j] from a 32x32 float tile: all 32 lanes in
+    // one bank, 32 wavefronts an issue, 31 conflicts: 32,768 x 31 = 1,015,808.
+    let blog = data("blog-transpose.cu");
+    let r = ok(&scenario(Lang::Cuda, &blog, "32", Some("transposeCoalesced"), "8.0"));
+    assert_eq!((r.launch.block.x, r.launch.block.y, r.launch.grid.x, r.launch.grid.y), (32, 8, 32, 32));
+    let lds = r.instructions.iter().find(|i| i.op == "LDS.32").expect("the tile read");
+    assert_eq!(lds.warps, 32_768);
+    assert_eq!(lds.ncu["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], 1_015_808);
+    // transposeNoBankConflicts pads the tile to 33 columns: no conflict.
+    let r = ok(&scenario(Lang::Cuda, &blog, "32", Some("transposeNoBankConflicts"), "8.0"));
+    assert_eq!(totals(&r)["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], 0);
+}

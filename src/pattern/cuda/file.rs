@@ -305,6 +305,14 @@ impl<'a> CudaParser<'a> {
             let at = self.p.pos;
             match self.statement(true) {
                 Ok(s) => {
+                    // `const int TILE_DIM = 32;`: a constant host code can use in a launch too.
+                    if let Stmt::Decl(ds) = &s {
+                        for d in ds.iter().filter(|d| d.storage == super::Storage::Const) {
+                            if let Some(v) = d.init.as_ref().and_then(|e| value_of(e, &self.constants)) {
+                                self.constants.insert(d.name.to_string(), v);
+                            }
+                        }
+                    }
                     // A host string (`const char *sSDKsample = "transpose";`) never reaches a kernel.
                     let host_string = matches!(&s, Stmt::Decl(ds) if ds.iter().any(|d| matches!(d.init.as_ref().map(|e| &e.kind), Some(E::Str))));
                     if !host_string {
@@ -554,7 +562,7 @@ impl<'a> CudaParser<'a> {
     fn host_body(&mut self, open: usize, end: usize) -> Result<(), InputError> {
         let macros = std::rc::Rc::clone(&self.macros);
         let macros = &*macros;
-        let mut known: HashMap<String, i128> = HashMap::new();
+        let mut known: HashMap<String, i128> = self.constants.clone();
         let mut dims: HashMap<String, Dim3> = HashMap::new();
         let src = self.p.src;
         let toks = self.p.toks[open + 1..end - 1].to_vec();
@@ -714,6 +722,27 @@ impl<'a> CudaParser<'a> {
         };
         let span = Span { start: s.first()?.span.start, end: s.last()?.span.end };
         Some(HostLaunch { kernel, grid, block, smem, args, span })
+    }
+}
+
+/// The value of a constant expression over literals and known constants.
+fn value_of(e: &crate::pattern::cexpr::Ex, known: &HashMap<String, i128>) -> Option<i128> {
+    use crate::pattern::cexpr::{BinOp, UnOp};
+    let v = |x: &crate::pattern::cexpr::Ex| value_of(x, known);
+    match &e.kind {
+        E::Int(n) => Some(*n),
+        E::Name(n) => known.get(n).copied(),
+        E::Unary(UnOp::Neg, a) => Some(-v(a)?),
+        E::Unary(UnOp::Plus, a) | E::Cast(_, a) => v(a),
+        E::Binary(op, a, b) if !matches!(op, BinOp::LAnd | BinOp::LOr) => op.apply(v(a)?, v(b)?).ok(),
+        E::Ternary(c, a, b) => {
+            if v(c)? != 0 {
+                v(a)
+            } else {
+                v(b)
+            }
+        }
+        _ => None,
     }
 }
 

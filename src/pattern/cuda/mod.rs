@@ -350,6 +350,8 @@ struct CudaParser<'a> {
     files: FileItems,
     /// The first top-level statement that did not parse (an error only if the file has no kernel).
     deferred: Option<InputError>,
+    /// The top level's integer constants (`const int TILE_DIM = 32;`), for reading launches.
+    constants: std::collections::HashMap<String, i128>,
     macros: Rc<Macros>,
 }
 
@@ -944,6 +946,7 @@ fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError
         files: FileItems::default(),
         macros: Rc::new(macros),
         deferred: None,
+        constants: Default::default(),
     };
     let mut stmts = Vec::new();
     cp.top_level(&mut stmts)?;
@@ -1043,11 +1046,12 @@ fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError
         launch = items.launches.iter().find(|l| &file::canonical(&l.kernel) == k).cloned();
     }
     if stmts.is_empty() {
-        return Err(InputError::at(
-            src,
-            Span { start: 0, end: 1 },
-            "the snippet has no statements: write a declaration and an access such as `float x = in[threadIdx.x];`",
-        ));
+        let message = if items.fns.iter().any(|f| f.kind == FnKind::Host) {
+            "this file has host code but no __global__ kernel: if its kernels are in an #include'd file, paste that file (warpscope reads one file)"
+        } else {
+            "the snippet has no statements: write a declaration and an access such as `float x = in[threadIdx.x];`"
+        };
+        return Err(InputError::at(src, Span { start: 0, end: 1 }, message));
     }
     Ok(Program { types, stmts, kernels, ran: chosen, kernel_start, file, launch, uninstantiated })
 }
@@ -1155,6 +1159,7 @@ fn instantiate(src: &str, file: &File, types: &Types, item: &FnItem, args: Optio
         files: FileItems::default(),
         macros: Rc::clone(&file.macros),
         deferred: None,
+        constants: Default::default(),
     };
     cp.function_def(item.kind)
 }
