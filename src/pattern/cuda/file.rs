@@ -636,7 +636,6 @@ impl<'a> CudaParser<'a> {
         known: &HashMap<String, i128>,
         dims: &HashMap<String, Dim3>,
     ) -> Option<HostLaunch> {
-        let src = self.p.src;
         // The kernel: the name (and template arguments) before `<<<`.
         let mut n = k;
         let mut name_toks: &[Token] = &[];
@@ -660,26 +659,18 @@ impl<'a> CudaParser<'a> {
             name_toks = &s[n - 1..k];
         }
         let Some(Tok::Ident(_)) = name_toks.first().map(|t| &t.tok) else { return None };
-        let mut toks = name_toks.to_vec();
-        toks.push(Token { tok: Tok::Punct("("), span: s[k].span });
-        toks.push(Token { tok: Tok::End, span: s[k].span });
-        let mut p = Parser::new(src, toks);
-        p.templates = self.p.templates.clone();
-        let Ok(crate::pattern::cexpr::Ex { kind: crate::pattern::cexpr::E::Name(kernel), .. }) = p.assignment() else {
-            // `k<...>(` parses as a call; read the name from the text.
-            let text: String = name_toks
-                .iter()
-                .map(|t| match &t.tok {
-                    Tok::Ident(w) => w.clone(),
-                    Tok::Int(v) => v.to_string(),
-                    Tok::Punct(",") => ", ".into(),
-                    Tok::Punct(x) => x.to_string(),
-                    _ => String::new(),
-                })
-                .collect();
-            return self.launch_config(s, k, text, known, dims);
-        };
-        self.launch_config(s, k, kernel, known, dims)
+        // The name as written (`reduce4<int, 256>`); `canonical` spells it as the kernel list does.
+        let text: String = name_toks
+            .iter()
+            .map(|t| match &t.tok {
+                Tok::Ident(w) => w.clone(),
+                Tok::Int(v) => v.to_string(),
+                Tok::Punct(",") => ", ".into(),
+                Tok::Punct(x) => x.to_string(),
+                _ => String::new(),
+            })
+            .collect();
+        self.launch_config(s, k, text, known, dims)
     }
 
     #[cold]
