@@ -326,3 +326,57 @@ fn public_files_with_their_host_code_run_with_their_own_launches() {
     let r = ok(&scenario(Lang::Cuda, &blog, "32", Some("transposeNoBankConflicts"), "8.0"));
     assert_eq!(totals(&r)["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], 0);
 }
+
+/// The only memory instruction's sectors for one warp of `block` threads, or the error.
+fn one_sectors(text: &str, block: &str, kernel: Option<&str>) -> Result<u64, String> {
+    let r = scenario(Lang::Cuda, text, block, kernel, "8.0").run().map_err(|e| e.to_string())?;
+    Ok(sectors(&r).iter().sum())
+}
+
+#[test]
+fn review_cases_follow_c_and_cuda_semantics() {
+    // Macros are text (C11 6.10.3): `tid * W` with `#define W 2 - 1` is `tid * 2 - 1`, lanes -1..61 step 2
+    // over floats: 9 sectors (not `tid * 1`, 4).
+    let w = "#define W 2 - 1\n__global__ void k(float *a) { a[threadIdx.x * W] = 1.0f; }\n";
+    assert_eq!(one_sectors(w, "32", None), Ok(9));
+    // A macro's names are looked up where it is used: OFF is the kernel's `i * 2`: 8 sectors.
+    let off =
+        "const int i = 0;\n#define OFF (i * 2)\n__global__ void k(float *a) { int i = threadIdx.x; a[OFF] = 1.0f; }\n";
+    assert_eq!(one_sectors(off, "32", None), Ok(8));
+    // The definition in force at the use counts: k uses N = 32 (32 sectors), after `#undef N` k2 uses 1.
+    let undef = "#define N 32\n__global__ void k(float *a) { a[threadIdx.x * N] = 1.0f; }\n#undef N\n#define N 1\n__global__ void k2(float *a) { a[threadIdx.x * N] = 1.0f; }\n";
+    assert_eq!(one_sectors(undef, "32", Some("k")), Ok(32));
+    assert_eq!(one_sectors(undef, "32", Some("k2")), Ok(4));
+    // Arguments are expanded before substitution (6.10.3.1): F(F(x)) = x + 2, floats 2..33: 5 sectors.
+    let ff = "#define F(x) ((x) + 1)\n__global__ void k(float *a) { a[F(F(threadIdx.x))] = 1.0f; }\n";
+    assert_eq!(one_sectors(ff, "32", None), Ok(5));
+    // `8u` is unsigned (6.4.4.1): `d < 8u` with d = tid - 16 holds for lanes 16..23 only: 1 sector.
+    let lit = "__global__ void k(float *a) { int d = (int)threadIdx.x - 16; if (d < 8u) a[threadIdx.x] = 1.0f; }\n";
+    assert_eq!(one_sectors(lit, "32", None), Ok(1));
+    // A template value parameter has its declared type: `d < B` with `unsigned int B = 8` is unsigned: 1.
+    let tp = "template <unsigned int B> __global__ void k(float *a) { int d = (int)threadIdx.x - 16; if (d < B) a[threadIdx.x] = 1.0f; }\ntemplate __global__ void k<8>(float *);\n";
+    assert_eq!(one_sectors(tp, "32", None), Ok(1));
+    // A default naming an earlier parameter takes its value: S = N = 32, 32 sectors.
+    let def = "const int N = 1;\ntemplate <int N, int S = N> __global__ void k(float *a) { a[threadIdx.x * S] = 1.0f; }\ntemplate __global__ void k<32>(float *);\n";
+    assert_eq!(one_sectors(def, "32", None), Ok(32));
+    // A pointer returned by a __device__ function keeps its space: a shared store, 32 lanes 128 bytes apart in
+    // one bank: 32 wavefronts (not a global store).
+    let sh = "__device__ float *row(float *p, int r) { return p + r * 32; }\n__global__ void k(float *a) { __shared__ float s[32 * 32]; float *q = row(s, threadIdx.x); q[0] = 1.0f; }\n";
+    let r = ok(&scenario(Lang::Cuda, sh, "32", None, "8.0"));
+    assert_eq!(r.instructions[0].op, "STS.32");
+    assert_eq!(totals(&r)["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"], 32);
+    // T is deduced from the argument that fixes it exactly: double from `double *`, 8-byte stores, 8 sectors.
+    let dd = "template <typename T> __device__ void put(T v, T *p) { p[threadIdx.x] = v; }\n__global__ void k(double *s) { put(2.0, s); }\n";
+    assert_eq!(one_sectors(dd, "32", None), Ok(8));
+    // Host values assigned more than once are not constants (control flow is not followed): the block of
+    // `threads += 64` is the settings' 32, not 64.
+    let hl = "__global__ void k(float *a) { a[threadIdx.x] = 1.0f; }\nint main() { float *d; int threads = 64; threads += 64; k<<<1, threads>>>(d); }\n";
+    let r = ok(&scenario(Lang::Cuda, hl, "32", None, "8.0"));
+    assert_eq!(r.launch.block.x, 32);
+    // Brace arguments in host code are read past, not a panic.
+    let braces = "__global__ void k(float *a) { a[threadIdx.x] = 1.0f; }\nint main() { float *d; dim3 g = dim3{4, 1, 1}; k<<<1, 32>>>(d); }\n";
+    assert_eq!(one_sectors(braces, "32", None), Ok(4));
+    // A tile of a tile is refused (its meta_group_rank is relative to the parent tile).
+    let tt = "namespace cg = cooperative_groups;\n__global__ void k(float *a) { auto b = cg::this_thread_block(); auto t = cg::tiled_partition<32>(b); auto u = cg::tiled_partition<4>(t); a[u.meta_group_rank()] = 1.0f; }\n";
+    assert!(one_sectors(tt, "64", None).unwrap_err().contains("tiled_partition of a tile is not modelled"));
+}

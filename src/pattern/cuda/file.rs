@@ -22,6 +22,8 @@ pub(super) struct TParam {
     pub name: String,
     pub is_type: bool,
     pub default: Option<Vec<Token>>,
+    /// A value parameter's type when it is not `int` (`unsigned int blockSize`): its value is converted to it.
+    pub ty: Vec<Tok>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,10 +190,15 @@ impl<'a> CudaParser<'a> {
         }
         loop {
             let is_type = self.p.at_word("class") || self.p.at_word("typename");
+            let mut ty = Vec::new();
             if is_type {
                 self.p.bump();
             } else {
-                self.p.type_name()?;
+                let tn = self.p.type_name()?;
+                if tn.base != "int" || tn.pointers > 0 {
+                    ty.extend(tn.base.split(' ').map(|w| Tok::Ident(w.to_string())));
+                    ty.extend((0..tn.pointers).map(|_| Tok::Punct("*")));
+                }
             }
             let name = self.p.ident("a template parameter name")?;
             let default = if self.p.eat("=") {
@@ -207,7 +214,7 @@ impl<'a> CudaParser<'a> {
             } else {
                 None
             };
-            out.push(TParam { name, is_type, default });
+            out.push(TParam { name, is_type, default, ty });
             if self.p.eat(">") {
                 return Ok(out);
             }
@@ -575,6 +582,28 @@ impl<'a> CudaParser<'a> {
                 from = k + 1;
             }
         }
+        // Host control flow is not followed, so only a variable given a value exactly once is a constant
+        // (`threads += 64`, `s <<= 5`, `i++`, `grid.x = …` or a second `=` make it unknown).
+        let mut writes: HashMap<&str, u32> = HashMap::new();
+        for (k, t) in toks.iter().enumerate() {
+            let Tok::Ident(w) = &t.tok else { continue };
+            let next = toks.get(k + 1).map(|t| &t.tok);
+            let after_member = match (next, toks.get(k + 3).map(|t| &t.tok)) {
+                (Some(Tok::Punct(".")), Some(Tok::Punct(op))) => Some(*op),
+                _ => None,
+            };
+            let prev = k.checked_sub(1).and_then(|j| toks.get(j)).map(|t| &t.tok);
+            let assigned = |op: &str| {
+                matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "<<=" | ">>=" | "&=" | "|=" | "^=" | "++" | "--")
+            };
+            let written = matches!(next, Some(Tok::Punct(op)) if assigned(op))
+                || after_member.is_some_and(assigned)
+                || matches!(prev, Some(Tok::Punct("++" | "--")));
+            if written {
+                *writes.entry(w.as_str()).or_insert(0) += 1;
+            }
+        }
+        let once = |name: &str| writes.get(name).copied().unwrap_or(0) <= 1;
         let value = |ts: &[Token], known: &HashMap<String, i128>| host_value(src, ts, macros, known);
         for s in stmts {
             // `dim3 name(a, b, c)` / `dim3 name = dim3(a, b)` / `int name = expr` / `name = expr`.
@@ -592,13 +621,13 @@ impl<'a> CudaParser<'a> {
                 if first == "dim3" {
                     if let Some(Tok::Ident(name)) = words.get(1) {
                         let args = match (words.get(2), eq) {
-                            (Some(Tok::Punct("(")), _) => Some(&s[3..s.len().saturating_sub(1)]),
+                            (Some(Tok::Punct("(")), _) => s.get(3..s.len().saturating_sub(1)),
                             (_, Some(e)) if matches!(words.get(e + 1), Some(Tok::Ident(w)) if w == "dim3") => {
-                                Some(&s[(e + 3).min(s.len())..s.len().saturating_sub(1)])
+                                s.get(e + 3..s.len().saturating_sub(1))
                             }
                             _ => None,
                         };
-                        match args.and_then(|a| dim3_of(a, &|ts| value(ts, &known))) {
+                        match args.and_then(|a| dim3_of(a, &|ts| value(ts, &known))).filter(|_| once(name)) {
                             Some(d) => {
                                 dims.insert(name.clone(), d);
                             }
@@ -612,7 +641,7 @@ impl<'a> CudaParser<'a> {
                 if let Some(e) = eq {
                     if e >= 1 {
                         if let Tok::Ident(name) = words[e - 1] {
-                            match value(&s[e + 1..], &known) {
+                            match value(&s[e + 1..], &known).filter(|_| once(name)) {
                                 Some(v) => {
                                     known.insert(name.clone(), v);
                                 }
@@ -686,7 +715,7 @@ impl<'a> CudaParser<'a> {
         let macros = &*self.macros;
         let close = (k..s.len().saturating_sub(1))
             .find(|&j| matches!(s[j].tok, Tok::Punct(">>")) && matches!(s[j + 1].tok, Tok::Punct(">")))?;
-        let config = split_top(&s[k + 2..close]);
+        let config = split_top(s.get(k + 2..close)?);
         let value = |ts: &[Token]| host_value(src, ts, macros, known);
         let dim = |ts: &[Token]| -> Option<Dim3> {
             if let [Token { tok: Tok::Ident(w), .. }] = ts {
@@ -707,7 +736,7 @@ impl<'a> CudaParser<'a> {
         let smem = config.get(2).and_then(|t| value(t)).and_then(|v| u64::try_from(v).ok());
         let args_open = close + 2;
         let args = if matches!(s.get(args_open).map(|t| &t.tok), Some(Tok::Punct("("))) {
-            split_top(&s[args_open + 1..s.len().saturating_sub(1)]).iter().map(|a| value(a)).collect()
+            split_top(s.get(args_open + 1..s.len().saturating_sub(1)).unwrap_or(&[])).iter().map(|a| value(a)).collect()
         } else {
             Vec::new()
         };

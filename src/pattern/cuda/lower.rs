@@ -52,6 +52,10 @@ fn c_name(t: &Types, ty: &Ty) -> String {
             }
         }
         Ty::Ptr(e) => format!("{} *", c_name(t, e)),
+        Ty::Vector { .. } => super::VECTORS
+            .iter()
+            .find(|v| super::vector(v.0).as_ref() == Some(ty))
+            .map_or_else(|| t.name(ty), |v| v.0.to_string()),
         other => t.name(other),
     }
 }
@@ -370,6 +374,12 @@ struct Lower<'a> {
 struct Frame {
     end: Label,
     ret: Option<(Ty, Binding)>,
+    /// Whether a `return` with a value was lowered (which fixed a returned pointer's space).
+    returned: bool,
+}
+
+fn frame_returned(l: &Lower) -> bool {
+    l.frames.last().is_some_and(|f| f.returned)
 }
 
 #[cold]
@@ -617,6 +627,33 @@ impl<'a> Lower<'a> {
                     (Some(v), Some((ty, b))) => {
                         let x = self.rvalue(v)?;
                         let x = self.convert(&ty, x, v.span)?;
+                        // A returned pointer points where the returned value does: the first `return` says
+                        // which space; another space in a later one is an error, as for any pointer variable.
+                        let b = match (&b, &x) {
+                            (
+                                Binding::Var { ty: vt, val: Val::Ptr { src, to, space, read_only } },
+                                Val::Ptr { space: s, read_only: r, .. },
+                            ) if *space != *s => {
+                                if frame_returned(self) {
+                                    return Err(self.err(
+                                        v.span,
+                                        "this function returns pointers into two memory spaces; warpscope needs one",
+                                    ));
+                                }
+                                let nb = Binding::Var {
+                                    ty: vt.clone(),
+                                    val: Val::Ptr { src: *src, to: to.clone(), space: *s, read_only: *r || *read_only },
+                                };
+                                if let Some(f) = self.frames.last_mut() {
+                                    f.ret = Some((ty.clone(), nb.clone()));
+                                }
+                                nb
+                            }
+                            _ => b,
+                        };
+                        if let Some(f) = self.frames.last_mut() {
+                            f.returned = true;
+                        }
                         self.assign_var_binding(&b, x, v.span)?;
                     }
                     (Some(v), None) => self.discard(v)?,
@@ -2139,17 +2176,25 @@ impl<'a> Lower<'a> {
                 self.method(&g, "sync", &[], e)
             }
             _ if name.starts_with("tiled_partition<") => {
-                let n: u32 = name["tiled_partition<".len()..name.len() - 1]
-                    .trim()
-                    .parse()
-                    .map_err(|_| self.err(e.op_span, "tiled_partition<N> needs a number N (1, 2, 4, 8, 16 or 32)"))?;
+                // The size, also when it came through a typed template parameter (`((unsigned int)(32))`).
+                let inner = &name["tiled_partition<".len()..name.len() - 1];
+                let n: u32 =
+                    inner.rsplit(|c: char| !c.is_ascii_digit()).find(|d| !d.is_empty()).unwrap_or("").parse().map_err(
+                        |_| self.err(e.op_span, "tiled_partition<N> needs a number N (1, 2, 4, 8, 16 or 32)"),
+                    )?;
                 if !matches!(n, 1 | 2 | 4 | 8 | 16 | 32) {
                     return Err(
                         self.err(e.op_span, format!("tiled_partition<{n}>: a tile is 1, 2, 4, 8, 16 or 32 threads"))
                     );
                 }
                 for a in args {
-                    self.rvalue(a)?;
+                    // A tile of a tile has its own meta_group_rank and meta_group_size, relative to the parent
+                    // tile: not modelled, so refused rather than counted as a tile of the block.
+                    if let Val::Agg { ty: Ty::Struct(i), .. } = self.rvalue(a)? {
+                        if types(self).structs[i].name.starts_with("thread_block_tile") {
+                            return Err(self.err(a.span, "tiled_partition of a tile is not modelled: partition the thread block (cg::tiled_partition<N>(cg::this_thread_block()))"));
+                        }
+                    }
                 }
                 Ok(self.group(&format!("thread_block_tile<{n}>")))
             }
@@ -2560,12 +2605,12 @@ impl<'a> Lower<'a> {
                 None => None,
             };
             let end = self.b.label();
-            self.frames.push(Frame { end, ret: ret.clone() });
+            self.frames.push(Frame { end, ret, returned: false });
             let r = self.block(&def.body);
-            self.frames.pop();
+            let frame = self.frames.pop().expect("pushed above");
             self.b.place(end);
             r?;
-            Ok(match ret {
+            Ok(match frame.ret {
                 Some((_, Binding::Var { val, .. })) => val,
                 _ => Val::Int(Src::Imm(0), IntTy::INT),
             })
@@ -2608,18 +2653,25 @@ impl<'a> Lower<'a> {
         }
         let mut out = Vec::new();
         for tp in &item.params {
-            let found = params.iter().zip(vals).find_map(|(words, v)| {
-                let at = words.iter().position(|w| *w == tp.name)?;
-                let stars = words[at + 1..].iter().filter(|w| *w == "*").count();
-                let mut ty = self.ty_of(v);
-                for _ in 0..stars {
-                    ty = match ty {
-                        Ty::Ptr(t) => (*t).clone(),
-                        _ => return None,
-                    };
-                }
-                Some((ty, matches!(v, Val::Float(_)) && stars == 0))
-            });
+            // Every argument that fixes the parameter; one whose type is exact (not a register's floating-point
+            // value, which does not tell float from double) wins.
+            let candidates: Vec<(Ty, bool)> = params
+                .iter()
+                .zip(vals)
+                .filter_map(|(words, v)| {
+                    let at = words.iter().position(|w| *w == tp.name)?;
+                    let stars = words[at + 1..].iter().filter(|w| *w == "*").count();
+                    let mut ty = self.ty_of(v);
+                    for _ in 0..stars {
+                        ty = match ty {
+                            Ty::Ptr(t) => (*t).clone(),
+                            _ => return None,
+                        };
+                    }
+                    Some((ty, matches!(v, Val::Float(_)) && stars == 0))
+                })
+                .collect();
+            let found = candidates.iter().find(|c| !c.1).or(candidates.first()).cloned();
             match (found, &tp.default) {
                 (Some((ty, from_float)), _) => {
                     if from_float {
@@ -2672,7 +2724,7 @@ pub struct Lowered {
 /// Lowers a CUDA snippet or file into a program.
 #[cold]
 pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Result<Lowered, InputError> {
-    let ast = super::parse(src, opts.kernel, opts.sm)?;
+    let ast = super::parse(src, opts.kernel, opts.sm, vars)?;
     // The file's own launch of this kernel gives the block and grid it was written for.
     let mut launch_note = None;
     let (mut block, mut grid) = (None, None);

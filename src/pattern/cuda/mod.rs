@@ -917,7 +917,7 @@ fn const_eval(e: &Ex) -> Option<i128> {
 
 /// A parsed snippet: its types and statements, with the body of one kernel (`kernel`, else the first).
 #[cold]
-fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError> {
+fn parse(src: &str, kernel: Option<&str>, sm: u32, vars: &super::expr::Vars) -> Result<Program, InputError> {
     let toks = lex(src)?;
     // What nvcc defines in a device compilation for this architecture.
     let predefined = [
@@ -928,7 +928,7 @@ fn parse(src: &str, kernel: Option<&str>, sm: u32) -> Result<Program, InputError
         ("__CUDACC_VER_MINOR__", 9),
         ("NULL", 0),
     ];
-    let (toks, macros) = pre::preprocess(src, toks, &predefined)?;
+    let (toks, macros) = pre::preprocess(src, toks, &predefined, vars)?;
     let toks = file::strip_namespaces(toks);
     let mut types_set: std::collections::HashSet<String> =
         super::cexpr::BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
@@ -1080,6 +1080,25 @@ fn example_args(item: &FnItem) -> String {
     v.join(", ")
 }
 
+/// What replaces a template parameter: a type's tokens as they are; a value in parentheses, converted to the
+/// parameter's type when that is not `int` (`((unsigned int)(256))`), so that C's conversions follow it.
+fn param_value(p: &file::TParam, value: &[Tok]) -> Vec<Tok> {
+    if p.is_type {
+        return value.to_vec();
+    }
+    let mut out = vec![Tok::Punct("(")];
+    if !p.ty.is_empty() {
+        out.push(Tok::Punct("("));
+        out.extend(p.ty.iter().cloned());
+        out.push(Tok::Punct(")"));
+    }
+    out.push(Tok::Punct("("));
+    out.extend(value.iter().cloned());
+    out.push(Tok::Punct(")"));
+    out.push(Tok::Punct(")"));
+    out
+}
+
 /// Parses function `item` with its template parameters replaced by `args` (`int, 256`).
 #[cold]
 fn instantiate(src: &str, file: &File, types: &Types, item: &FnItem, args: Option<&str>) -> Result<FnDef, InputError> {
@@ -1112,19 +1131,34 @@ fn instantiate(src: &str, file: &File, types: &Types, item: &FnItem, args: Optio
             format!("`{}` takes {} template argument(s), given {}", item.name, item.params.len(), values.len()),
         ));
     }
-    for p in &item.params[values.len()..] {
+    for k in values.len()..item.params.len() {
+        let p = &item.params[k];
         match &p.default {
-            Some(d) => values.push(d.iter().map(|t| t.tok.clone()).collect()),
+            // A default may name earlier parameters (`int S = N`): they are replaced first.
+            Some(d) => {
+                let mut v = Vec::new();
+                for t in d {
+                    match &t.tok {
+                        Tok::Ident(w) if item.params[..k].iter().any(|q| &q.name == w) => {
+                            let j = item.params.iter().position(|q| &q.name == w).expect("found");
+                            v.extend(param_value(&item.params[j], &values[j]));
+                        }
+                        tok => v.push(tok.clone()),
+                    }
+                }
+                values.push(v);
+            }
             None => {
                 let names: Vec<&str> = item.params.iter().map(|p| p.name.as_str()).collect();
                 return Err(InputError::at(
                     src,
                     item.span,
                     format!(
-                        "`{}` needs its template arguments ({}): e.g. --kernel '{}<int, 256>'",
+                        "`{}` needs its template arguments ({}): e.g. --kernel '{}<{}>'",
                         item.name,
                         names.join(", "),
-                        item.name
+                        item.name,
+                        example_args(item)
                     ),
                 ));
             }
@@ -1134,14 +1168,9 @@ fn instantiate(src: &str, file: &File, types: &Types, item: &FnItem, args: Optio
     for t in &file.toks[item.toks.clone()] {
         if let Tok::Ident(w) = &t.tok {
             if let Some(i) = item.params.iter().position(|p| &p.name == w) {
-                let value = !item.params[i].is_type;
-                if value {
-                    toks.push(Token { tok: Tok::Punct("("), span: t.span });
-                }
-                toks.extend(values[i].iter().map(|v| Token { tok: v.clone(), span: t.span }));
-                if value {
-                    toks.push(Token { tok: Tok::Punct(")"), span: t.span });
-                }
+                toks.extend(
+                    param_value(&item.params[i], &values[i]).into_iter().map(|tok| Token { tok, span: t.span }),
+                );
                 continue;
             }
         }

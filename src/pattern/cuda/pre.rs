@@ -2,11 +2,10 @@
 //! `#endif` keep or drop lines, `#define` with and without arguments, `#undef`; `#include`, `#pragma` and
 //! `#line` are read past.
 //!
-//! A `#define` whose value is one expression (`#define TILE_DIM 32`) stays in the token stream: the
-//! parser makes it a named constant, which `--set TILE_DIM=64` can override and the results can name. Every
-//! other macro (with arguments, or whose value is not an expression, such as `#define SHARED __shared__`) is
-//! expanded here. Expanded tokens point at the macro's use, so an error inside one names the line that used
-//! it.
+//! Every macro is expanded here, as C does it: its tokens replace its use, so `#define W 2 - 1` makes
+//! `tid * W` mean `tid * 2 - 1`, names in a macro are looked up where it is used, and the definition in
+//! force at the use is the one that counts. `--set TILE_DIM=64` gives an object-like macro another value.
+//! Expanded tokens point at the macro's use, so an error inside one names the line that used it.
 //!
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
 //! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
@@ -58,6 +57,7 @@ fn directive(src: &str, span: Span) -> Result<(String, Vec<Token>), InputError> 
     for t in &mut toks {
         t.span = Span { start: t.span.start + span.start + 1, end: t.span.end + span.start + 1 };
     }
+    let mut toks = literal_types(src, toks);
     let name = match toks.first().map(|t| &t.tok) {
         Some(Tok::Ident(w)) => w.clone(),
         None => String::new(),
@@ -69,24 +69,6 @@ fn directive(src: &str, span: Span) -> Result<(String, Vec<Token>), InputError> 
     Ok((name, toks))
 }
 
-/// Whether `body` is exactly one expression the parser can make a constant of.
-#[cold]
-fn is_expression(src: &str, body: &[Token]) -> bool {
-    if body.is_empty() || body.iter().any(|t| matches!(t.tok, Tok::Str | Tok::Punct(";" | "{" | "}" | "#"))) {
-        return false;
-    }
-    // Words that are not values (`__shared__`, `float`, `__device__ inline`) make it a token macro.
-    if body.iter().any(|t| matches!(&t.tok, Tok::Ident(w) if is_keyword(w))) {
-        return false;
-    }
-    let mut toks = body.to_vec();
-    let end = body.last().map_or(0, |t| t.span.end);
-    toks.push(Token { tok: Tok::End, span: Span { start: end, end: end + 1 } });
-    let mut p = Parser::new(src, toks);
-    p.ternary().is_ok() && matches!(p.peek(), Tok::End)
-}
-
-#[cold]
 fn is_keyword(w: &str) -> bool {
     super::super::cexpr::BUILTIN_TYPES.contains(&w)
         || matches!(
@@ -113,6 +95,45 @@ fn is_keyword(w: &str) -> bool {
         )
 }
 
+/// Gives integer literals C's types (C11 6.4.4.1): a `u` suffix makes one unsigned, `l`/`ll` long long,
+/// and a hex or octal literal too big for `int` is `unsigned int` when it fits in 32 bits. The lexer keeps
+/// only values, so each such literal becomes a cast of its value (`8u` is `(unsigned int)8`); decimal
+/// literals without a suffix keep their value's type (`int`, else `long long`).
+fn literal_types(src: &str, toks: Vec<Token>) -> Vec<Token> {
+    let mut out = Vec::with_capacity(toks.len());
+    for t in toks {
+        let Tok::Int(v) = t.tok else {
+            out.push(t);
+            continue;
+        };
+        let text = src.get(t.span.start..t.span.end).unwrap_or("").to_ascii_lowercase();
+        let digits = text.trim_end_matches(['u', 'l']);
+        let suffix = &text[digits.len()..];
+        let unsigned = suffix.contains('u');
+        let long = suffix.contains('l');
+        let radix_fits_unsigned =
+            (digits.starts_with("0x") || digits.starts_with("0b") || (digits.len() > 1 && digits.starts_with('0')))
+                && i32::try_from(v).is_err()
+                && u32::try_from(v).is_ok();
+        let ty: &[&str] = match (unsigned, long) {
+            (true, true) => &["unsigned", "long", "long"],
+            (true, false) if u32::try_from(v).is_ok() => &["unsigned", "int"],
+            (true, false) => &["unsigned", "long", "long"],
+            (false, true) => &["long", "long"],
+            (false, false) if radix_fits_unsigned => &["unsigned", "int"],
+            (false, false) => &[],
+        };
+        if !ty.is_empty() {
+            let sp = t.span;
+            out.push(Token { tok: Tok::Punct("("), span: sp });
+            out.extend(ty.iter().map(|w| Token { tok: Tok::Ident(w.to_string()), span: sp }));
+            out.push(Token { tok: Tok::Punct(")"), span: sp });
+        }
+        out.push(t);
+    }
+    out
+}
+
 /// Runs the preprocessor over `toks` (all of `src`). `predefined` are the compiler's macros
 /// (`__CUDA_ARCH__`).
 #[cold]
@@ -120,7 +141,9 @@ pub fn preprocess(
     src: &str,
     toks: Vec<Token>,
     predefined: &[(&str, i128)],
+    overrides: &std::collections::BTreeMap<String, i128>,
 ) -> Result<(Vec<Token>, Macros), InputError> {
+    let toks = literal_types(src, toks);
     let mut macros = Macros::default();
     for (name, v) in predefined {
         let t = Token { tok: Tok::Int(*v), span: Span { start: 0, end: 1 } };
@@ -191,12 +214,12 @@ pub fn preprocess(
                         }
                         Macro { params: Some(params), body: rest[k + 1..].to_vec(), expand: true }
                     } else {
-                        let body = rest[1..].to_vec();
-                        let keep = is_expression(src, &body);
-                        if keep {
-                            out.push(toks[i].clone());
-                        }
-                        Macro { params: None, body, expand: !keep }
+                        // `--set NAME=VALUE` gives an object-like macro another value.
+                        let body = match overrides.get(&m) {
+                            Some(v) => vec![Token { tok: Tok::Int(*v), span: nspan }],
+                            None => rest[1..].to_vec(),
+                        };
+                        Macro { params: None, body, expand: true }
                     };
                     macros.map.insert(m, mac);
                 }
@@ -315,7 +338,16 @@ impl Macros {
                     continue;
                 }
                 Some(params) => {
-                    let args = split_args(&toks[i + 2..next - 1]);
+                    let mut args = split_args(&toks[i + 2..next - 1]);
+                    // Arguments are expanded before they replace the parameters (C11 6.10.3.1), except where
+                    // the body stringifies or pastes them.
+                    if !m.body.iter().any(|t| matches!(t.tok, Tok::Punct("#"))) {
+                        for a in &mut args {
+                            let mut e = Vec::new();
+                            self.expand_into(src, a, off, &mut e, depth + 1, all)?;
+                            *a = e;
+                        }
+                    }
                     if args.len() != params.len() && !(params.is_empty() && args.len() == 1 && args[0].is_empty()) {
                         return Err(InputError::at(
                             src,
