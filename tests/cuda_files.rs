@@ -5,47 +5,16 @@
 //! the comment above it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::collections::BTreeMap;
 use warpscope::arch::Cc;
-use warpscope::launch::Dim3;
 use warpscope::pattern::Lang;
 use warpscope::scenario::Scenario;
 use warpscope::trace::ProgramResult;
 
 mod common;
-use common::{corpus, KERNELS};
+use common::{corpus, metrics, ok, totals, KERNELS};
 
 fn scenario(lang: Lang, text: &str, block: &str, kernel: Option<&str>, cc: &str) -> Scenario {
-    Scenario {
-        lang,
-        text: text.to_string(),
-        op: String::new(),
-        block: Dim3::parse(block, "block").expect("block"),
-        kernel: kernel.map(str::to_string),
-        cc: Cc::parse(cc).expect("cc"),
-        ..Scenario::default()
-    }
-}
-
-fn ok(sc: &Scenario) -> ProgramResult {
-    sc.run().unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Every memory instruction's space, warp issues and Nsight Compute metrics, sorted.
-fn metrics(r: &ProgramResult) -> Vec<String> {
-    let mut v: Vec<String> = r.instructions.iter().map(|i| format!("{:?} {} {:?}", i.space, i.warps, i.ncu)).collect();
-    v.sort();
-    v
-}
-
-fn totals(r: &ProgramResult) -> BTreeMap<String, u64> {
-    let mut t = BTreeMap::new();
-    for i in &r.instructions {
-        for (k, v) in &i.ncu {
-            *t.entry(k.clone()).or_insert(0) += v;
-        }
-    }
-    t
+    Scenario { cc: Cc::parse(cc).expect("cc"), ..common::scenario(lang, text, block, kernel) }
 }
 
 /// The `.cu` file of each corpus folder.
@@ -379,4 +348,15 @@ fn review_cases_follow_c_and_cuda_semantics() {
     // A tile of a tile is refused (its meta_group_rank is relative to the parent tile).
     let tt = "namespace cg = cooperative_groups;\n__global__ void k(float *a) { auto b = cg::this_thread_block(); auto t = cg::tiled_partition<32>(b); auto u = cg::tiled_partition<4>(t); a[u.meta_group_rank()] = 1.0f; }\n";
     assert!(one_sectors(tt, "64", None).unwrap_err().contains("tiled_partition of a tile is not modelled"));
+}
+
+#[test]
+fn dynamic_shared_memory_starts_after_every_static_array() {
+    // nvcc places `extern __shared__` memory after all static shared arrays, wherever they are declared:
+    // `s[36]` takes 144 bytes, so `dyn` starts 144 bytes after `s` (a 16-byte boundary already).
+    let text = "__global__ void k(float *a) { extern __shared__ float dyn[]; __shared__ float s[36]; s[threadIdx.x] = dyn[threadIdx.x]; }\n";
+    let t = scenario(Lang::Cuda, text, "32", None, "8.0").trace(1).expect("runs");
+    let lane0 = |k: usize| t.items[k].issues[0].addrs.0[0].expect("lane 0 runs");
+    assert_eq!(t.items[0].site.access, "dyn[threadIdx.x]");
+    assert_eq!(lane0(0) - lane0(1), 144);
 }

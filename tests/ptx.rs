@@ -5,48 +5,15 @@
 //! Each expected number is derived in the comment above it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::collections::BTreeMap;
-use warpscope::launch::Dim3;
 use warpscope::pattern::Lang;
 use warpscope::scenario::Scenario;
 use warpscope::trace::ProgramResult;
 
 mod common;
-use common::{corpus, KERNELS};
+use common::{corpus, metrics, ok, totals, KERNELS};
 
 fn scenario(lang: Lang, text: &str, block: &str, kernel: Option<&str>, sets: &[&str]) -> Scenario {
-    Scenario {
-        lang,
-        text: text.to_string(),
-        op: String::new(),
-        block: Dim3::parse(block, "block").expect("block"),
-        kernel: kernel.map(str::to_string),
-        sets: sets.iter().map(|s| s.to_string()).collect(),
-        ..Scenario::default()
-    }
-}
-
-fn ok(sc: &Scenario) -> ProgramResult {
-    sc.run().unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Every memory instruction's space, warp issues and Nsight Compute metrics, sorted: PTX and SASS order and
-/// number instructions differently, but the accesses must cost the same.
-fn metrics(r: &ProgramResult) -> Vec<String> {
-    let mut v: Vec<String> = r.instructions.iter().map(|i| format!("{:?} {} {:?}", i.space, i.warps, i.ncu)).collect();
-    v.sort();
-    v
-}
-
-/// Each metric summed over the kernel's instructions.
-fn totals(r: &ProgramResult) -> BTreeMap<String, u64> {
-    let mut t = BTreeMap::new();
-    for i in &r.instructions {
-        for (k, v) in &i.ncu {
-            *t.entry(k.clone()).or_insert(0) += v;
-        }
-    }
-    t
+    Scenario { sets: sets.iter().map(|s| s.to_string()).collect(), ..common::scenario(lang, text, block, kernel) }
 }
 
 /// The corpus's compiler outputs: (PTX file stem, architecture).

@@ -675,6 +675,29 @@ impl Builder {
         }
     }
 
+    /// Notes the memory operations the model does not count (atomics, `ld.const`), each as `(line, op)`, so
+    /// that the totals say what they leave out. `what` names them (`instructions`, `operations`).
+    #[cold]
+    pub fn note_uncosted<'a>(
+        &mut self,
+        id: &'static str,
+        what: &str,
+        ops: impl IntoIterator<Item = &'a (usize, String)>,
+    ) {
+        let list: Vec<String> = ops.into_iter().map(|(line, op)| format!("{op} (line {line})")).collect();
+        if list.is_empty() {
+            return;
+        }
+        self.note(crate::report::Note::new(
+            id,
+            format!(
+                "These {what} move memory but warpscope does not count them, so the totals leave them out: {}.",
+                list.join(", ")
+            ),
+            "warpscope's model (MODEL.md covers loads and stores)",
+        ));
+    }
+
     /// Names the kernel the program is.
     #[cold]
     pub fn set_kernel(&mut self, name: String) {

@@ -315,7 +315,10 @@ impl<'a> CudaParser<'a> {
                     // `const int TILE_DIM = 32;`: a constant host code can use in a launch too.
                     if let Stmt::Decl(ds) = &s {
                         for d in ds.iter().filter(|d| d.storage == super::Storage::Const) {
-                            if let Some(v) = d.init.as_ref().and_then(|e| value_of(e, &self.constants)) {
+                            let known = |n: &str| self.constants.get(n).copied();
+                            if let Some(v) =
+                                d.init.as_ref().and_then(|e| super::pre::const_eval(self.p.src, e, &known).ok())
+                            {
                                 self.constants.insert(d.name.to_string(), v);
                             }
                         }
@@ -742,27 +745,6 @@ impl<'a> CudaParser<'a> {
         };
         let span = Span { start: s.first()?.span.start, end: s.last()?.span.end };
         Some(HostLaunch { kernel, grid, block, smem, args, span })
-    }
-}
-
-/// The value of a constant expression over literals and known constants.
-fn value_of(e: &crate::pattern::cexpr::Ex, known: &HashMap<String, i128>) -> Option<i128> {
-    use crate::pattern::cexpr::{BinOp, UnOp};
-    let v = |x: &crate::pattern::cexpr::Ex| value_of(x, known);
-    match &e.kind {
-        E::Int(n) => Some(*n),
-        E::Name(n) => known.get(n).copied(),
-        E::Unary(UnOp::Neg, a) => Some(-v(a)?),
-        E::Unary(UnOp::Plus, a) | E::Cast(_, a) => v(a),
-        E::Binary(op, a, b) if !matches!(op, BinOp::LAnd | BinOp::LOr) => op.apply(v(a)?, v(b)?).ok(),
-        E::Ternary(c, a, b) => {
-            if v(c)? != 0 {
-                v(a)
-            } else {
-                v(b)
-            }
-        }
-        _ => None,
     }
 }
 

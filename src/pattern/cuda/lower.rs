@@ -65,30 +65,13 @@ fn c_name(t: &Types, ty: &Ty) -> String {
 /// told.
 #[cold]
 fn infer_elem(ast: &Ast, n: &str) -> Option<(Ty, String)> {
-    // Declared types, by name (the first declaration of each).
-    #[cold]
-    fn decls<'a>(s: &'a Stmt, out: &mut Vec<&'a Decl>) {
-        match s {
-            Stmt::Decl(ds) => out.extend(ds.iter()),
-            Stmt::If(_, a, b) => {
-                decls(a, out);
-                if let Some(b) = b {
-                    decls(b, out);
-                }
-            }
-            Stmt::For(i, _, _, b, _) => {
-                if let Some(i) = i {
-                    decls(i, out);
-                }
-                decls(b, out);
-            }
-            Stmt::While(_, b, _) | Stmt::DoWhile(b, _, _) => decls(b, out),
-            Stmt::Block(v) => v.iter().for_each(|s| decls(s, out)),
-            _ => {}
-        }
+    // Every statement, nested ones too; the declarations among them give the declared types.
+    let mut stmts = Vec::new();
+    for s in &ast.stmts {
+        super::walk(s, &mut |x| stmts.push(x));
     }
-    let mut all = Vec::new();
-    ast.stmts.iter().for_each(|s| decls(s, &mut all));
+    let all: Vec<&Decl> =
+        stmts.iter().filter_map(|s| if let Stmt::Decl(ds) = s { Some(ds) } else { None }).flatten().collect();
     let declared = |x: &str| -> Option<Ty> {
         let d = all.iter().find(|d| &*d.name == x && !d.auto)?;
         let mut t = wrap_ptr(d.base.clone(), d.pointers);
@@ -113,34 +96,15 @@ fn infer_elem(ast: &Ast, n: &str) -> Option<(Ty, String)> {
             _ => None,
         }
     };
-    #[cold]
-    fn exprs<'a>(s: &'a Stmt, out: &mut Vec<(&'a Ex, Option<&'a Decl>)>) {
+    // The expressions: each initialiser with its declaration, and each expression statement.
+    let mut es: Vec<(&Ex, Option<&Decl>)> = Vec::new();
+    for s in &stmts {
         match s {
-            Stmt::Decl(ds) => ds.iter().for_each(|d| {
-                if let Some(i) = &d.init {
-                    out.push((i, Some(d)));
-                }
-            }),
-            Stmt::Expr(e) => out.push((e, None)),
-            Stmt::If(_, a, b) => {
-                exprs(a, out);
-                if let Some(b) = b {
-                    exprs(b, out);
-                }
-            }
-            Stmt::For(i, _, _, b, _) => {
-                if let Some(i) = i {
-                    exprs(i, out);
-                }
-                exprs(b, out);
-            }
-            Stmt::While(_, b, _) | Stmt::DoWhile(b, _, _) => exprs(b, out),
-            Stmt::Block(v) => v.iter().for_each(|s| exprs(s, out)),
+            Stmt::Decl(ds) => es.extend(ds.iter().filter_map(|d| d.init.as_ref().map(|i| (i, Some(d))))),
+            Stmt::Expr(e) => es.push((e, None)),
             _ => {}
         }
     }
-    let mut es = Vec::new();
-    ast.stmts.iter().for_each(|s| exprs(s, &mut es));
     for (e, d) in es {
         if let Some(d) = d.filter(|d| is_n(e) && !d.auto && d.dims.is_empty()) {
             return Some((
@@ -364,6 +328,12 @@ struct Lower<'a> {
     uncosted: Vec<(usize, String)>,
     /// Names a fragment uses without declaring them, and what warpscope took them for.
     assumed: Vec<String>,
+    /// Where dynamic shared memory was first used, if it was.
+    dynamic_shared: Option<Span>,
+    /// Where dynamic shared memory starts, when a first pass found it (see `lower_kernel`).
+    dynamic_base: Option<u64>,
+    /// A static shared array was declared after dynamic shared memory was used.
+    static_after_dynamic: bool,
     /// Kernel parameters the file's launch passes a constant for.
     launch_values: HashMap<String, i128>,
     /// Those used, as `name = value`.
@@ -922,6 +892,19 @@ impl<'a> Lower<'a> {
             Storage::Shared => {
                 let t = types(self);
                 let (size, align) = (t.size(&ty), t.align(&ty).max(16));
+                // Dynamic shared memory (an unsized `extern __shared__` array, `SharedMemory<T>()`) starts
+                // where the kernel's static shared memory ends; a static array declared after it was used
+                // asks for a second pass that knows that end.
+                if size == 0 {
+                    self.dynamic_shared.get_or_insert(d.span);
+                    let off = self.dynamic_base.unwrap_or(self.shared_top.div_ceil(16) * 16);
+                    let b = Binding::Mem(Place { space: MemSpace::Shared, addr: Src::Imm(off), ty, read_only: false });
+                    self.bind(d.name.clone(), b);
+                    return Ok(());
+                }
+                if self.dynamic_shared.is_some() {
+                    self.static_after_dynamic = true;
+                }
                 let off = self.shared_top.div_ceil(align) * align;
                 self.shared_top = off + size;
                 Binding::Mem(Place { space: MemSpace::Shared, addr: Src::Imm(off), ty, read_only: false })
@@ -2526,8 +2509,9 @@ impl<'a> Lower<'a> {
         let Ty::Ptr(to) = wrap_ptr(elem, tn.pointers) else {
             return Err(self.err(e.span, format!("`{base}` converts to a non-pointer")));
         };
-        // Dynamic shared memory starts where the kernel's static shared memory ends.
-        let off = self.shared_top.div_ceil(16) * 16;
+        // Dynamic shared memory starts where the kernel's static shared memory ends (see `declare`).
+        self.dynamic_shared.get_or_insert(e.span);
+        let off = self.dynamic_base.unwrap_or(self.shared_top.div_ceil(16) * 16);
         Ok(Some(Val::Ptr { src: Src::Imm(off), to: (*to).clone(), space: MemSpace::Shared, read_only: false }))
     }
 
@@ -2721,6 +2705,65 @@ pub struct Lowered {
     pub grid: Option<crate::launch::Dim3>,
 }
 
+/// Lowers the file's top level and then its kernel. `dynamic_base`: where dynamic shared memory starts, when
+/// a first pass found static arrays declared after it was used (nvcc places it after all of them).
+#[cold]
+fn lower_kernel<'a>(
+    ast: &'a Ast,
+    src: &'a str,
+    vars: &'a Vars,
+    launch: Launch,
+    dynamic_base: Option<u64>,
+) -> Result<Lower<'a>, InputError> {
+    let mut l = Lower {
+        b: Builder::new(),
+        ast,
+        src,
+        vars,
+        launch,
+        lines: LineIndex::new(src),
+        scopes: Vec::new(),
+        marks: Vec::new(),
+        globals: HashMap::new(),
+        next_global: GLOBAL_BASE,
+        shared_top: 0,
+        local_top: 0,
+        stmt: 0,
+        seq: 0,
+        loops: Vec::new(),
+        maybe_unknown: Vec::new(),
+        maybe_unknown_pred: Vec::new(),
+        defaulted: Vec::new(),
+        fns: HashMap::new(),
+        frames: Vec::new(),
+        globals_end: 0,
+        calls: 0,
+        salt: 0,
+        uncosted: Vec::new(),
+        assumed: Vec::new(),
+        launch_values: HashMap::new(),
+        dynamic_shared: None,
+        dynamic_base,
+        static_after_dynamic: false,
+        from_launch: Vec::new(),
+    };
+    if let Some(hl) = &ast.launch {
+        for (k, s) in ast.stmts[ast.kernel_start.min(ast.stmts.len())..].iter().take(hl.args.len()).enumerate() {
+            if let (Stmt::Decl(ds), Some(Some(v))) = (s, hl.args.get(k)) {
+                if let Some(d) = ds.first().filter(|d| d.storage == Storage::Param) {
+                    l.launch_values.insert(d.name.to_string(), *v);
+                }
+            }
+        }
+    }
+    let stmts = &ast.stmts;
+    let top = ast.kernel_start.min(stmts.len());
+    l.block(&stmts[..top])?;
+    l.globals_end = l.scopes.len();
+    l.block(&stmts[top..])?;
+    Ok(l)
+}
+
 /// Lowers a CUDA snippet or file into a program.
 #[cold]
 pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Result<Lowered, InputError> {
@@ -2767,49 +2810,12 @@ pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Resul
             ));
         }
     }
-    let mut l = Lower {
-        b: Builder::new(),
-        ast: &ast,
-        src,
-        vars,
-        launch,
-        lines: LineIndex::new(src),
-        scopes: Vec::new(),
-        marks: Vec::new(),
-        globals: HashMap::new(),
-        next_global: GLOBAL_BASE,
-        shared_top: 0,
-        local_top: 0,
-        stmt: 0,
-        seq: 0,
-        loops: Vec::new(),
-        maybe_unknown: Vec::new(),
-        maybe_unknown_pred: Vec::new(),
-        defaulted: Vec::new(),
-        fns: HashMap::new(),
-        frames: Vec::new(),
-        globals_end: 0,
-        calls: 0,
-        salt: 0,
-        uncosted: Vec::new(),
-        assumed: Vec::new(),
-        launch_values: HashMap::new(),
-        from_launch: Vec::new(),
-    };
-    if let Some(hl) = &ast.launch {
-        for (k, s) in ast.stmts[ast.kernel_start.min(ast.stmts.len())..].iter().take(hl.args.len()).enumerate() {
-            if let (Stmt::Decl(ds), Some(Some(v))) = (s, hl.args.get(k)) {
-                if let Some(d) = ds.first().filter(|d| d.storage == Storage::Param) {
-                    l.launch_values.insert(d.name.to_string(), *v);
-                }
-            }
-        }
+    let mut l = lower_kernel(&ast, src, vars, launch, None)?;
+    if l.static_after_dynamic {
+        let base = l.shared_top.div_ceil(16) * 16;
+        l = lower_kernel(&ast, src, vars, launch, Some(base))?;
     }
-    let stmts = &ast.stmts;
-    let top = ast.kernel_start.min(stmts.len());
-    l.block(&stmts[..top])?;
-    l.globals_end = l.scopes.len();
-    l.block(&stmts[top..])?;
+    let ast = &ast;
     if let Some(k) = &ast.ran {
         l.b.set_kernel(k.clone());
     }
@@ -2864,16 +2870,6 @@ pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Resul
             "warpscope's reading of the snippet",
         ));
     }
-    if !l.uncosted.is_empty() {
-        let list: Vec<String> = l.uncosted.iter().map(|(line, op)| format!("{op} (line {line})")).collect();
-        l.b.note(Note::new(
-            "cuda-not-costed",
-            format!(
-                "These operations move memory but warpscope does not count them, so the totals leave them out: {}.",
-                list.join(", ")
-            ),
-            "warpscope's model (MODEL.md covers loads and stores)",
-        ));
-    }
+    l.b.note_uncosted("cuda-not-costed", "operations", &l.uncosted);
     Ok(Lowered { program: l.b.finish(), block, grid })
 }

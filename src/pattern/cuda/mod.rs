@@ -342,6 +342,28 @@ fn stmt_start(s: &Stmt) -> usize {
     }
 }
 
+/// Calls `f` on `s` and on every statement nested in it, in order.
+fn walk<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
+    f(s);
+    match s {
+        Stmt::If(_, a, b) => {
+            walk(a, f);
+            if let Some(b) = b {
+                walk(b, f);
+            }
+        }
+        Stmt::For(i, _, _, b, _) => {
+            if let Some(i) = i {
+                walk(i, f);
+            }
+            walk(b, f);
+        }
+        Stmt::While(_, b, _) | Stmt::DoWhile(b, _, _) => walk(b, f),
+        Stmt::Block(v) => v.iter().for_each(|s| walk(s, f)),
+        _ => {}
+    }
+}
+
 struct CudaParser<'a> {
     p: Parser<'a>,
     types: Types,
@@ -503,7 +525,7 @@ impl<'a> CudaParser<'a> {
                 let mut dims = Vec::new();
                 while self.p.eat("[") {
                     let e = self.p.ternary()?;
-                    let n = const_eval(&e).ok_or_else(|| {
+                    let n = pre::const_eval(self.p.src, &e, &|_| None).ok().ok_or_else(|| {
                         InputError::at(self.p.src, e.span, "a struct field's array size must be a literal")
                     })?;
                     dims.push(n as u64);
@@ -904,15 +926,6 @@ fn wrap_ptr(mut t: Ty, pointers: u32) -> Ty {
         t = Ty::Ptr(Rc::new(t));
     }
     t
-}
-
-#[cold]
-fn const_eval(e: &Ex) -> Option<i128> {
-    match &e.kind {
-        E::Int(n) => Some(*n),
-        E::Binary(op, a, b) => op.apply(const_eval(a)?, const_eval(b)?).ok(),
-        _ => None,
-    }
 }
 
 /// A parsed snippet: its types and statements, with the body of one kernel (`kernel`, else the first).

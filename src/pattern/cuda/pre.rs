@@ -484,15 +484,20 @@ fn condition(src: &str, rest: &[Token], macros: &Macros, span: Span) -> Result<b
     if expanded.is_empty() {
         return Err(InputError::at(src, span, "#if needs a condition"));
     }
-    Ok(const_tokens(src, expanded, macros)? != 0)
+    // Names left after expansion are 0 in `#if`, and `true` is 1 (C++).
+    Ok(eval_tokens(src, expanded, &|w| Some(i128::from(w == "true")))? != 0)
 }
 
-/// Evaluates preprocessor-style: names left after expansion are 0 (`true` is 1).
+/// Parses `toks` as one constant expression and evaluates it. Type words stay (they make casts); every
+/// other name gets `ident`'s value, and a name it has none for makes the expression not constant.
 #[cold]
-fn const_tokens(src: &str, mut toks: Vec<Token>, _macros: &Macros) -> Result<i128, InputError> {
+fn eval_tokens(src: &str, mut toks: Vec<Token>, ident: &dyn Fn(&str) -> Option<i128>) -> Result<i128, InputError> {
     for t in &mut toks {
         if let Tok::Ident(w) = &t.tok {
-            t.tok = Tok::Int(i128::from(w == "true"));
+            if !is_keyword(w) {
+                let v = ident(w).ok_or_else(|| InputError::at(src, t.span, format!("`{w}` is not a constant")))?;
+                t.tok = Tok::Int(v);
+            }
         }
     }
     let end = toks.last().map_or(0, |t| t.span.end);
@@ -500,17 +505,18 @@ fn const_tokens(src: &str, mut toks: Vec<Token>, _macros: &Macros) -> Result<i12
     let mut p = Parser::new(src, toks);
     let e = p.ternary()?;
     if !matches!(p.peek(), Tok::End) {
-        return Err(p.err(format!("unexpected {} in the condition", p.describe())));
+        return Err(p.err(format!("unexpected {} in the constant expression", p.describe())));
     }
-    const_eval(src, &e)
+    const_eval(src, &e, &|_| None)
 }
 
-/// The value of a constant integer expression.
+/// The value of a constant integer expression; `names` gives the names it may use.
 #[cold]
-pub fn const_eval(src: &str, e: &Ex) -> Result<i128, InputError> {
-    let v = |x: &Ex| const_eval(src, x);
+pub fn const_eval(src: &str, e: &Ex, names: &dyn Fn(&str) -> Option<i128>) -> Result<i128, InputError> {
+    let v = |x: &Ex| const_eval(src, x, names);
     match &e.kind {
         E::Int(n) => Ok(*n),
+        E::Name(n) => names(n).ok_or_else(|| InputError::at(src, e.span, format!("`{n}` is not a constant"))),
         E::Unary(UnOp::Neg, a) => Ok(-v(a)?),
         E::Unary(UnOp::Plus, a) => v(a),
         E::Unary(UnOp::Not, a) => Ok(!v(a)?),
@@ -536,23 +542,10 @@ pub fn const_eval(src: &str, e: &Ex) -> Result<i128, InputError> {
 pub fn host_value(src: &str, toks: &[Token], macros: &Macros, known: &HashMap<String, i128>) -> Option<i128> {
     let mut expanded = Vec::new();
     macros.expand_into(src, toks, &mut HashSet::new(), &mut expanded, 0, true).ok()?;
-    for t in &mut expanded {
-        if let Tok::Ident(w) = &t.tok {
-            match (w.as_str(), known.get(w)) {
-                ("true", _) => t.tok = Tok::Int(1),
-                ("false", _) => t.tok = Tok::Int(0),
-                (_, Some(v)) => t.tok = Tok::Int(*v),
-                _ if is_keyword(w) => {}
-                _ => return None,
-            }
-        }
-    }
-    let end = expanded.last().map_or(0, |t| t.span.end);
-    expanded.push(Token { tok: Tok::End, span: Span { start: end, end: end + 1 } });
-    let mut p = Parser::new(src, expanded);
-    let e = p.ternary().ok()?;
-    if !matches!(p.peek(), Tok::End) {
-        return None;
-    }
-    const_eval(src, &e).ok()
+    let ident = |w: &str| match w {
+        "true" => Some(1),
+        "false" => Some(0),
+        _ => known.get(w).copied(),
+    };
+    eval_tokens(src, expanded, &ident).ok()
 }

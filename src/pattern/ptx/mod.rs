@@ -890,17 +890,7 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> R<Program
     lw.frames.push(frame);
     body(&mut lw, kernel, 0)?;
     lw.frames.pop();
-    if !lw.uncosted.is_empty() {
-        let list: Vec<String> = lw.uncosted.iter().map(|(l, op)| format!("{op} (line {l})")).collect();
-        lw.b.note(Note::new(
-            "ptx-not-costed",
-            format!(
-                "These instructions move memory but warpscope does not count them, so the totals leave them out: {}.",
-                list.join(", ")
-            ),
-            "warpscope's model (MODEL.md covers loads and stores)",
-        ));
-    }
+    lw.b.note_uncosted("ptx-not-costed", "instructions", &lw.uncosted);
     Ok(lw.b.finish())
 }
 
