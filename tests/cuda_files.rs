@@ -322,6 +322,9 @@ fn review_cases_follow_c_and_cuda_semantics() {
     // `8u` is unsigned (6.4.4.1): `d < 8u` with d = tid - 16 holds for lanes 16..23 only: 1 sector.
     let lit = "__global__ void k(float *a) { int d = (int)threadIdx.x - 16; if (d < 8u) a[threadIdx.x] = 1.0f; }\n";
     assert_eq!(one_sectors(lit, "32", None), Ok(1));
+    // Suffixed literals in `#if` evaluate too: `8u > 4` holds, S = 2, every other float: 8 sectors.
+    let ifu = "#if 8u > 4\n#define S 2\n#else\n#define S 1\n#endif\n__global__ void k(float *a) { a[threadIdx.x * S] = 1.0f; }\n";
+    assert_eq!(one_sectors(ifu, "32", None), Ok(8));
     // A template value parameter has its declared type: `d < B` with `unsigned int B = 8` is unsigned: 1.
     let tp = "template <unsigned int B> __global__ void k(float *a) { int d = (int)threadIdx.x - 16; if (d < B) a[threadIdx.x] = 1.0f; }\ntemplate __global__ void k<8>(float *);\n";
     assert_eq!(one_sectors(tp, "32", None), Ok(1));
