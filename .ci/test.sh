@@ -35,6 +35,9 @@ cargo test --locked
 step "probe kernels' machine code (clang, ptxas, nvdisasm: no GPU needed)"
 bash hw/check-offline.sh
 
+step "the kernel corpus recompiled (clang, NVRTC, ptxas, nvdisasm) matches tests/data/kernels/"
+bash hw/make-corpus.sh --check
+
 step "browser tests (headless Chromium)"
 CHROMEDRIVER=$(command -v chromedriver) cargo test --locked --target wasm32-unknown-unknown --test web
 

@@ -10,7 +10,12 @@
 #
 # Per kernel file K.cu and architecture A in sm_75 sm_80 (clang) and sm_75 sm_80 sm_90 (NVRTC):
 #   clang++-15 (device only, CUDA 12.9 headers through clang's own CUDA wrapper) -> A.ptx
-#   ptxas -arch=A -O3 A.ptx -> cubin;  nvdisasm -c cubin -> A.sass
+#   ptxas -arch=A -O3 -lineinfo A.ptx -> cubin;  nvdisasm -c -g cubin -> A.sass
+# Every step keeps line information (clang -gline-tables-only, NVRTC -lineinfo, ptxas -lineinfo, nvdisasm -g:
+# `.loc` directives in the PTX, `//## File "K.cu", line N` comments in the SASS), which is how the tests match
+# each PTX and SASS memory instruction to the CUDA line it came from. File names are written relative to the
+# repository (clang -fdebug-prefix-map; NVRTC's, which start with the working directory, are cut the same way)
+# so the output does not depend on where the repository is checked out.
 # sm_90: clang 15 (LLVM 15) has no sm_90 target, so there is no sm_90.ptx; sm_90.sass is ptxas -arch=sm_90
 # run on sm_80.ptx (PTX is forward compatible; this is what the driver's JIT would do).
 #   NVRTC 12.9 (NVIDIA's CUDA C++ compiler, the device half of nvcc, from its PyPI wheel) -> nvrtc_A.ptx
@@ -96,7 +101,7 @@ cuda_flags=(
   -isystem "$resource/include/cuda_wrappers" -I"$corpus/shim" -I"$tools/include"
   -D_CG_LIMIT_INCLUDED_DEPENDENCIES
   -include pre.h -include __clang_cuda_runtime_wrapper.h -include post.h
-  -O3 -S
+  -O3 -S -gline-tables-only -fdebug-prefix-map="$root/="
 )
 
 kernels=(reduction/reduction_kernel.cu transpose/transpose.cu matrixMul/matrixMul.cu vectorAdd/vectorAdd.cu)
@@ -114,18 +119,19 @@ for k in "${kernels[@]}"; do
   done
   for arch in sm_75 sm_80 sm_90; do
     ptx=$arch; [ "$arch" = sm_90 ] && ptx=sm_80
-    "$tools/bin/ptxas" -arch="$arch" -O3 -o "$work/$arch.cubin" "$out/$dir/$ptx.ptx"
+    "$tools/bin/ptxas" -arch="$arch" -O3 -lineinfo -o "$work/$arch.cubin" "$out/$dir/$ptx.ptx"
     # nvdisasm warns on stderr that it falls back to the "Old" ELF format for these cubins; the listing is
     # complete all the same (hw/check-offline.sh discards the same warning).
-    "$tools/bin/nvdisasm" -c "$work/$arch.cubin" 2>/dev/null > "$out/$dir/$arch.sass"
+    "$tools/bin/nvdisasm" -c -g "$work/$arch.cubin" 2>/dev/null > "$out/$dir/$arch.sass"
     [ -s "$out/$dir/$arch.sass" ] || { say "$dir/$arch.sass: nvdisasm produced nothing"; exit 1; }
   done
   # NVIDIA's compiler: NVRTC needs only the CUDA headers (cooperative_groups) and the NVRTC shims.
   for arch in sm_75 sm_80 sm_90; do
     LD_LIBRARY_PATH="$tools/lib" python3 "$root/hw/nvrtc-ptx.py" "$tools/lib/libnvrtc.so.12" "$corpus/$k" "${arch#sm_}" \
-      -I"$corpus/shim-nvrtc" -I"$tools/include" -D_CG_LIMIT_INCLUDED_DEPENDENCIES > "$out/$dir/nvrtc_$arch.ptx"
-    "$tools/bin/ptxas" -arch="$arch" -O3 -o "$work/nvrtc_$arch.cubin" "$out/$dir/nvrtc_$arch.ptx"
-    "$tools/bin/nvdisasm" -c "$work/nvrtc_$arch.cubin" 2>/dev/null > "$out/$dir/nvrtc_$arch.sass"
+      -I"$corpus/shim-nvrtc" -I"$tools/include" -D_CG_LIMIT_INCLUDED_DEPENDENCIES -lineinfo \
+      | sed "s|\"$root/|\"|" > "$out/$dir/nvrtc_$arch.ptx"
+    "$tools/bin/ptxas" -arch="$arch" -O3 -lineinfo -o "$work/nvrtc_$arch.cubin" "$out/$dir/nvrtc_$arch.ptx"
+    "$tools/bin/nvdisasm" -c -g "$work/nvrtc_$arch.cubin" 2>/dev/null > "$out/$dir/nvrtc_$arch.sass"
     [ -s "$out/$dir/nvrtc_$arch.sass" ] || { say "$dir/nvrtc_$arch.sass: nvdisasm produced nothing"; exit 1; }
   done
   say "$dir: sm_75.ptx sm_80.ptx sm_75.sass sm_80.sass sm_90.sass, nvrtc_sm_{75,80,90}.{ptx,sass}"
@@ -139,8 +145,9 @@ if [ "$check" = 1 ]; then
       nvrtc_sm_75.sass nvrtc_sm_80.sass nvrtc_sm_90.sass; do
       # NVRTC names internal-linkage symbols (cooperative_groups' constants) with a hash that changes
       # from one compilation to the next: `_ZN54_INTERNAL_00000000_19_reduction_kernel_cu_0f47cdcc_92818...`.
-      # The comparison masks that hash; everything else must be identical.
-      mask() { sed -E 's/_ZN[0-9]+_INTERNAL_[0-9]+_[0-9]+_[A-Za-z0-9_]+_cu_[0-9a-f]{8}_[0-9]+/_INTERNAL_/g' "$1"; }
+      # The comparison masks that hash, and the `.b8` rows of NVRTC's `.debug_str` section, where the same
+      # names are spelled as bytes; everything else must be identical.
+      mask() { sed -E -e 's/_ZN[0-9]+_INTERNAL_[0-9]+_[0-9]+_[A-Za-z0-9_]+_cu_[0-9a-f]{8}_[0-9]+/_INTERNAL_/g' -e '/^\.b8 /d' "$1"; }
       if ! cmp -s <(mask "$out/$dir/$f") <(mask "$corpus/$dir/$f"); then
         say "differs: tests/data/kernels/$dir/$f"
         diff -u "$corpus/$dir/$f" "$out/$dir/$f" | head -20 || true

@@ -13,7 +13,7 @@ use crate::engine::{analyze_lanes, issue_notes, warnings, Config};
 use crate::launch::{Dim3, Launch};
 use crate::program::exec::Sink;
 use crate::program::grid::{self, BlockStats, Blocks, Control, Costing, RunError};
-use crate::program::{Program, Site, SiteId};
+use crate::program::{Program, Site, SiteId, SourceLine};
 use crate::report::{Note, Report, SpaceTag};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -115,6 +115,9 @@ pub struct InstrResult {
     pub line: usize,
     /// The source line.
     pub text: String,
+    /// For PTX and SASS with line information: the CUDA source line it was compiled from.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub source: Option<SourceLine>,
     /// What is accessed.
     pub access: String,
     /// The instruction.
@@ -154,6 +157,12 @@ pub struct InstrResult {
 }
 
 impl InstrResult {
+    /// The CUDA line a compiler made this PTX or SASS instruction from, as `transpose.cu:142`.
+    pub fn source_label(&self) -> Option<String> {
+        let s = self.source.as_ref()?;
+        Some(format!("{}:{}", s.file.rsplit('/').next().unwrap_or(&s.file), s.line))
+    }
+
     /// The shown block's issues, warp by warp (the figure's numbering).
     pub fn issue_count(&self) -> usize {
         self.passes.iter().map(|&p| p as usize).sum()
@@ -532,6 +541,7 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
     InstrResult {
         line: site.line,
         text: site.text.clone(),
+        source: site.source.clone(),
         access: site.access.clone(),
         op: instr.text.clone(),
         space,
@@ -730,7 +740,8 @@ impl ProgramResult {
             let _ = writeln!(out, "note [{}]: {}", n.id, n.text);
         }
         for (i, r) in self.instructions.iter().enumerate() {
-            let _ = writeln!(out, "\n#{} line {}: {}", i + 1, r.line, r.text);
+            let from = r.source_label().map_or(String::new(), |s| format!(" ({s})"));
+            let _ = writeln!(out, "\n#{} line {}{from}: {}", i + 1, r.line, r.text);
             let _ = writeln!(
                 out,
                 "  {} ({}, {} B per lane), {} warp issue(s), {:?}",

@@ -378,3 +378,26 @@ __global__ void other(float *o, float *i) {
     let e = cuda(Some("nope")).run().expect_err("no such kernel");
     assert_eq!(e.error.message, "no kernel `nope` in this file (its kernels: copy, other)");
 }
+
+#[test]
+fn nvdisasm_line_information_names_the_cuda_line() {
+    // `nvdisasm -g` on a cubin built with -lineinfo puts `//## File "NAME", line N` before the instructions of
+    // line N (with -gi, ` inlined at ...` follows: the first line is the instruction's own). A new function
+    // starts with no line until its first comment.
+    let text = "\t.text.k:\nk:\n\t//## File \"/src/k.cu\", line 12\n\
+        S2R R0, SR_TID.X ;\n\
+        IMAD.WIDE.U32 R2, R0, 0x4, RZ ;\n\
+        \t//## File \"/src/h.h\", line 5 inlined at \"/src/k.cu\", line 14\n\
+        LDG.E R4, [R2.64] ;\n\
+        \t//## File \"/src/k.cu\", line 15\n\
+        STG.E [R2.64+0x80], R4 ;\n\
+        EXIT ;";
+    let r = ok(&sass(text, "32", None, &[]));
+    let from: Vec<Option<String>> = r.instructions.iter().map(|i| i.source_label()).collect();
+    assert_eq!(from, vec![Some("h.h:5".to_string()), Some("k.cu:15".to_string())]);
+    // The corpus: ptxas's SASS for vectorAdd from clang's PTX, both with line information, puts the two LDGs
+    // and the STG of `C[i] = A[i] + B[i] + 0.0f;` on vectorAdd.cu's line 63 (tests/data/kernels/vectorAdd).
+    let r = ok(&sass(&listing("vectorAdd", "sm_90"), "256", None, &[]));
+    let from: Vec<Option<String>> = r.instructions.iter().map(|i| i.source_label()).collect();
+    assert_eq!(from, vec![Some("vectorAdd.cu:63".to_string()); 3]);
+}

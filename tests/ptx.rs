@@ -378,3 +378,24 @@ fn signed_values_and_edge_forms_follow_the_ptx_isa() {
     let e = scenario(Lang::Ptx, &module("setp.lt.b32 %p1, %r1, 4;"), "32", None, &[]).run().expect_err("lt.b32");
     assert!(e.error.message.contains("compare only with eq and ne"), "{}", e.error.message);
 }
+
+#[test]
+fn line_information_names_the_cuda_line() {
+    // `.loc FILE LINE COLUMN` before an instruction names its CUDA line (PTX ISA, "Debugging Directives");
+    // clang writes the `.file` table at the end of the module, after its use; `, inlined_at` follows the
+    // instruction's own line (the first one is kept); line 0 means "no source line".
+    let body = ".loc 1 7 3\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n.reg .f32 %f<3>;\n\
+        .loc 2 40 5, function_name $L__info_string0, inlined_at 1 9 2\nld.global.f32 %f1, [%rd4];\n\
+        .loc 1 11 1\nld.global.f32 %f2, [%rd4+128];\n.loc 1 0 3\nld.global.f32 %f2, [%rd4+256];";
+    let text = format!("{}\t.file\t1 \"/home/u/k.cu\"\n\t.file\t2 \"helpers.h\", 1700000000, 1234\n", module(body));
+    let r = ok(&scenario(Lang::Ptx, &text, "32", None, &[]));
+    let from: Vec<Option<String>> = r.instructions.iter().map(|i| i.source_label()).collect();
+    assert_eq!(from, vec![Some("helpers.h:40".to_string()), Some("k.cu:11".to_string()), None]);
+    assert_eq!(r.instructions[1].source.as_ref().map(|s| s.file.as_str()), Some("/home/u/k.cu"));
+    // The corpus (hw/make-corpus.sh builds with line information): NVRTC's PTX for vectorAdd puts the
+    // two loads and the store of `C[i] = A[i] + B[i];` on vectorAdd.cu's line 63.
+    let r = ok(&scenario(Lang::Ptx, &corpus("vectorAdd", "nvrtc_sm_80.ptx"), "256", None, &[]));
+    let from: Vec<Option<String>> = r.instructions.iter().map(|i| i.source_label()).collect();
+    assert_eq!(from, vec![Some("vectorAdd.cu:63".to_string()); 3]);
+    assert!(corpus("vectorAdd", "vectorAdd.cu").lines().nth(62).unwrap().contains("C[i] = A[i] + B[i]"));
+}

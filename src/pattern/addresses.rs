@@ -165,6 +165,7 @@ pub fn lower(src: &str, default_op: Option<Instr>) -> Result<(Program, Dim3), In
                 access: format!("{} addresses", b.op.text),
                 instr: b.op.clone(),
                 notes: Vec::new(),
+                source: None,
             },
         );
         builder.emit(Op::Mem { site, addr: dst, plg: None, ctx, data: None }, Some(PredRef::of(pred)), span);

@@ -316,7 +316,14 @@ fn expr_program(src: &Source) -> Result<Program, InputError> {
     );
     let site = b.site(
         (0, 0),
-        Site { line: 1, text: text.trim().to_string(), access: text.trim().to_string(), instr, notes: Vec::new() },
+        Site {
+            line: 1,
+            text: text.trim().to_string(),
+            access: text.trim().to_string(),
+            instr,
+            notes: Vec::new(),
+            source: None,
+        },
     );
     let ctx = b.ctx("the address depends on ");
     b.emit(Op::Mem { site, addr: dst, plg: None, ctx, data: None }, Some(PredRef::of(pred)), span);

@@ -23,7 +23,8 @@ use crate::access::Instr;
 use crate::engine::DEFAULT_SHARED_WINDOW;
 use crate::launch::Launch;
 use crate::program::{
-    BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, Special, Src, UnOp, Width,
+    BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SourceLine, Special, Src,
+    UnOp, Width,
 };
 use crate::report::Note;
 use std::collections::HashMap;
@@ -138,6 +139,20 @@ struct Line {
     text: String,
     span: Span,
     mem_text: String,
+    /// The CUDA line nvdisasm's line information (`-g`) puts it on.
+    source: Option<SourceLine>,
+}
+
+/// nvdisasm's line information (`nvdisasm -g`, a cubin built with `-lineinfo`): `//## File "k.cu", line 42`,
+/// with `-gi` followed by ` inlined at "k.cu", line 60`. The first file and line are the instruction's own.
+fn line_info(raw: &str) -> Option<SourceLine> {
+    let rest = raw.trim_start().strip_prefix("//##")?.trim_start().strip_prefix("File")?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let (file, rest) = rest.split_once('"')?;
+    let rest = rest.trim_start().strip_prefix(',')?.trim_start().strip_prefix("line")?.trim_start();
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let line = rest[..digits].parse().ok().filter(|&l| l > 0)?;
+    Some(SourceLine { file: file.to_string(), line })
 }
 
 fn parse_reg(t: &str) -> Option<Operand> {
@@ -391,9 +406,14 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
         }
         funcs.push(Func { name: name.to_string(), start: at, end: at, entry });
     };
+    let mut source: Option<SourceLine> = None;
     for (no, raw) in src.split('\n').enumerate() {
         let line_start = offset;
         offset += raw.len() + 1;
+        if raw.trim_start().starts_with("//##") {
+            source = line_info(raw);
+            continue;
+        }
         let cleaned = clean(raw);
         let t = cleaned.trim();
         if arch.is_none() && (t.starts_with(".headerflags") || t.starts_with("code for") || t.starts_with("arch")) {
@@ -418,6 +438,7 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
             if let Some(name) = rest.trim_start().strip_prefix(':') {
                 let name = name.trim();
                 start_func(&mut funcs, name, lines.len(), !name.starts_with('$'));
+                source = None;
                 continue;
             }
         }
@@ -426,6 +447,7 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
             // nvdisasm: `.text.NAME:` opens a kernel's section, `NAME:` a function declared with `.type`.
             if let Some(name) = label.strip_prefix(".text.") {
                 start_func(&mut funcs, name, lines.len(), true);
+                source = None;
             } else if declared.contains(label) {
                 let entry = entries.contains(label) || (!label.starts_with('$') && entries.is_empty());
                 start_func(&mut funcs, label, lines.len(), entry);
@@ -511,6 +533,7 @@ fn parse_lines(src: &str) -> Result<Listing, InputError> {
             text: rest.trim().to_string(),
             span: Span { start: line_start + col, end: line_start + col + rest.len() },
             mem_text,
+            source: source.clone(),
         });
         if lines.len() > MAX_LINES {
             return Err(InputError::at(
@@ -1393,6 +1416,7 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
                     access: l.mem_text.clone(),
                     instr: instr.clone(),
                     notes: Vec::new(),
+                    source: l.source.clone(),
                 },
             );
             lw.sites.insert(k, site);

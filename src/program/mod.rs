@@ -598,6 +598,18 @@ pub struct Site {
     pub instr: Instr,
     /// Notes from the input language (for example where a local array was placed).
     pub notes: Vec<Note>,
+    /// The line of the CUDA source a compiler made this instruction from, where PTX or SASS says so
+    /// (`.loc` directives, nvdisasm's `//## File` comments).
+    pub source: Option<SourceLine>,
+}
+
+/// A line of a kernel's source file, as compiler output records it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SourceLine {
+    /// The file, as the compiler named it.
+    pub file: String,
+    /// Its 1-based line.
+    pub line: u32,
 }
 
 /// A lowered program.

@@ -296,7 +296,10 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                                 <li class={classes!((i == pane.instr).then_some("selected"))}>
                                     <button {onclick} aria-pressed={(i == pane.instr).to_string()}>
                                         <span class="op">{ ins.op.clone() }</span>
-                                        <span class="access">{ format!("line {}: {}", ins.line, ins.access) }</span>
+                                        <span class="access">{ match ins.source_label() {
+                                            Some(from) => format!("line {} ({from}): {}", ins.line, ins.access),
+                                            None => format!("line {}: {}", ins.line, ins.access),
+                                        } }</span>
                                     </button>
                                 </li>
                             }

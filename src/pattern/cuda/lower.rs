@@ -1330,7 +1330,7 @@ impl<'a> Lower<'a> {
             };
             let site = self.b.site(
                 (self.stmt, self.seq + self.salt),
-                Site { line, text: text.clone(), access: format!("{written}{}", u.label), instr, notes },
+                Site { line, text: text.clone(), access: format!("{written}{}", u.label), instr, notes, source: None },
             );
             self.seq += 1;
             let ctx = self.b.ctx(format!("the address of this {} depends on ", u.mnemonic));

@@ -28,8 +28,8 @@ use crate::access::Instr;
 use crate::engine::{DEFAULT_LOCAL_WINDOW, DEFAULT_SHARED_WINDOW, WINDOW_BYTES};
 use crate::launch::Launch;
 use crate::program::{
-    BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SiteId, Special, Src, UnOp,
-    Width,
+    BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SiteId, SourceLine, Special,
+    Src, UnOp, Width,
 };
 use crate::report::Note;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -1956,8 +1956,14 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
         None => {
             let text = lw.src[i.span.start..i.span.end].split_whitespace().collect::<Vec<_>>().join(" ");
             let access = lw.src[addr_span.start..addr_span.end.min(lw.src.len())].to_string();
-            let s =
-                lw.b.site((key, 0), Site { line: i.line, text: format!("{text};"), access, instr, notes: Vec::new() });
+            let source = i.loc.and_then(|(f, line)| {
+                let file = lw.m.files.iter().find(|(n, _)| *n == f)?.1.clone();
+                Some(SourceLine { file, line })
+            });
+            let s = lw.b.site(
+                (key, 0),
+                Site { line: i.line, text: format!("{text};"), access, instr, notes: Vec::new(), source },
+            );
             lw.sites.insert(key, s);
             s
         }

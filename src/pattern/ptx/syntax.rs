@@ -232,6 +232,8 @@ pub struct Inst {
     pub op_span: Span,
     /// 1-based line.
     pub line: usize,
+    /// The source line of the `.loc` directive before it: (file number, line), line > 0.
+    pub loc: Option<(u32, u32)>,
 }
 
 impl Inst {
@@ -354,6 +356,8 @@ pub struct Module {
     pub vars: Vec<Decl>,
     /// Functions and kernels, in file order.
     pub funcs: Vec<Func>,
+    /// The `.file` directives: (number, name).
+    pub files: Vec<(u32, String)>,
 }
 
 /// Statements nest at most this deep (`{ { ... } }`).
@@ -363,6 +367,8 @@ struct Parser<'a> {
     src: &'a str,
     toks: Vec<Tok>,
     i: usize,
+    /// The last `.loc`: (file number, line); `None` after `.loc F 0 C` (no source line).
+    loc: Option<(u32, u32)>,
 }
 
 type R<T> = Result<T, InputError>;
@@ -464,6 +470,33 @@ impl Parser<'_> {
         Err(self.err(start, "this statement has no `;` at its end"))
     }
 
+    /// `.loc FILE LINE COLUMN[, function_name L, inlined_at F L C]`: where the next instructions come from
+    /// (the first file and line: the instruction's own, inside an inlined function). Skips the line.
+    fn loc_directive(&mut self) {
+        let nums = |k: usize| match self.toks.get(self.i + k) {
+            Some(Tok { t: T::Int(v), .. }) => u32::try_from(*v).ok(),
+            _ => None,
+        };
+        self.loc = match (nums(1), nums(2)) {
+            (Some(f), Some(l)) if l > 0 => Some((f, l)),
+            _ => None,
+        };
+        self.skip_line();
+    }
+
+    /// `.file N "name"[, time, size]`: the number and name, when written so.
+    fn file_directive(&self) -> Option<(u32, String)> {
+        let n = match self.toks.get(self.i + 1)? {
+            Tok { t: T::Int(v), .. } => u32::try_from(*v).ok()?,
+            _ => return None,
+        };
+        let name = match self.toks.get(self.i + 2)? {
+            Tok { t: T::Str, span, .. } => self.src.get(span.start + 1..span.end - 1)?.to_string(),
+            _ => return None,
+        };
+        Some((n, name))
+    }
+
     /// Skips a balanced `{ ... }` (`.section` contents).
     fn skip_braces(&mut self) -> R<()> {
         let start = self.expect_p('{', "to open the section")?;
@@ -498,7 +531,14 @@ impl Parser<'_> {
                 ));
             };
             match w.as_str() {
-                ".version" | ".address_size" | ".file" | ".loc" => self.skip_line(),
+                ".version" | ".address_size" => self.skip_line(),
+                ".file" => {
+                    if let Some(f) = self.file_directive() {
+                        m.files.push(f);
+                    }
+                    self.skip_line();
+                }
+                ".loc" => self.loc_directive(),
                 ".target" => {
                     self.i += 1;
                     let line = self.line();
@@ -743,7 +783,8 @@ impl Parser<'_> {
                 }
                 Some(T::P(';')) => self.i += 1,
                 Some(T::Word(w)) if w.starts_with('.') => match w.as_str() {
-                    ".loc" | ".file" => self.skip_line(),
+                    ".loc" => self.loc_directive(),
+                    ".file" => self.skip_line(),
                     ".pragma" | ".maxnreg" | ".maxntid" | ".reqntid" | ".minnctapersm" => self.skip_statement()?,
                     ".reg" | ".local" | ".shared" | ".param" | ".const" | ".global" => {
                         out.push(Stmt::Decl(self.decl()?))
@@ -787,7 +828,7 @@ impl Parser<'_> {
             }
         }
         let end = self.expect_p(';', "at the end of the instruction")?;
-        Ok(Inst { guard, parts, ops, span: Span { start: start.start, end: end.start }, op_span, line })
+        Ok(Inst { guard, parts, ops, span: Span { start: start.start, end: end.start }, op_span, line, loc: self.loc })
     }
 
     fn operand(&mut self) -> R<Opnd> {
@@ -899,7 +940,7 @@ impl Parser<'_> {
 /// Parses a PTX module.
 pub fn parse(src: &str) -> R<Module> {
     let toks = lex(src)?;
-    let mut p = Parser { src, toks, i: 0 };
+    let mut p = Parser { src, toks, i: 0, loc: None };
     let m = p.module()?;
     if !m.funcs.iter().any(|f| f.entry && f.body.is_some()) {
         return Err(InputError::at(
