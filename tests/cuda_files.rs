@@ -385,6 +385,54 @@ fn review_cases_follow_c_and_cuda_semantics() {
 }
 
 #[test]
+fn constant_expressions_have_c_types_and_skipped_lines_are_text() {
+    // Values as gcc computes them (C11 6.3.1.3 conversions, 6.3.1.8 usual arithmetic conversions, 6.5.5
+    // division; 6.10.1: `#if` computes in intmax_t/uintmax_t).
+    // In a kernel (the lowering): `a[threadIdx.x * V]` over floats costs 4 sectors per unit of V for V = 1..8.
+    let stride = |v: &str| {
+        let text = format!("__global__ void k(float *a) {{ a[threadIdx.x * ({v})] = 1.0f; }}\n");
+        one_sectors(&text, "32", None)
+    };
+    // (unsigned char)300 = 44 (300 mod 256); 44 / 11 = 4: 16 sectors (27, 32 sectors, without the cast).
+    assert_eq!(stride("(unsigned char)300 / 11"), Ok(16));
+    // -1 > 0u compares unsigned: 4294967295 > 0 is 1; + 1 = 2: 8 sectors.
+    assert_eq!(stride("(-1 > 0u) + 1"), Ok(8));
+    // (unsigned)-1 / 0x40000000 = 4294967295 / 1073741824 = 3: 12 sectors (0 if -1 stayed signed: 1 sector).
+    assert_eq!(stride("(unsigned)-1 / 0x40000000"), Ok(12));
+    // Division truncates toward zero and the remainder takes the dividend's sign: -3 * -1 = 3: 12 sectors.
+    assert_eq!(stride("(-7 / 2) * (-7 % 2)"), Ok(12));
+    // In host code (a launch's block size, computed before the kernel runs): the same rules.
+    let block = |v: &str| {
+        let text = format!(
+            "__global__ void k(float *a) {{ a[threadIdx.x] = 1.0f; }}\nint main() {{ float *d; k<<<1, {v}>>>(d); }}\n"
+        );
+        ok(&scenario(Lang::Cuda, &text, "32", None, "8.0")).launch.block.x
+    };
+    assert_eq!(block("(unsigned char)300"), 44);
+    assert_eq!(block("(unsigned)-1 / 0x40000000 * 32"), 96);
+    assert_eq!(block("((-1 > 0u) + 1) * 64"), 128);
+    assert_eq!(block("(-7 / 2) * (-7 % 2) * 32"), 96);
+    // `1 << 40` on an int is no value C gives: not a constant, so the settings' block (32) stays.
+    assert_eq!(block("(1 << 40) >> 34"), 32);
+    // ... while on a long long it is one: 2^40 >> 34 = 64.
+    assert_eq!(block("(1LL << 40) >> 34"), 64);
+    // `#if` with an unsigned operand: `-1 > 0u` is true there too (uintmax_t), so S = 2: 8 sectors. Lines
+    // skipped by `#if 0` are text: an apostrophe or a stray character there is no error.
+    let ifs = "#if 0\n// don't: it's `old`\n#endif\n#if -1 > 0u\n#define S 2\n#else\n#define S 1\n#endif\n__global__ void k(float *a) { a[threadIdx.x * S] = 1.0f; }\n";
+    assert_eq!(one_sectors(ifs, "32", None), Ok(8));
+    // A shift past intmax_t's width in `#if` is an error at the operator.
+    let e = one_sectors("#if 1 << 70\n#endif\n__global__ void k(float *a) { a[0] = 1.0f; }\n", "32", None).unwrap_err();
+    assert!(e.contains("1:7") && e.contains("shift by 70: the shift amount must be 0..63 for a 64-bit value"), "{e}");
+    // `&&`, `||` and `?:` evaluate only the operand they need (C11 6.5.13-15): no division by zero here.
+    let lazy = "#if (0 && 1 / 0) || (1 ? 2 : 1 / 0) == 2\n#define S 2\n#endif\n__global__ void k(float *a) { a[threadIdx.x * S] = 1.0f; }\n";
+    assert_eq!(one_sectors(lazy, "32", None), Ok(8));
+    // The same text where it is not skipped is an error at its place.
+    let live = "// fine\nint x = 'a;\n__global__ void k(float *a) { a[threadIdx.x] = 1.0f; }\n";
+    let e = one_sectors(live, "32", None).unwrap_err();
+    assert!(e.contains("2:9") && e.contains("unterminated character literal"), "{e}");
+}
+
+#[test]
 fn dynamic_shared_memory_starts_after_every_static_array() {
     // nvcc places `extern __shared__` memory after all static shared arrays, wherever they are declared:
     // `s[36]` takes 144 bytes, so `dyn` starts 144 bytes after `s` (a 16-byte boundary already).

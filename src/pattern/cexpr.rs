@@ -699,7 +699,7 @@ impl<'a> Parser<'a> {
                 Tok::Int(n) | Tok::Char(n) => n.to_string(),
                 Tok::Ident(w) => w.clone(),
                 Tok::Punct(p) => p.to_string(),
-                Tok::Float | Tok::Str | Tok::Hash(_) | Tok::End => {
+                Tok::Float | Tok::Str | Tok::Hash(_) | Tok::Bad(_) | Tok::End => {
                     return Err(self.err("template arguments here are types and integers"));
                 }
             };

@@ -28,6 +28,10 @@ pub enum Tok {
     Str,
     /// A character literal, as its value.
     Char(i128),
+    /// Text that is no token (an unclosed quote, a stray character), with the error it is: from
+    /// [`lex_skippable`] only, for a preprocessor to report where it is not skipped (C reads the lines of
+    /// `#if 0` as text, so `// don't` there is no error).
+    Bad(String),
     /// The end of the input.
     End,
 }
@@ -54,6 +58,26 @@ pub const VALUE_LIMIT: i128 = 1 << 96;
 /// Splits `src` into tokens.
 #[cold]
 pub fn lex(src: &str) -> Result<Vec<Token>, InputError> {
+    lex_with(src, false)
+}
+
+/// Like [`lex`], but text that is no token becomes a [`Tok::Bad`] (to the end of its line, for a quote)
+/// instead of an error; an unclosed `/*` and an input past the size limit are still errors.
+#[cold]
+pub fn lex_skippable(src: &str) -> Result<Vec<Token>, InputError> {
+    lex_with(src, true)
+}
+
+#[cold]
+fn lex_with(src: &str, lenient: bool) -> Result<Vec<Token>, InputError> {
+    // In lenient mode an error becomes a `Bad` token over `span`, and lexing goes on at `resume`.
+    let bad = |toks: &mut Vec<Token>, e: InputError, span: Span| -> Result<(), InputError> {
+        if !lenient {
+            return Err(e);
+        }
+        toks.push(Token { tok: Tok::Bad(e.message), span });
+        Ok(())
+    };
     if src.len() > MAX_INPUT_BYTES {
         return Err(InputError::at(
             src,
@@ -99,16 +123,37 @@ pub fn lex(src: &str) -> Result<Vec<Token>, InputError> {
         }
         line_start = false;
         if c == b'"' || c == b'\'' {
-            let end = quoted(src, start)?;
-            let tok = if c == b'"' { Tok::Str } else { char_value(src, start, end)? };
-            toks.push(Token { tok, span: Span { start, end } });
-            i = end;
+            let tok = quoted(src, start).and_then(|end| {
+                let tok = if c == b'"' { Tok::Str } else { char_value(src, start, end)? };
+                Ok((tok, end))
+            });
+            match tok {
+                Ok((tok, end)) => {
+                    toks.push(Token { tok, span: Span { start, end } });
+                    i = end;
+                }
+                Err(e) => {
+                    bad(&mut toks, e, Span { start, end: start + 1 })?;
+                    i = src[start..].find('\n').map_or(bytes.len(), |n| start + n);
+                }
+            }
             continue;
         }
         if c.is_ascii_digit() || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            let (tok, end) = number(src, start)?;
-            toks.push(Token { tok, span: Span { start, end } });
-            i = end;
+            match number(src, start) {
+                Ok((tok, end)) => {
+                    toks.push(Token { tok, span: Span { start, end } });
+                    i = end;
+                }
+                Err(e) => {
+                    i = start + 1;
+                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.' || bytes[i] == b'_')
+                    {
+                        i += 1;
+                    }
+                    bad(&mut toks, e, Span { start, end: i })?;
+                }
+            }
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -125,11 +170,13 @@ pub fn lex(src: &str) -> Result<Vec<Token>, InputError> {
             }
             None => {
                 let ch = src[i..].chars().next().unwrap_or('?');
-                return Err(InputError::at(
-                    src,
-                    Span { start, end: start + ch.len_utf8() },
-                    format!("unexpected character `{}`", ch.escape_debug()),
-                ));
+                let span = Span { start, end: start + ch.len_utf8() };
+                bad(
+                    &mut toks,
+                    InputError::at(src, span, format!("unexpected character `{}`", ch.escape_debug())),
+                    span,
+                )?;
+                i = span.end;
             }
         }
     }

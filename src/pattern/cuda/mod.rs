@@ -931,7 +931,7 @@ fn wrap_ptr(mut t: Ty, pointers: u32) -> Ty {
 /// A parsed snippet: its types and statements, with the body of one kernel (`kernel`, else the first).
 #[cold]
 fn parse(src: &str, kernel: Option<&str>, sm: u32, vars: &super::expr::Vars) -> Result<Program, InputError> {
-    let toks = lex(src)?;
+    let toks = super::lex::lex_skippable(src)?;
     // What nvcc defines in a device compilation for this architecture.
     let predefined = [
         ("__CUDA_ARCH__", i128::from(sm) * 10),

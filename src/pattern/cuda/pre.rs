@@ -35,6 +35,15 @@ pub struct Macros {
     map: HashMap<String, Macro>,
 }
 
+/// The error a [`Tok::Bad`] among `toks` is, if there is one: text that is no token is an error where the
+/// preprocessor does not skip it.
+fn no_bad(src: &str, toks: &[Token]) -> Result<(), InputError> {
+    match toks.iter().find_map(|t| if let Tok::Bad(m) = &t.tok { Some((m, t.span)) } else { None }) {
+        Some((m, span)) => Err(InputError::at(src, span, m.clone())),
+        None => Ok(()),
+    }
+}
+
 /// The directive's name and the tokens after it, with spans in `src`.
 #[cold]
 fn directive(src: &str, span: Span) -> Result<(String, Vec<Token>), InputError> {
@@ -52,7 +61,7 @@ fn directive(src: &str, span: Span) -> Result<(String, Vec<Token>), InputError> 
             },
         )
         .collect();
-    let mut toks = lex(&joined).map_err(|e| InputError::at(src, span, e.message))?;
+    let mut toks = super::super::lex::lex_skippable(&joined).map_err(|e| InputError::at(src, span, e.message))?;
     toks.pop(); // End
     for t in &mut toks {
         t.span = Span { start: t.span.start + span.start + 1, end: t.span.end + span.start + 1 };
@@ -188,6 +197,7 @@ pub fn preprocess(
                 }
                 _ if !on => {}
                 "define" => {
+                    no_bad(src, &rest)?;
                     let Some(Token { tok: Tok::Ident(m), span: nspan }) = rest.first().cloned() else {
                         return Err(InputError::at(src, span, "expected a name after #define"));
                     };
@@ -251,6 +261,7 @@ pub fn preprocess(
             i += 1;
             continue;
         }
+        no_bad(src, std::slice::from_ref(t))?;
         // A macro use: expand it (with its arguments, if it takes them).
         if let Tok::Ident(name) = &t.tok {
             if let Some(m) = macros.map.get(name).filter(|m| m.expand) {
@@ -462,6 +473,7 @@ fn paste(src: &str, body: Vec<Token>) -> Result<Vec<Token>, InputError> {
 /// The value of an `#if` condition.
 #[cold]
 fn condition(src: &str, rest: &[Token], macros: &Macros, span: Span) -> Result<bool, InputError> {
+    no_bad(src, rest)?;
     // `defined X` and `defined(X)` first, before the names are expanded.
     let mut toks = Vec::new();
     let mut k = 0;
@@ -485,13 +497,18 @@ fn condition(src: &str, rest: &[Token], macros: &Macros, span: Span) -> Result<b
         return Err(InputError::at(src, span, "#if needs a condition"));
     }
     // Names left after expansion are 0 in `#if`, and `true` is 1 (C++).
-    Ok(eval_tokens(src, expanded, &|w| Some(i128::from(w == "true")))? != 0)
+    Ok(eval_tokens(src, expanded, &|w| Some(i128::from(w == "true")), true)? != 0)
 }
 
 /// Parses `toks` as one constant expression and evaluates it. Type words stay (they make casts); every
 /// other name gets `ident`'s value, and a name it has none for makes the expression not constant.
 #[cold]
-fn eval_tokens(src: &str, mut toks: Vec<Token>, ident: &dyn Fn(&str) -> Option<i128>) -> Result<i128, InputError> {
+fn eval_tokens(
+    src: &str,
+    mut toks: Vec<Token>,
+    ident: &dyn Fn(&str) -> Option<i128>,
+    pp: bool,
+) -> Result<i128, InputError> {
     for t in &mut toks {
         if let Tok::Ident(w) = &t.tok {
             if !is_keyword(w) {
@@ -507,31 +524,203 @@ fn eval_tokens(src: &str, mut toks: Vec<Token>, ident: &dyn Fn(&str) -> Option<i
     if !matches!(p.peek(), Tok::End) {
         return Err(p.err(format!("unexpected {} in the constant expression", p.describe())));
     }
-    const_eval(src, &e, &|_| None)
+    let (v, t) = typed_eval(src, &e, &|_| None, pp)?;
+    Ok(t.value(v))
 }
 
-/// The value of a constant integer expression; `names` gives the names it may use.
+/// An integer type of a constant expression: its width and signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct IntTy {
+    bits: u32,
+    signed: bool,
+}
+
+const INT: IntTy = IntTy { bits: 32, signed: true };
+
+impl IntTy {
+    /// The bits `v` has in this type (C's conversions: modulo 2^bits, then sign-extended for a signed type),
+    /// as 64 bits.
+    fn wrap(self, v: u64) -> u64 {
+        let k = 64 - self.bits;
+        if self.signed {
+            (((v << k) as i64) >> k) as u64
+        } else {
+            (v << k) >> k
+        }
+    }
+
+    /// The value of bits of this type.
+    fn value(self, v: u64) -> i128 {
+        if self.signed {
+            i128::from(v as i64)
+        } else {
+            i128::from(v)
+        }
+    }
+
+    /// The integer promotions (C11 6.3.1.1): types narrower than `int` compute as `int`.
+    fn promoted(self) -> IntTy {
+        if self.bits < 32 {
+            INT
+        } else {
+            self
+        }
+    }
+
+    /// The usual arithmetic conversions of two operands (C11 6.3.1.8).
+    fn common(self, o: IntTy) -> IntTy {
+        let (a, b) = (self.promoted(), o.promoted());
+        if a.signed == b.signed {
+            return IntTy { bits: a.bits.max(b.bits), signed: a.signed };
+        }
+        let (u, s) = if a.signed { (b, a) } else { (a, b) };
+        if u.bits >= s.bits {
+            u
+        } else {
+            s
+        }
+    }
+}
+
+/// The integer type a cast names (`unsigned int`, `size_t`, `long long`...), or `None` for any other type.
+fn int_type(name: &str) -> Option<IntTy> {
+    let fixed = |bits, signed| Some(IntTy { bits, signed });
+    match name {
+        "size_t" | "uint64_t" | "uintptr_t" => return fixed(64, false),
+        "int64_t" | "ptrdiff_t" | "intptr_t" => return fixed(64, true),
+        "uint32_t" => return fixed(32, false),
+        "int32_t" => return fixed(32, true),
+        "uint16_t" => return fixed(16, false),
+        "int16_t" => return fixed(16, true),
+        "uint8_t" => return fixed(8, false),
+        "int8_t" => return fixed(8, true),
+        "bool" => return fixed(1, false),
+        _ => {}
+    }
+    let (mut unsigned, mut bits, mut any) = (false, 32, false);
+    for w in name.split_whitespace() {
+        match w {
+            "const" | "volatile" | "signed" | "int" => {}
+            "unsigned" => unsigned = true,
+            // CUDA's `long` is 64 bits on 64-bit Linux (LP64), as on the host.
+            "long" => bits = 64,
+            "short" => bits = 16,
+            "char" => bits = 8,
+            _ => return None,
+        }
+        any = true;
+    }
+    any.then_some(IntTy { bits, signed: !unsigned })
+}
+
+/// The value of a constant integer expression; `names` gives the names it may use. Arithmetic follows C's
+/// types: `(unsigned)-1` is 4294967295, `-1 > 0u` is true, `(unsigned char)300` is 44.
 #[cold]
 pub fn const_eval(src: &str, e: &Ex, names: &dyn Fn(&str) -> Option<i128>) -> Result<i128, InputError> {
-    let v = |x: &Ex| const_eval(src, x, names);
-    match &e.kind {
-        E::Int(n) => Ok(*n),
-        E::Name(n) => names(n).ok_or_else(|| InputError::at(src, e.span, format!("`{n}` is not a constant"))),
-        E::Unary(UnOp::Neg, a) => Ok(-v(a)?),
-        E::Unary(UnOp::Plus, a) => v(a),
-        E::Unary(UnOp::Not, a) => Ok(!v(a)?),
-        E::Unary(UnOp::LNot, a) => Ok(i128::from(v(a)? == 0)),
-        E::Binary(BinOp::LAnd, a, b) => Ok(i128::from(v(a)? != 0 && v(b)? != 0)),
-        E::Binary(BinOp::LOr, a, b) => Ok(i128::from(v(a)? != 0 || v(b)? != 0)),
-        E::Binary(op, a, b) => op.apply(v(a)?, v(b)?).map_err(|m| InputError::at(src, e.op_span, m)),
-        E::Ternary(c, a, b) => {
-            if v(c)? != 0 {
-                v(a)
-            } else {
-                v(b)
-            }
+    let (v, t) = typed_eval(src, e, names, false)?;
+    Ok(t.value(v))
+}
+
+/// `const_eval`'s bits and type; in `#if` (`pp`) every signed type is `intmax_t` and every unsigned one
+/// `uintmax_t` (C11 6.10.1), both 64 bits.
+#[cold]
+fn typed_eval(src: &str, e: &Ex, names: &dyn Fn(&str) -> Option<i128>, pp: bool) -> Result<(u64, IntTy), InputError> {
+    let v = |x: &Ex| typed_eval(src, x, names, pp);
+    let widen = |t: IntTy| IntTy { bits: if pp { 64 } else { t.bits }, ..t };
+    // A literal or a name: `int` when it fits, else `long long`, else `unsigned long long`.
+    let number = |n: i128| -> Result<(u64, IntTy), InputError> {
+        let bits = if i32::try_from(n).is_ok() { 32 } else { 64 };
+        let signed = i64::try_from(n).is_ok();
+        if !signed && u64::try_from(n).is_err() {
+            return Err(InputError::at(src, e.span, "this value does not fit in 64 bits"));
         }
-        E::Cast(_, a) => v(a),
+        Ok((n as u64, widen(IntTy { bits, signed })))
+    };
+    let boolean = |b: bool| (u64::from(b), widen(INT));
+    match &e.kind {
+        E::Int(n) => number(*n),
+        E::Name(n) => number(names(n).ok_or_else(|| InputError::at(src, e.span, format!("`{n}` is not a constant")))?),
+        E::Unary(op, a) => {
+            let (x, t) = v(a)?;
+            let t = widen(t.promoted());
+            Ok(match op {
+                UnOp::Neg => (t.wrap(x.wrapping_neg()), t),
+                UnOp::Plus => (t.wrap(x), t),
+                UnOp::Not => (t.wrap(!x), t),
+                UnOp::LNot => boolean(x == 0),
+                _ => return Err(InputError::at(src, e.span, "not a constant integer expression")),
+            })
+        }
+        // `&&` stops at false and `||` at true (C11 6.5.13-14): the other operand is not evaluated.
+        E::Binary(op @ (BinOp::LAnd | BinOp::LOr), a, b) => {
+            let x = v(a)?.0 != 0;
+            Ok(boolean(if x == (*op == BinOp::LOr) { x } else { v(b)?.0 != 0 }))
+        }
+        E::Binary(op, a, b) => {
+            let ((x, tx), (y, ty)) = (v(a)?, v(b)?);
+            let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+            // A shift has its left operand's (promoted) type; other operators convert both to a common one.
+            let t = widen(if shift { tx.promoted() } else { tx.common(ty) });
+            let (x, y) = (t.wrap(x), if shift { y } else { t.wrap(y) });
+            let (sx, sy) = (x as i64, y as i64);
+            let msg = match op {
+                BinOp::Div | BinOp::Rem if y == 0 => Some(format!("division by zero in `{}`", op.symbol())),
+                BinOp::Shl | BinOp::Shr if ty.value(y) < 0 || y >= u64::from(t.bits) => Some(format!(
+                    "shift by {}: the shift amount must be 0..{} for a {}-bit value",
+                    ty.value(y),
+                    t.bits - 1,
+                    t.bits
+                )),
+                _ => None,
+            };
+            if let Some(m) = msg {
+                return Err(InputError::at(src, e.op_span, m));
+            }
+            let less = if t.signed { sx < sy } else { x < y };
+            let r = match op {
+                BinOp::Add => x.wrapping_add(y),
+                BinOp::Sub => x.wrapping_sub(y),
+                BinOp::Mul => x.wrapping_mul(y),
+                // Division truncates toward zero; the remainder has the dividend's sign (C11 6.5.5).
+                BinOp::Div if t.signed => sx.wrapping_div(sy) as u64,
+                BinOp::Rem if t.signed => sx.wrapping_rem(sy) as u64,
+                BinOp::Div => x / y,
+                BinOp::Rem => x % y,
+                BinOp::Shl => x << y,
+                BinOp::Shr if t.signed => (sx >> y) as u64,
+                BinOp::Shr => x >> y,
+                BinOp::And => x & y,
+                BinOp::Or => x | y,
+                BinOp::Xor => x ^ y,
+                BinOp::Lt => return Ok(boolean(less)),
+                BinOp::Le => return Ok(boolean(less || x == y)),
+                BinOp::Gt => return Ok(boolean(!less && x != y)),
+                BinOp::Ge => return Ok(boolean(!less)),
+                BinOp::Eq => return Ok(boolean(x == y)),
+                BinOp::Ne => return Ok(boolean(x != y)),
+                BinOp::LAnd | BinOp::LOr => return Ok(boolean(false)),
+            };
+            Ok((t.wrap(r), t))
+        }
+        // Only the chosen operand is evaluated (C11 6.5.15); the result has both operands' common type,
+        // the other's taken when it has one.
+        E::Ternary(c, a, b) => {
+            let (pick, other) = if v(c)?.0 != 0 { (a, b) } else { (b, a) };
+            let (x, tx) = v(pick)?;
+            let t = widen(tx.common(v(other).map_or(tx, |r| r.1)));
+            Ok((t.wrap(tx.value(x) as u64), t))
+        }
+        E::Cast(tn, a) => {
+            let t = int_type(&tn.base).filter(|_| tn.pointers == 0).ok_or_else(|| {
+                InputError::at(
+                    src,
+                    e.span,
+                    format!("a cast to `{}` is not an integer conversion warpscope computes", tn.base),
+                )
+            })?;
+            let (x, _) = v(a)?;
+            Ok(if t.bits == 1 { boolean(x != 0) } else { (t.wrap(x), widen(t)) })
+        }
         _ => Err(InputError::at(src, e.span, "not a constant integer expression")),
     }
 }
@@ -547,5 +736,5 @@ pub fn host_value(src: &str, toks: &[Token], macros: &Macros, known: &HashMap<St
         "false" => Some(0),
         _ => known.get(w).copied(),
     };
-    eval_tokens(src, expanded, &ident).ok()
+    eval_tokens(src, expanded, &ident, false).ok()
 }
