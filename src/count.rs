@@ -439,16 +439,17 @@ pub fn part<T: global::TxSink, W: shared::WaveSink>(
 pub fn same_address(g: &Gathered) -> LaneSet {
     let mut out = LaneSet::default();
     for l in &g.lanes[..Space::Local as usize] {
-        let mut pairs: [(u64, u8); WARP_LANES] = [(0, 0); WARP_LANES];
+        // (address, lane) as global coalescing sorts them: one sort in the binary for both.
+        let mut pairs: [(u64, usize); WARP_LANES] = [(0, 0); WARP_LANES];
         for (slot, (&a, &lane)) in pairs.iter_mut().zip(l.addr.iter().zip(&l.lane)).take(l.n) {
-            *slot = (a, lane);
+            *slot = (a, usize::from(lane));
         }
         let pairs = &mut pairs[..l.n];
         pairs.sort_unstable();
         for k in 1..pairs.len() {
             if pairs[k].0 == pairs[k - 1].0 {
-                out.insert(usize::from(pairs[k].1));
-                out.insert(usize::from(pairs[k - 1].1));
+                out.insert(pairs[k].1);
+                out.insert(pairs[k - 1].1);
             }
         }
     }

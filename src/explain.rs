@@ -257,8 +257,8 @@ pub fn explain_with(
             if let Some(ph) = b.phases.iter().max_by_key(|p| p.wavefronts.len()).filter(|p| p.wavefronts.len() > 1) {
                 let mut load = [0u32; 64];
                 for w in &ph.wavefronts {
+                    // The banks this wavefront uses, each once (words are in bank order).
                     let mut banks: Vec<u32> = w.words.iter().map(|x| x.bank).collect();
-                    banks.sort_unstable();
                     banks.dedup();
                     for bk in banks {
                         load[bk as usize % 64] += 1;

@@ -68,17 +68,15 @@ impl WaveSink for Phases {
         }
         let w = &mut p.wavefronts[k];
         w.lanes.insert(lane);
+        // Kept in (bank, address) order as they arrive, each word once.
         let bw = BankWord { bank, addr };
-        if !w.words.contains(&bw) {
-            w.words.push(bw);
+        if let Err(at) = w.words.binary_search_by_key(&(bank, addr), |w| (w.bank, w.addr)) {
+            w.words.insert(at, bw);
         }
     }
     fn end_phase(&mut self, ideal: u32, _: u32) {
         if let Some(p) = self.0.last_mut() {
             p.ideal = ideal;
-            for w in &mut p.wavefronts {
-                w.words.sort_by_key(|w| (w.bank, w.addr));
-            }
         }
     }
 }

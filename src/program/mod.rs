@@ -929,8 +929,14 @@ impl Builder {
             }
         }
         // Sites in display order; memory operations are renumbered to match.
-        let mut order: Vec<usize> = (0..self.sites.len()).collect();
-        order.sort_by_key(|&i| self.sites[i].0);
+        // Sorted as (key, index) pairs of the type global coalescing sorts, so the binary has one sort for
+        // both (the page's size budget). A key only orders: its parts are capped at 2^32 - 1, and equal
+        // keys keep creation order.
+        let cap = |x: usize| (x as u64).min(u64::from(u32::MAX));
+        let mut keyed: Vec<(u64, usize)> =
+            self.sites.iter().enumerate().map(|(i, (k, _))| ((cap(k.0) << 32) | cap(k.1), i)).collect();
+        keyed.sort_unstable();
+        let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
         let mut new_id = vec![0u32; self.sites.len()];
         for (new, &old) in order.iter().enumerate() {
             new_id[old] = new as u32;

@@ -1329,7 +1329,7 @@ impl<'a> Lower<'a> {
                 Vec::new()
             };
             let site = self.b.site(
-                (self.stmt, self.seq + self.salt),
+                (self.stmt, self.seq.saturating_add(self.salt)),
                 Site { line, text: text.clone(), access: format!("{written}{}", u.label), instr, notes, source: None },
             );
             self.seq += 1;
@@ -2575,7 +2575,7 @@ impl<'a> Lower<'a> {
         let saved_loops = std::mem::take(&mut self.loops);
         let (saved_stmt, saved_seq, saved_salt) = (self.stmt, self.seq, self.salt);
         self.calls += 1;
-        self.salt = self.calls << 24;
+        self.salt = self.calls.saturating_mul(1 << 24);
         self.open_scope();
         let r = (|| -> R<Val> {
             for (d, v) in def.params.iter().zip(vals) {
