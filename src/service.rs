@@ -28,6 +28,9 @@ pub struct Request {
     pub issue: usize,
     /// Also every warp's issue at the same pass (the stacked view).
     pub all_warps: bool,
+    /// Kernel names the page had demangled: (mangled, demangled), an empty one when it could not be read.
+    #[serde(default)]
+    pub names: Vec<(String, String)>,
 }
 
 /// The issue the figure shows.
@@ -99,6 +102,14 @@ pub enum Reply {
         /// The error as `line:column: message` with its excerpt.
         message: String,
     },
+    /// The analysis needs these mangled kernel names demangled (the page's workers have no demangler): the
+    /// page sends the request again with them in `names`. Nothing else comes for this request but `Done`.
+    Names {
+        /// The request.
+        id: u64,
+        /// The mangled symbols.
+        symbols: Vec<String>,
+    },
     /// Nothing more comes for this request.
     Done {
         /// The request.
@@ -115,6 +126,7 @@ impl Reply {
             | Reply::Shown { id, .. }
             | Reply::Fixes { id, .. }
             | Reply::Error { id, .. }
+            | Reply::Names { id, .. }
             | Reply::Done { id } => *id,
         }
     }
@@ -210,7 +222,14 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let same = cache.scenario.as_ref() == Some(sc) && cache.result.is_some();
     let mut sent_shown = None;
     if !same {
-        let analysis = match sc.analysis() {
+        crate::pattern::params::learn_names(&req.names);
+        let analysis = sc.analysis();
+        let symbols = crate::pattern::params::take_missing();
+        if !symbols.is_empty() {
+            reply(Reply::Names { id, symbols });
+            return reply(Reply::Done { id });
+        }
+        let analysis = match analysis {
             Ok(a) => a,
             Err(e) => {
                 reply(Reply::Error { id, field: e.field, message: e.error.to_string() });

@@ -13,7 +13,7 @@ fn request(id: u64, text: &str, block: &str) -> Request {
         block: Dim3::parse(block, "block").expect("test block"),
         ..Scenario::default()
     };
-    Request { id, scenario, instr: 0, issue: 0, all_warps: false }
+    Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new() }
 }
 
 fn replies(req: &Request, cache: &mut Cache) -> Vec<Reply> {
@@ -30,6 +30,7 @@ fn kinds(rs: &[Reply]) -> Vec<&'static str> {
             Reply::Shown { .. } => "shown",
             Reply::Fixes { .. } => "fixes",
             Reply::Error { .. } => "error",
+            Reply::Names { .. } => "names",
             Reply::Done { .. } => "done",
         })
         .collect()

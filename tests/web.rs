@@ -341,3 +341,39 @@ async fn the_grid_input_counts_every_block() {
     assert_eq!(metric(&root, "warps"), "8");
     assert!(root.query_selector("#blocks").ok().flatten().is_none(), "one block: no grid note");
 }
+
+#[wasm_bindgen_test]
+fn in_the_page_kernel_names_come_from_the_page_and_parameters_then_get_defaults() {
+    use warpscope::service::{serve, Cache, Reply, Request};
+    // The page's analysis workers have no demangler: a SASS listing whose parameter types need its kernel names
+    // is answered with the mangled names it needs, and nothing else.
+    let listing = include_str!("data/kernels/vectorAdd/sm_80.sass");
+    let scenario = warpscope::scenario::Scenario {
+        lang: warpscope::pattern::Lang::Sass,
+        text: listing.to_string(),
+        op: String::new(),
+        block: warpscope::launch::Dim3::parse("256", "block").expect("block"),
+        ..Default::default()
+    };
+    let mut req = Request { id: 1, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new() };
+    let mut out = Vec::new();
+    serve(&req, &mut Cache::default(), &mut |r| out.push(r));
+    let symbol = "_Z9vectorAddPKfS0_Pfi".to_string();
+    assert_eq!(out, vec![Reply::Names { id: 1, symbols: vec![symbol.clone()] }, Reply::Done { id: 1 }]);
+    // With the names (as the demangler worker gives them), the kernel runs with its parameters' defaults:
+    // vectorAdd(A, B, C, numElements = 256): two loads and a store of 8 warps x 4 sectors each.
+    req.names = vec![(symbol.clone(), warpscope::pattern::params::demangle_symbol(&symbol).expect("demangles"))];
+    let mut out = Vec::new();
+    serve(&req, &mut Cache::default(), &mut |r| out.push(r));
+    let Some(Reply::Result { result, .. }) = out.iter().find(|r| matches!(r, Reply::Result { .. })) else {
+        panic!("no result: {out:?}")
+    };
+    assert_eq!(result.kernel.as_deref(), Some("vectorAdd"));
+    let sectors: Vec<u64> = result.instructions.iter().map(|i| i.memory.as_ref().map_or(0, |m| m.sectors)).collect();
+    assert_eq!(sectors, vec![32, 32, 32]);
+    // A name the demangler could not read stays unknown without asking again.
+    let other = warpscope::service::Request { names: vec![(symbol, String::new())], id: 2, ..req };
+    let mut out = Vec::new();
+    serve(&other, &mut Cache::default(), &mut |r| out.push(r));
+    assert!(!out.iter().any(|r| matches!(r, Reply::Names { .. })));
+}

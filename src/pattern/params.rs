@@ -124,18 +124,66 @@ pub struct Signature {
     pub unknown_layout: Option<(usize, String)>,
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-fn demangle(symbol: &str) -> Option<String> {
+/// `symbol` demangled by cpp_demangle.
+pub fn demangle_symbol(symbol: &str) -> Option<String> {
     cpp_demangle::Symbol::new(symbol).ok()?.demangle().ok()
 }
 
-/// The page's engine has no demangler yet (the size budget): names stay mangled and parameters get no defaults.
-#[cfg(target_arch = "wasm32")]
-fn demangle(_symbol: &str) -> Option<String> {
-    None
+#[cfg(not(target_arch = "wasm32"))]
+fn demangle(symbol: &str) -> Option<String> {
+    demangle_symbol(symbol)
 }
 
-/// Whether kernel names can be demangled here (not yet in the page).
+// The page's analysis workers carry no demangler (their size budget): they learn names from the page, which
+// has them demangled by the `warpscope-demangle` worker, and list the symbols they needed but did not know.
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static NAMES: std::cell::RefCell<std::collections::HashMap<String, String>> = Default::default();
+    static MISSING: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+#[cfg(target_arch = "wasm32")]
+fn demangle(symbol: &str) -> Option<String> {
+    NAMES.with(|n| match n.borrow().get(symbol) {
+        Some(t) => Some(t.clone()).filter(|t| !t.is_empty()),
+        None => {
+            MISSING.with(|m| {
+                let mut m = m.borrow_mut();
+                if !m.iter().any(|s| s == symbol) {
+                    m.push(symbol.to_string());
+                }
+            });
+            None
+        }
+    })
+}
+
+/// Names demangled elsewhere (mangled, demangled; an empty one when the demangler could not read it).
+pub fn learn_names(pairs: &[(String, String)]) {
+    #[cfg(target_arch = "wasm32")]
+    NAMES.with(|n| {
+        let mut n = n.borrow_mut();
+        for (k, v) in pairs {
+            // A name once read stays read.
+            let slot = n.entry(k.clone()).or_default();
+            if slot.is_empty() {
+                slot.clone_from(v);
+            }
+        }
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = pairs;
+}
+
+/// The mangled symbols asked for since the last call and not known (always none natively).
+pub fn take_missing() -> Vec<String> {
+    #[cfg(target_arch = "wasm32")]
+    return MISSING.with(|m| std::mem::take(&mut *m.borrow_mut()));
+    #[cfg(not(target_arch = "wasm32"))]
+    Vec::new()
+}
+
+/// Whether kernel names can be demangled here: natively always; in the page, when the page gave the names.
 pub const CAN_DEMANGLE: bool = cfg!(not(target_arch = "wasm32"));
 
 /// Demangles `symbol` (`_Z9vectorAddPKfS0_Pfi`) and lays out its parameters; `None` when the name is not a

@@ -1101,7 +1101,8 @@ pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Pr
             );
         }
     } else if sig.is_none() && !chosen.name.is_empty() && !params::CAN_DEMANGLE {
-        lw.param_note = "the page cannot read parameter types from kernel names yet (the command line can)".into();
+        lw.param_note =
+            "the page could not read the parameter types from the kernel name (the command line can)".into();
     } else if sig.is_none() && !chosen.name.is_empty() {
         lw.param_note =
             format!("the kernel name `{}` is not a mangled C++ name, so its parameter types are unknown", chosen.name);

@@ -183,6 +183,50 @@ pub fn start_worker(name: &str) -> Result<web_sys::Worker, String> {
     worker
 }
 
+/// Demangles kernel names in the `warpscope-demangle` worker (started for this and stopped after) and calls
+/// `done` with (mangled, demangled) pairs; a name the worker could not read, or every name when the worker
+/// could not start or failed, comes back with an empty demangled name.
+pub fn demangle(symbols: Vec<String>, done: impl FnOnce(Vec<(String, String)>) + 'static) {
+    type Done = Box<dyn FnOnce(Vec<(String, String)>)>;
+    let unknown: Vec<(String, String)> = symbols.iter().map(|s| (s.clone(), String::new())).collect();
+    let once: std::rc::Rc<std::cell::RefCell<Option<Done>>> =
+        std::rc::Rc::new(std::cell::RefCell::new(Some(Box::new(done))));
+    let Ok(worker) = start_worker("warpscope-demangle") else {
+        if let Some(f) = once.borrow_mut().take() {
+            f(unknown);
+        }
+        return;
+    };
+    let (w2, answered) = (worker.clone(), std::rc::Rc::clone(&once));
+    // Through the browser's JSON (super::json): the page's module carries no JSON code of its own.
+    let request = super::json::to_json(&symbols);
+    let fallback = unknown.clone();
+    let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
+        let data = msg.data().as_string().unwrap_or_default();
+        if data == "ready" {
+            let _ = w2.post_message(&JsValue::from_str(&request));
+            return;
+        }
+        let pairs = super::json::from_json(&data).unwrap_or_else(|_| fallback.clone());
+        if let Some(f) = answered.borrow_mut().take() {
+            f(pairs);
+        }
+        w2.terminate();
+    });
+    worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    onmessage.forget();
+    let (w3, failed) = (worker.clone(), once);
+    let onerror = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+        e.prevent_default();
+        if let Some(f) = failed.borrow_mut().take() {
+            f(unknown.clone());
+        }
+        w3.terminate();
+    });
+    worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    onerror.forget();
+}
+
 /// Compiles a lab file's text in the lab worker and calls `done` with the course JSON or the error.
 pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'static) -> Result<(), String> {
     let worker = start_worker("warpscope-lab")?;

@@ -4,6 +4,11 @@
 //! Each pane has one request in flight at most. A newer request waits for the current one to finish, unless
 //! the current one has run longer than [`CANCEL_AFTER_MS`]: then its worker is stopped and a fresh one takes
 //! the newer request, so a long run never delays what the user typed last.
+//!
+//! Kernel names: a SASS listing's parameter types come from its kernels' mangled names, and the analysis
+//! workers have no demangler (their size budget). A worker that needs names answers [`Reply::Names`]; the
+//! engine has them demangled by the `warpscope-demangle` worker, keeps them for the page's lifetime, and
+//! sends the request again with every name it knows. The page sees only the second answer.
 
 use crate::service::{Reply, Request};
 use std::cell::RefCell;
@@ -13,6 +18,22 @@ use wasm_bindgen::JsCast;
 
 /// A request running longer than this is cancelled when a newer one arrives.
 pub const CANCEL_AFTER_MS: f64 = 150.0;
+
+thread_local! {
+    /// Kernel names demangled so far: (mangled, demangled), empty where the demangler could not read one.
+    static NAMES: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn learn(pairs: Vec<(String, String)>) {
+    NAMES.with(|n| {
+        let mut n = n.borrow_mut();
+        for (k, v) in pairs {
+            if !n.iter().any(|(m, _)| *m == k) {
+                n.push((k, v));
+            }
+        }
+    });
+}
 
 /// The service called in-thread (browser tests): `(pane, request, reply)`.
 pub type Local = Rc<dyn Fn(usize, &Request, &mut dyn FnMut(Reply))>;
@@ -51,6 +72,10 @@ struct Slot {
     module: &'static str,
     ready: bool,
     in_flight: Option<(u64, f64)>,
+    /// The request in flight, to send again once the kernel names it asked for are known.
+    posted: Option<Request>,
+    /// The request whose kernel names are being demangled: its `Done` is not passed on.
+    naming: Option<u64>,
     queued: Option<Request>,
     _handlers: Vec<Closure<dyn Fn(web_sys::MessageEvent)>>,
     _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
@@ -88,10 +113,21 @@ impl Engine {
     }
 
     /// Sends pane `pane`'s request; replies come to `deliver`.
-    pub fn send(&self, pane: usize, req: Request, deliver: Deliver) {
+    pub fn send(&self, pane: usize, mut req: Request, deliver: Deliver) {
+        req.names = NAMES.with(|n| n.borrow().clone());
         if let Some(local) = &self.local {
-            let mut reply = |r: Reply| deliver(pane, r);
-            local(pane, &req, &mut reply);
+            // In-thread (the browser tests) there is no demangler: names stay unknown, and run again so.
+            let mut missing = Vec::new();
+            local(pane, &req, &mut |r: Reply| match r {
+                Reply::Names { symbols, .. } => missing = symbols,
+                Reply::Done { .. } if !missing.is_empty() => {}
+                r => deliver(pane, r),
+            });
+            if !missing.is_empty() {
+                learn(missing.into_iter().map(|s| (s, String::new())).collect());
+                req.names = NAMES.with(|n| n.borrow().clone());
+                local(pane, &req, &mut |r: Reply| deliver(pane, r));
+            }
             return;
         }
         let mut slots = self.slots.borrow_mut();
@@ -174,14 +210,51 @@ impl Engine {
                     return;
                 }
             };
+            if let Reply::Names { id, symbols } = reply {
+                slot.naming = Some(id);
+                drop(slots);
+                let (cells, d4) = (Rc::clone(&cells), Rc::clone(&d2));
+                super::browser::demangle(symbols, move |pairs| {
+                    learn(pairs);
+                    // Sent again only if it is still the pane's latest request.
+                    let again = {
+                        let mut slots = cells.borrow_mut();
+                        let Some(slot) = slots.get_mut(pane) else { return };
+                        if slot.naming != Some(id) || slot.queued.is_some() {
+                            None
+                        } else {
+                            slot.naming = None;
+                            slot.posted.take().filter(|r| r.id == id)
+                        }
+                    };
+                    if let Some(req) = again {
+                        Engine { local: None, slots: cells }.send(pane, req, d4);
+                    }
+                });
+                return;
+            }
+            let mut pass_on = true;
             if let Reply::Done { id } = reply {
+                pass_on = slot.naming != Some(id);
                 if slot.in_flight.is_some_and(|(f, _)| f == id) {
                     slot.in_flight = None;
-                    post_next(slot);
+                    if !pass_on {
+                        // Kept for sending again (post_next would forget it).
+                        let keep = slot.posted.take();
+                        post_next(slot);
+                        // Unless a newer request went out (which ends the naming), it waits for its names.
+                        if slot.in_flight.is_none() {
+                            slot.posted = keep;
+                        }
+                    } else {
+                        post_next(slot);
+                    }
                 }
             }
             drop(slots);
-            d2(pane, reply);
+            if pass_on {
+                d2(pane, reply);
+            }
         });
         let (cells, d3) = (Rc::clone(&self.slots), Rc::clone(&deliver));
         let me = worker.clone();
@@ -222,6 +295,11 @@ fn post_next(slot: &mut Slot) {
     if let Some(v) = to_js(&req) {
         if w.post_message(&v).is_ok() {
             slot.in_flight = Some((req.id, now_ms()));
+            // A newer request supersedes one waiting for kernel names.
+            if slot.naming != Some(req.id) {
+                slot.naming = None;
+            }
+            slot.posted = Some(req);
         }
     }
 }

@@ -149,6 +149,8 @@ impl Pane {
                 self.error = Some(format!("{what} {message}"));
                 self.shown_for = self.request;
             }
+            // The engine answers these itself (ui::engine) and sends the request again.
+            Reply::Names { .. } => {}
             Reply::Done { .. } => {
                 self.busy = false;
                 self.progress = None;
@@ -160,7 +162,7 @@ impl Pane {
     pub fn to_request(&self, all_warps: bool) -> Request {
         let mut scenario = self.scenario.clone();
         scenario.limits.max_seconds = PAGE_MAX_SECONDS;
-        Request { id: self.request, scenario, instr: self.instr, issue: self.issue, all_warps }
+        Request { id: self.request, scenario, instr: self.instr, issue: self.issue, all_warps, names: Vec::new() }
     }
 }
 

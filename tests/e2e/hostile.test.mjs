@@ -145,3 +145,27 @@ test('a whole CUDA file runs its launch, lists its kernels and says where the la
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a pasted SASS listing runs with no values: its kernel names are demangled by the demangler worker', async () => {
+  const { page, problems } = await open();
+  await page.selectOption('#lang', 'sass');
+  await page.fill('#block', '256');
+  await page.fill('#grid', '1');
+  // ptxas 12.9's sm_80 SASS of cuda-samples' reduction kernels (tests/data/kernels/reduction, BSD-3-Clause):
+  // seven template kernels, mangled, with their parameters in constant bank 0.
+  const listing = await readFile(new URL('../data/kernels/reduction/sm_80.sass', import.meta.url), 'utf8');
+  await page.fill('#pattern', listing);
+  await settled(page);
+  // The kernel menu shows demangled names, and the first kernel ran with defaults for its parameters.
+  const kernels = await page.locator('#kernel option').allTextContents();
+  assert.equal(kernels.length, 7);
+  assert.ok(kernels.includes('reduce4<int, (unsigned int)256>'), JSON.stringify(kernels));
+  assert.equal(await page.locator('.error').count(), 0, 'no error: every parameter has a value');
+  // The first pointer parameter's default base, as the figure's lane addresses show it.
+  assert.match(await page.locator('body').textContent(), /lane 0: address 0x7000_0000_0000 \(4 B\)/);
+  // reduce6<int, 256, true> on one block of 256 threads: 1 global load per thread for n = 256 (the default:
+  // the launch's thread count), i.e. 8 warp issues of 4 sectors.
+  assert.equal(await read(page, '#pane-a [data-metric="sectors"]'), '32');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
