@@ -409,6 +409,10 @@ fn constant_expressions_have_c_types_and_skipped_lines_are_text() {
         ok(&scenario(Lang::Cuda, &text, "32", None, "8.0")).launch.block.x
     };
     assert_eq!(block("(unsigned char)300"), 44);
+    // The cast names the same types as declarations: `size_t` is 64-bit unsigned, 2^64 - 1 >> 57 = 127;
+    // qualifiers do not change the type.
+    assert_eq!(block("(size_t)-1 >> 57"), 127);
+    assert_eq!(block("(const unsigned char)300"), 44);
     assert_eq!(block("(unsigned)-1 / 0x40000000 * 32"), 96);
     assert_eq!(block("((-1 > 0u) + 1) * 64"), 128);
     assert_eq!(block("(-7 / 2) * (-7 % 2) * 32"), 96);

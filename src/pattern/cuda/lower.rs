@@ -580,6 +580,19 @@ impl<'a> Lower<'a> {
         r
     }
 
+    /// A loop's body, with `continue` going to `next` and `break` to `exit`; then `next` is placed and the
+    /// loop's own accesses (condition, step) take the loop statement's site keys after the body's.
+    fn loop_body(&mut self, body: &Stmt, next: Label, exit: Label, stmt: usize) -> R<()> {
+        self.loops.push((next, exit));
+        let r = self.stmt_(body);
+        self.loops.pop();
+        r?;
+        self.b.place(next);
+        self.set_stmt(stmt);
+        self.seq = 1 << 20;
+        Ok(())
+    }
+
     #[cold]
     fn stmt_inner(&mut self, s: &Stmt) -> R<()> {
         match s {
@@ -638,13 +651,7 @@ impl<'a> Lower<'a> {
             Stmt::DoWhile(body, c, span) => {
                 let (top, next, exit) = (self.b.label(), self.b.label(), self.b.label());
                 self.b.place(top);
-                self.loops.push((next, exit));
-                let r = self.stmt_(body);
-                self.loops.pop();
-                r?;
-                self.b.place(next);
-                self.set_stmt(span.start);
-                self.seq = 1 << 20;
+                self.loop_body(body, next, exit, span.start)?;
                 let p = self.cond(c, "the loop condition")?;
                 self.b.bra(top, Some(p), *span);
                 self.b.place(exit);
@@ -745,13 +752,7 @@ impl<'a> Lower<'a> {
             let p = self.cond(c, "the loop condition")?;
             self.b.bra(exit, Some(p.negated()), span);
         }
-        self.loops.push((next, exit));
-        let r = self.stmt_(body);
-        self.loops.pop();
-        r?;
-        self.b.place(next);
-        self.set_stmt(span.start);
-        self.seq = 1 << 20;
+        self.loop_body(body, next, exit, span.start)?;
         if let Some(s) = step {
             self.discard(s)?;
         }

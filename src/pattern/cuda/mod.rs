@@ -68,13 +68,14 @@ fn scalar(name: &str) -> Option<Ty> {
         "unsigned short" | "unsigned short int" | "uint16_t" => int(2, false),
         "int" | "signed" | "signed int" | "int32_t" => int(4, true),
         "unsigned" | "unsigned int" | "uint32_t" => int(4, false),
-        "long" | "long int" | "long long" | "long long int" | "int64_t" => int(8, true),
+        "long" | "long int" | "long long" | "long long int" | "int64_t" | "ptrdiff_t" | "intptr_t" => int(8, true),
         "unsigned long"
         | "unsigned long long"
         | "unsigned long int"
         | "unsigned long long int"
         | "size_t"
-        | "uint64_t" => int(8, false),
+        | "uint64_t"
+        | "uintptr_t" => int(8, false),
         "float" => Some(Ty::Float { bytes: 4 }),
         "double" => Some(Ty::Float { bytes: 8 }),
         "half" | "__half" => Some(Ty::Float { bytes: 2 }),

@@ -582,35 +582,18 @@ impl IntTy {
     }
 }
 
-/// The integer type a cast names (`unsigned int`, `size_t`, `long long`...), or `None` for any other type.
+/// The integer type a cast names (`unsigned int`, `size_t`, `long long`...), from the CUDA front end's own
+/// table of scalar types; `None` for any other type. `bool` is 1 bit: a cast to it tests for zero.
 fn int_type(name: &str) -> Option<IntTy> {
-    let fixed = |bits, signed| Some(IntTy { bits, signed });
-    match name {
-        "size_t" | "uint64_t" | "uintptr_t" => return fixed(64, false),
-        "int64_t" | "ptrdiff_t" | "intptr_t" => return fixed(64, true),
-        "uint32_t" => return fixed(32, false),
-        "int32_t" => return fixed(32, true),
-        "uint16_t" => return fixed(16, false),
-        "int16_t" => return fixed(16, true),
-        "uint8_t" => return fixed(8, false),
-        "int8_t" => return fixed(8, true),
-        "bool" => return fixed(1, false),
-        _ => {}
+    let words: Vec<&str> = name.split_whitespace().filter(|w| !matches!(*w, "const" | "volatile")).collect();
+    let name = words.join(" ");
+    if name == "bool" {
+        return Some(IntTy { bits: 1, signed: false });
     }
-    let (mut unsigned, mut bits, mut any) = (false, 32, false);
-    for w in name.split_whitespace() {
-        match w {
-            "const" | "volatile" | "signed" | "int" => {}
-            "unsigned" => unsigned = true,
-            // CUDA's `long` is 64 bits on 64-bit Linux (LP64), as on the host.
-            "long" => bits = 64,
-            "short" => bits = 16,
-            "char" => bits = 8,
-            _ => return None,
-        }
-        any = true;
+    match super::scalar(&name)? {
+        super::Ty::Int { bytes, signed } => Some(IntTy { bits: bytes * 8, signed }),
+        _ => None,
     }
-    any.then_some(IntTy { bits, signed: !unsigned })
 }
 
 /// The value of a constant integer expression; `names` gives the names it may use. Arithmetic follows C's
