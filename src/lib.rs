@@ -6,7 +6,7 @@
 //! [`pattern`] (and [`Instr::parse`], [`Cc::parse`]), which return errors with line and column.
 //!
 //! ```
-//! use warpscope::{analyze, pattern::warp_from_expr, Cc, Config, Instr, LaneSet};
+//! use warpscope::{analyze, lang::warp_from_expr, Cc, Config, Instr, LaneSet};
 //!
 //! // The Best Practices Guide's misaligned copy: one word off, 5 sectors over 2 lines on CC 6.0+.
 //! let instr = Instr::parse("LDG.E.32").unwrap();
@@ -16,41 +16,41 @@
 //! assert_eq!((m.lines, m.sectors, m.transactions), (2, 5, 5));
 //! ```
 //!
-//! Modules: [`arch`] (the only place that branches on the CC), [`access`] (instructions, lanes),
-//! [`global`], [`shared`], [`local`] (the three memories), [`engine`] (dispatch), [`report`] (results).
+//! The layers, lowest first; each module's documentation says what it may import, and `tests/layers.rs`
+//! checks it:
+//!
+//! - [`text`]: spans, plurals, hex, lane ranges.
+//! - [`model`]: the hardware. [`model::arch`] is the only module that knows which GPU it is; `global`,
+//!   `shared` and `local` follow its rules; [`model::cost`] dispatches an access; [`model::report`] holds
+//!   results.
+//! - [`program`]: the one lowered program, its launch, and the SIMT machine that runs it.
+//! - [`lang`]: the input languages, each parsed and lowered into a program.
+//! - [`analysis`]: a program run and costed, with sums under Nsight Compute's names.
+//! - [`scenario`]: everything that decides a view, and the one path from settings text to it.
+//! - [`figure`], [`teach`]: the figure's scene and SVG; explanations, presets, labs.
+//! - [`service`], [`share`]: the page's analysis service; links.
+//! - Front ends: `cli` and `calibrate` (native), `app` (the page, wasm32).
 
-pub mod access;
-pub mod arch;
+pub mod analysis;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod calibrate;
-pub mod count;
-pub mod engine;
-pub mod explain;
-pub mod global;
-pub mod lab;
-pub mod lab_file;
-pub mod launch;
-pub mod local;
-pub mod pattern;
-pub mod presets;
+pub mod figure;
+pub mod lang;
+pub mod model;
 pub mod program;
-pub mod report;
 pub mod scenario;
-pub mod scene;
 pub mod service;
 pub mod share;
-pub mod shared;
-pub mod svg;
-pub mod trace;
-pub mod workload;
+pub mod teach;
+pub mod text;
 
+#[cfg(target_arch = "wasm32")]
+pub mod app;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
-#[cfg(target_arch = "wasm32")]
-pub mod ui;
 
-pub use access::{Base, CacheOp, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
-pub use arch::{BankMode, Cc, L1Choice, ALL_CCS};
-pub use engine::{analyze, Config, Windows};
-pub use pattern::InputError;
-pub use report::{BankCost, Cost, MemoryCost, Note, Report, SpaceTag, Warning, WarningKind};
+pub use lang::InputError;
+pub use model::access::{Base, CacheOp, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
+pub use model::arch::{BankMode, Cc, L1Choice, ALL_CCS};
+pub use model::cost::{analyze, Config, Windows};
+pub use model::report::{BankCost, Cost, MemoryCost, Note, Report, SpaceTag, Warning, WarningKind};

@@ -7,5 +7,5 @@ fn main() {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    warpscope::ui::start();
+    warpscope::app::start();
 }

@@ -1,14 +1,14 @@
 //! A scenario: everything that decides what warpscope shows (CC, language, text, instruction, launch,
 //! `--set` values, settings). The CLI, the page and the presets all run scenarios, so they always agree.
 
-use crate::access::{Instr, LaneSet};
-use crate::arch::{BankMode, Cc, L1Choice};
-use crate::engine::Config;
-use crate::launch::{Dim3, Launch};
-use crate::pattern::{self, expr::Vars, InputError, Lang, Source, Span};
+use crate::analysis::{Analysis, ProgramResult, Trace};
+use crate::lang::{self, expr::Vars, InputError, Lang, Source, Span};
+use crate::model::access::{Instr, LaneSet};
+use crate::model::arch::{BankMode, Cc, L1Choice};
+use crate::model::cost::Config;
+use crate::model::report::Report;
 use crate::program::grid::{Blocks, Control, RunError};
-use crate::report::Report;
-use crate::trace::{Analysis, ProgramResult, Trace};
+use crate::program::launch::{Dim3, Launch};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::rc::Rc;
@@ -123,7 +123,7 @@ impl Scenario {
     pub fn vars(&self) -> Result<Vars, ScenarioError> {
         let mut vars = Vars::new();
         for s in &self.sets {
-            let (k, v) = pattern::parse_set(s).map_err(|m| ScenarioError { field: Field::Set, error: whole(s, m) })?;
+            let (k, v) = lang::parse_set(s).map_err(|m| ScenarioError { field: Field::Set, error: whole(s, m) })?;
             vars.insert(k, v);
         }
         Ok(vars)
@@ -154,7 +154,7 @@ impl Scenario {
             kernel: self.kernel.as_deref(),
             cc: self.cc,
         };
-        let lowered = pattern::lower(&source).map_err(|error| ScenarioError { field: Field::Pattern, error })?;
+        let lowered = lang::lower(&source).map_err(|error| ScenarioError { field: Field::Pattern, error })?;
         if lowered.block.is_some() || lowered.grid.is_some() {
             let block = lowered.block.unwrap_or(self.block);
             let grid = lowered.grid.unwrap_or(self.grid);

@@ -8,11 +8,11 @@
 //! sent first, computed from the shown warp alone, before the whole block or grid has run. A request for the
 //! same scenario (a new selection) answers from the kept result without running again.
 
-use crate::explain::{explain, explain_with, Suggestion};
+use crate::analysis::{Analysis, ProgramResult};
+use crate::model::report::Report;
 use crate::program::grid::{Control, Progress};
-use crate::report::Report;
 use crate::scenario::{now_seconds, Field, Scenario};
-use crate::trace::{Analysis, ProgramResult};
+use crate::teach::explain::{explain, explain_with, Suggestion};
 use serde::{Deserialize, Serialize};
 
 /// What the page asks for.
@@ -222,9 +222,9 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let same = cache.scenario.as_ref() == Some(sc) && cache.result.is_some();
     let mut sent_shown = None;
     if !same {
-        crate::pattern::params::learn_names(&req.names);
+        crate::lang::params::learn_names(&req.names);
         let analysis = sc.analysis();
-        let symbols = crate::pattern::params::take_missing();
+        let symbols = crate::lang::params::take_missing();
         if !symbols.is_empty() {
             reply(Reply::Names { id, symbols });
             return reply(Reply::Done { id });

@@ -6,12 +6,12 @@
 //! panics: a malformed, truncated, hostile or future-version link is an error value with a clear message,
 //! and the page then shows the default view.
 
-use crate::arch::{BankMode, Cc, L1Choice};
-use crate::engine::Config;
-use crate::launch::Dim3;
-use crate::pattern::Lang;
+use crate::figure::scene::Theme;
+use crate::lang::Lang;
+use crate::model::arch::{BankMode, Cc, L1Choice};
+use crate::model::cost::Config;
+use crate::program::launch::Dim3;
 use crate::scenario::Scenario;
-use crate::scene::Theme;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -106,7 +106,7 @@ impl PaneState {
             8 => BankMode::EightByte,
             other => return Err(format!("unknown bank mode {other}")),
         };
-        if self.text.len() > crate::pattern::lex::MAX_INPUT_BYTES {
+        if self.text.len() > crate::lang::lex::MAX_INPUT_BYTES {
             return Err("the pattern is larger than 1 MB".into());
         }
         Ok(Scenario {
@@ -118,7 +118,7 @@ impl PaneState {
             grid,
             sets: self.sets.clone(),
             config: Config { l1, bank_mode, strict_align: self.strict, ..Config::default() },
-            lane_mask: crate::access::LaneSet::ALL,
+            lane_mask: crate::model::access::LaneSet::ALL,
             kernel: Some(self.kernel.clone()).filter(|k| !k.is_empty()),
             ..Scenario::default()
         })

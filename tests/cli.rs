@@ -281,9 +281,9 @@ fn check_grades_saved_answers() {
     let dir = std::env::temp_dir().join(format!("warpscope-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let lab_path = concat!(env!("CARGO_MANIFEST_DIR"), "/www/labs/memory.toml");
-    let lab = warpscope::lab_file::parse(&std::fs::read_to_string(lab_path).expect("lab")).expect("parses");
+    let lab = warpscope::teach::lab_file::parse(&std::fs::read_to_string(lab_path).expect("lab")).expect("parses");
     // The teacher's solutions, saved as a student would: every goal passes, exit 0.
-    let mut all = warpscope::lab::Answers { lab: lab.title.clone(), ..Default::default() };
+    let mut all = warpscope::teach::lab::Answers { lab: lab.title.clone(), ..Default::default() };
     for ex in &lab.exercises {
         all.answers.insert(ex.id.clone(), ex.solution.clone().expect("solution"));
     }

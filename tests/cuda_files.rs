@@ -6,10 +6,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
-use warpscope::arch::Cc;
-use warpscope::pattern::Lang;
+use warpscope::analysis::ProgramResult;
+use warpscope::lang::Lang;
+use warpscope::model::arch::Cc;
 use warpscope::scenario::Scenario;
-use warpscope::trace::ProgramResult;
 
 mod common;
 use common::{corpus, ok, totals, KERNELS};

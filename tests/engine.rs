@@ -3,7 +3,7 @@
 //! arithmetic). One `check` helper is the only caller of the API.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::pattern::warp_from_expr;
+use warpscope::lang::warp_from_expr;
 use warpscope::{analyze, BankMode, Cc, Config, Cost, Instr, L1Choice, LaneSet, Report, SpaceTag, Windows};
 
 /// What a case expects.

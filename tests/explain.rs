@@ -1,8 +1,9 @@
 //! Explanations name the lanes behind the excess cost, and every automatic fix is one the engine confirms.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::explain::{explain, Explanation, Fix};
-use warpscope::{presets, L1Choice};
+use warpscope::teach::explain::{explain, Explanation, Fix};
+use warpscope::teach::presets;
+use warpscope::L1Choice;
 
 fn explain_preset(name: &str, instr: usize) -> Explanation {
     let sc = presets::find(name).expect("preset").scenario();

@@ -1,9 +1,9 @@
 //! The figure: steps, captions and the SVG writer.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::presets;
-use warpscope::scene::{scene, steps, Theme};
-use warpscope::svg::to_svg;
+use warpscope::figure::scene::{scene, steps, Theme};
+use warpscope::figure::svg::to_svg;
+use warpscope::teach::presets;
 
 fn first_report(preset: &str, instr: usize) -> warpscope::Report {
     let sc = presets::find(preset).expect("preset").scenario();

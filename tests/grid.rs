@@ -4,10 +4,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use proptest::prelude::*;
-use warpscope::launch::Dim3;
-use warpscope::pattern::Lang;
+use warpscope::analysis::ProgramResult;
+use warpscope::lang::Lang;
+use warpscope::program::launch::Dim3;
 use warpscope::scenario::Scenario;
-use warpscope::trace::ProgramResult;
 use warpscope::Cc;
 
 fn dim(s: &str) -> Dim3 {

@@ -175,7 +175,7 @@ fn the_probe_set_covers_what_calibration_needs() {
     let (all, skipped) = probes();
     assert!(skipped.is_empty(), "{skipped:?}");
     // Every preset's every memory instruction.
-    for preset in warpscope::presets::PRESETS.iter() {
+    for preset in warpscope::teach::presets::PRESETS.iter() {
         let n = preset.scenario().trace(1).unwrap().items.len();
         for i in 1..=n {
             let id = format!("preset/{}/{i}", preset.name);
@@ -205,14 +205,14 @@ fn the_probe_set_covers_what_calibration_needs() {
     // bank at k different words serialise k-fold).
     for (k, degree) in [(1, 1), (2, 2), (3, 3), (4, 4), (8, 8), (16, 16), (32, 32)] {
         let p = all.iter().find(|p| p.id == format!("shared/ld/32-k{k}")).unwrap();
-        let r = warpscope::trace::analyze_trace(Cc::new(9, 0), &p.trace(), &p.config);
+        let r = warpscope::analysis::analyze_trace(Cc::new(9, 0), &p.trace(), &p.config);
         assert_eq!(r.instructions[0].banks.as_ref().unwrap().conflict_degree, degree, "k = {k}");
     }
     // Every count the engine names for a probe is one that calibration asks Nsight for (trace.rs and
     // calibrate::metrics spell the names separately).
     let asked = calibrate::metrics();
     for p in &all {
-        for r in warpscope::trace::analyze_trace(Cc::new(9, 0), &p.trace(), &p.config).instructions {
+        for r in warpscope::analysis::analyze_trace(Cc::new(9, 0), &p.trace(), &p.config).instructions {
             for name in r.ncu.keys() {
                 assert!(asked.contains(name), "{}: {name} is not measured", p.id);
             }

@@ -4,10 +4,10 @@
 //! comment above it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::launch::Dim3;
-use warpscope::pattern::Lang;
+use warpscope::analysis::ProgramResult;
+use warpscope::lang::Lang;
+use warpscope::program::launch::Dim3;
 use warpscope::scenario::Scenario;
-use warpscope::trace::ProgramResult;
 
 const ARCHS: [&str; 3] = ["sm_75", "sm_80", "sm_90"];
 

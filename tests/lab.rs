@@ -2,8 +2,8 @@
 //! questions), and bad lab files are errors with line:column.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::lab::{grade_exercise, Block};
-use warpscope::lab_file::{markdown, parse};
+use warpscope::teach::lab::{grade_exercise, Block};
+use warpscope::teach::lab_file::{markdown, parse};
 
 const MEMORY: &str = include_str!("../www/labs/memory.toml");
 
@@ -32,7 +32,7 @@ fn locked_settings_cannot_be_changed_by_an_answer() {
     let lab = parse(MEMORY).expect("parses");
     let ex = &lab.exercises[0];
     // Exercise 1 locks the CC: an answer that switches to 2.0 is graded on 8.0 anyway.
-    let answer = warpscope::lab::Answer {
+    let answer = warpscope::teach::lab::Answer {
         pattern: Some("4*lane".into()),
         cc: Some("2.0".into()),
         choices: vec![Some(1)],
@@ -103,6 +103,6 @@ fn markdown_is_rendered_as_data_never_as_html() {
     assert!(last.contains("\"bad\"") && last.contains("link: None"), "{last}");
 }
 
-fn span(t: &str, code: bool, em: bool, strong: bool, link: Option<String>) -> warpscope::lab::Span2 {
-    warpscope::lab::Span2 { text: t.into(), code, em, strong, link }
+fn span(t: &str, code: bool, em: bool, strong: bool, link: Option<String>) -> warpscope::teach::lab::Span2 {
+    warpscope::teach::lab::Span2 { text: t.into(), code, em, strong, link }
 }

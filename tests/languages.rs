@@ -2,10 +2,10 @@
 //! their source or the rule they are derived from.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::launch::Dim3;
-use warpscope::pattern::Lang;
+use warpscope::analysis::{InstrResult, ProgramResult};
+use warpscope::lang::Lang;
+use warpscope::program::launch::Dim3;
 use warpscope::scenario::{Field, Scenario};
-use warpscope::trace::{InstrResult, ProgramResult};
 use warpscope::{Cc, SpaceTag};
 
 struct Run {
@@ -229,7 +229,7 @@ fn cuda_errors_name_their_position() {
         "2:7: the condition depends on the parameter `n`, which has no value (give it one with --set n=VALUE)"
     );
     // 3000 nested blocks once overflowed the wasm stack ("memory access out of bounds"); the 65th level
-    // (MAX_NESTING = 64 in src/pattern/cuda.rs) starts at column 65.
+    // (MAX_NESTING = 64 in src/lang/cuda/mod.rs) starts at column 65.
     let deep = format!("{}{}", "{".repeat(3000), "}".repeat(3000));
     assert_eq!(run(Lang::Cuda, &deep).err(), "1:65: statements nested more than 64 deep");
     // Its 6000-character line is cut to a 100-character window (EXCERPT_CHARS) around column 65: from 40
@@ -253,7 +253,7 @@ fn lea_follows_the_lea_page() {
     // seeds/003 example 1, &A[i+10] for doubles: R0 = (R2 << 3) + R4 with carry, R1 = ({R3,R2} >> 29) + R5
     // + CC.CF. With R4 = 0xffffff80, lane 16 carries: R0 = 0x80 + 0xffffff80 = 0x1_0000_0000 -> R0 = 0,
     // CF = 1; R1 = 0 + 0x7000 + 1. Address {R1,R0} + 80 = 0x7001_0000_0050.
-    let ex1 = warpscope::presets::find("lea-double-index").expect("preset").scenario();
+    let ex1 = warpscope::teach::presets::find("lea-double-index").expect("preset").scenario();
     assert_eq!(addr(&ex1, 0, 0), Some(0x7000_ffff_ff80 + 80));
     assert_eq!(addr(&ex1, 0, 16), Some(0x7001_0000_0050));
     assert_eq!(addr(&ex1, 0, 31), Some(0x7000_ffff_ff80 + 8 * 31 + 80));
@@ -261,17 +261,17 @@ fn lea_follows_the_lea_page() {
     // Example 2, &A[100-i]: -R2 negated, sign-extended high half from BFE.S32. Lane 1: R0 = (-1 << 3) +
     // 0x1000 = 0x1_0000_0ff8 -> 0xff8 with CF = 1; R1 = 0xffffffff + 0x7000 + 1 = 0x7000. + 800 = base +
     // 8 * 99.
-    let ex2 = warpscope::presets::find("lea-negative-index").expect("preset").scenario();
+    let ex2 = warpscope::teach::presets::find("lea-negative-index").expect("preset").scenario();
     assert_eq!(addr(&ex2, 0, 1), Some(0x7000_0000_1000 + 8 * 99));
     assert_eq!(addr(&ex2, 0, 31), Some(0x7000_0000_1000 + 8 * 69));
 
     // Example 3, &B[i].field: scale 7 from constant-bank operands, Rc omitted ({RZ,R2}): lane 2 =
     // (2 << 7) + 0 and ({0,2} >> 25) + 0x7000 -> 0x7000_0000_0100 + 20.
-    let ex3 = warpscope::presets::find("lea-struct-field").expect("preset").scenario();
+    let ex3 = warpscope::teach::presets::find("lea-struct-field").expect("preset").scenario();
     assert_eq!(addr(&ex3, 0, 2), Some(0x7000_0000_0114));
 
     // The 32-bit example: R10 = R12 + R2, then [R10 - 2].
-    let ex4 = warpscope::presets::find("lea-32bit-bytes").expect("preset").scenario();
+    let ex4 = warpscope::teach::presets::find("lea-32bit-bytes").expect("preset").scenario();
     assert_eq!(addr(&ex4, 0, 5), Some(0x1000 + 5 - 2));
 }
 
@@ -378,7 +378,7 @@ fn address_lists_give_warps_and_instructions() {
 
 #[test]
 fn generic_preset_splits_one_instruction_over_two_memories() {
-    let r = warpscope::presets::find("generic-shared").expect("preset").scenario().run().expect("runs");
+    let r = warpscope::teach::presets::find("generic-shared").expect("preset").scenario().run().expect("runs");
     let i = &r.instructions[0];
     assert_eq!(i.space, Generic);
     // 16 lanes x 4 B in global = 2 sectors; 16 lanes in shared, banks 0-15 = 1 wavefront.
@@ -391,7 +391,7 @@ fn generic_preset_splits_one_instruction_over_two_memories() {
 #[test]
 fn block_sums_use_nsight_compute_names() {
     // The naive transpose's column read: 32 issues x 32 wavefronts, 31 conflicts each (BPG 9.2.3.3).
-    let r = warpscope::presets::find("transpose-naive").expect("preset").scenario().run().expect("runs");
+    let r = warpscope::teach::presets::find("transpose-naive").expect("preset").scenario().run().expect("runs");
     let lds = r.instructions.iter().find(|i| i.op == "LDS.32").expect("a shared load");
     assert_eq!(lds.ncu.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), Some(&1024));
     assert_eq!(lds.ncu.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), Some(&992));

@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::HashSet;
-use warpscope::presets::PRESETS;
+use warpscope::teach::presets::PRESETS;
 
 #[test]
 fn every_preset_matches_the_golden_snapshot() {
@@ -22,7 +22,7 @@ fn presets_are_named_once_and_explained() {
     for p in PRESETS.iter() {
         assert!(names.insert(p.name), "duplicate preset name {}", p.name);
         assert!(p.explanation.len() > 40, "{} needs an explanation", p.name);
-        assert!(warpscope::presets::find(p.name).is_some());
+        assert!(warpscope::teach::presets::find(p.name).is_some());
     }
     assert!(PRESETS.len() >= 20);
 }
@@ -30,7 +30,7 @@ fn presets_are_named_once_and_explained() {
 /// Adds one detailed report's costs into (requests, lines, sectors, transactions) and (wavefronts, ideal,
 /// conflicts), checking on the way that the steps drawn add up to the counts they come with.
 fn add_detail(r: &warpscope::Report, mem: &mut [u64; 4], banks: &mut [u64; 3]) {
-    use warpscope::report::Cost;
+    use warpscope::model::report::Cost;
     match &r.cost {
         Cost::Memory(m) => {
             let drawn: usize = m.steps.iter().map(|s| s.transactions.len()).sum();
@@ -66,7 +66,8 @@ fn lazy_steps_agree_with_the_fast_counts_on_every_preset() {
             assert_eq!(item.issues.len(), i.issue_count(), "preset {} #{}", p.name, k + 1);
             let (mut mem, mut banks, mut lanes) = ([0u64; 4], [0u64; 3], 0u64);
             for (n, issue) in item.issues.iter().enumerate() {
-                let d = warpscope::engine::analyze_lanes(sc.cc, &item.site.instr, &issue.addrs, issue.plg, &sc.config);
+                let d =
+                    warpscope::model::cost::analyze_lanes(sc.cc, &item.site.instr, &issue.addrs, issue.plg, &sc.config);
                 lanes += u64::from(d.active_lanes);
                 add_detail(&d, &mut mem, &mut banks);
                 // The figure's path for the first issues (it runs the warp up to the issue, so it is not

@@ -160,7 +160,7 @@ proptest! {
     #[test]
     fn expressions_never_panic(text in "[ -~]{0,40}") {
         let instr = Instr::parse("LDG.E.32").expect("valid op");
-        let _ = warpscope::pattern::warp_from_expr(&text, &instr, warpscope::LaneSet::ALL);
+        let _ = warpscope::lang::warp_from_expr(&text, &instr, warpscope::LaneSet::ALL);
     }
 
     /// Mnemonics never panic, whatever the text.
@@ -170,7 +170,7 @@ proptest! {
     }
 }
 
-fn run_text(lang: warpscope::pattern::Lang, text: &str) {
+fn run_text(lang: warpscope::lang::Lang, text: &str) {
     let sc = warpscope::scenario::Scenario { lang, text: text.to_string(), ..warpscope::scenario::Scenario::default() };
     // Any answer is fine; a panic is not.
     let _ = sc.run();
@@ -181,8 +181,8 @@ proptest! {
 
     /// Every language answers any text with a result or an error, never a panic.
     #[test]
-    fn languages_never_panic(text in "(\\PC|\n){0,120}", lang in 0..warpscope::pattern::Lang::ALL.len()) {
-        run_text(warpscope::pattern::Lang::ALL[lang], &text);
+    fn languages_never_panic(text in "(\\PC|\n){0,120}", lang in 0..warpscope::lang::Lang::ALL.len()) {
+        run_text(warpscope::lang::Lang::ALL[lang], &text);
     }
 
     /// Real compiler PTX with a random slice cut out or a random token put in never panics: random text rarely
@@ -198,10 +198,10 @@ proptest! {
         if text.is_char_boundary(start) && text.is_char_boundary(end) {
             let edited = format!("{}{}{}", &text[..start], tokens[insert], &text[end..]);
             let sc = warpscope::scenario::Scenario {
-                lang: warpscope::pattern::Lang::Ptx,
+                lang: warpscope::lang::Lang::Ptx,
                 text: edited,
                 op: String::new(),
-                block: warpscope::launch::Dim3::linear(64),
+                block: warpscope::program::launch::Dim3::linear(64),
                 ..warpscope::scenario::Scenario::default()
             };
             let _ = sc.run();
@@ -210,8 +210,8 @@ proptest! {
 
     /// Presets with a random slice cut out (the edits a student makes) never panic either.
     #[test]
-    fn edited_presets_never_panic(which in 0..warpscope::presets::PRESETS.len(), a in 0usize..2000, len in 0usize..40) {
-        let p = &warpscope::presets::PRESETS[which];
+    fn edited_presets_never_panic(which in 0..warpscope::teach::presets::PRESETS.len(), a in 0usize..2000, len in 0usize..40) {
+        let p = &warpscope::teach::presets::PRESETS[which];
         let text = p.text;
         let start = a.min(text.len());
         let end = (start + len).min(text.len());
@@ -228,8 +228,8 @@ proptest! {
 fn any_space_addr() -> impl Strategy<Value = u64> {
     prop_oneof![
         0u64..16384,
-        (0u64..8192).prop_map(|o| warpscope::engine::DEFAULT_SHARED_WINDOW + o),
-        (0u64..8192).prop_map(|o| warpscope::engine::DEFAULT_LOCAL_WINDOW + o),
+        (0u64..8192).prop_map(|o| warpscope::model::cost::DEFAULT_SHARED_WINDOW + o),
+        (0u64..8192).prop_map(|o| warpscope::model::cost::DEFAULT_LOCAL_WINDOW + o),
         any::<u64>(),
     ]
 }
@@ -286,9 +286,9 @@ proptest! {
         }
         let warp = WarpAddrs(a);
         let plg = plg.map(warpscope::LaneSet);
-        let r = warpscope::engine::analyze_lanes(cc, &instr, &warp, plg, &cfg);
-        let c = warpscope::count::count(cc, &instr, &warp, plg, &cfg);
-        let e = warpscope::count::Counts { misaligned: c.misaligned, ..warpscope::count::Counts::of_report(&r) };
+        let r = warpscope::model::cost::analyze_lanes(cc, &instr, &warp, plg, &cfg);
+        let c = warpscope::model::count::count(cc, &instr, &warp, plg, &cfg);
+        let e = warpscope::model::count::Counts { misaligned: c.misaligned, ..warpscope::model::count::Counts::of_report(&r) };
         prop_assert_eq!(c, e);
     }
 }
@@ -303,9 +303,9 @@ fn the_last_word_of_the_address_space_is_four_bytes() {
     a[1] = Some(0x1000);
     let warp = WarpAddrs(a);
     let cc = Cc::parse("8.0").expect("known CC");
-    let r = warpscope::engine::analyze_lanes(cc, &instr, &warp, None, &Config::default());
-    let c = warpscope::count::count(cc, &instr, &warp, None, &Config::default());
-    let unique = warpscope::count::Counts::of_report(&r).sums().bytes_unique;
+    let r = warpscope::model::cost::analyze_lanes(cc, &instr, &warp, None, &Config::default());
+    let c = warpscope::model::count::count(cc, &instr, &warp, None, &Config::default());
+    let unique = warpscope::model::count::Counts::of_report(&r).sums().bytes_unique;
     // Two lanes, 4 bytes each, no overlap: 8 bytes (MODEL.md: bytes unique is the union of the lanes' bytes).
     assert_eq!(unique, 8);
     assert_eq!(c.sums().bytes_unique, 8);
@@ -320,7 +320,7 @@ fn a_byte_at_the_top_of_the_address_space_is_one_unique_byte() {
     a[7] = Some(u64::MAX);
     let warp = WarpAddrs(a);
     let cc = Cc::parse("7.0").expect("known CC");
-    let c = warpscope::count::count(cc, &instr, &warp, None, &Config::default());
+    let c = warpscope::model::count::count(cc, &instr, &warp, None, &Config::default());
     // One lane, one byte (MODEL.md: bytes unique is the union of the lanes' bytes).
     assert_eq!(c.sums().bytes_unique, 1);
     assert_eq!(c.sums().bytes_requested, 1);
@@ -343,7 +343,7 @@ proptest! {
             _ => format!("{}*(lane/{c}) + {}", a * size, b * size),
         };
         let sc = warpscope::scenario::Scenario {
-            lang: warpscope::pattern::Lang::Expr,
+            lang: warpscope::lang::Lang::Expr,
             text,
             op: ROUND_TRIP_OPS[op].to_string(),
             ..warpscope::scenario::Scenario::default()
@@ -352,7 +352,7 @@ proptest! {
         let r = &sc.report(&first, 0, 0).expect("runs").expect("an issue");
         let list: Vec<String> = r.addresses.iter().map(|x| x.map_or("-".into(), |v| format!("{v:#x}"))).collect();
         let printed = warpscope::scenario::Scenario {
-            lang: warpscope::pattern::Lang::Addresses,
+            lang: warpscope::lang::Lang::Addresses,
             text: format!("{}\n{}\n", ROUND_TRIP_OPS[op], list.join(" ")),
             op: String::new(),
             ..warpscope::scenario::Scenario::default()
@@ -367,7 +367,7 @@ proptest! {
     /// Print-parse round trip for launch sizes: `Dim3`'s `XxYxZ` text parses back to itself.
     #[test]
     fn block_sizes_print_and_parse_back(x in 1u32..2000, y in 1u32..70, z in 1u32..70) {
-        let d = warpscope::launch::Dim3 { x, y, z };
-        prop_assert_eq!(warpscope::launch::Dim3::parse(&d.to_string(), "block"), Ok(d));
+        let d = warpscope::program::launch::Dim3 { x, y, z };
+        prop_assert_eq!(warpscope::program::launch::Dim3::parse(&d.to_string(), "block"), Ok(d));
     }
 }

@@ -5,9 +5,9 @@
 //! Each expected number is derived in the comment above it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::pattern::Lang;
+use warpscope::analysis::ProgramResult;
+use warpscope::lang::Lang;
 use warpscope::scenario::Scenario;
-use warpscope::trace::ProgramResult;
 
 mod common;
 use common::{corpus, metrics, ok, totals, KERNELS};

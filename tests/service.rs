@@ -1,8 +1,8 @@
 //! The page's analysis service, natively: the replies for each request, in order, as the worker sends them.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::launch::Dim3;
-use warpscope::pattern::Lang;
+use warpscope::lang::Lang;
+use warpscope::program::launch::Dim3;
 use warpscope::scenario::Scenario;
 use warpscope::service::{serve, Cache, Reply, Request};
 
@@ -58,7 +58,7 @@ fn replies_come_in_order_and_carry_their_request() {
     assert_eq!(kinds(&rs), ["shown", "result", "fixes", "done"]);
     let Reply::Shown { shown, .. } = &rs[0] else { unreachable!() };
     let sectors = match &shown.report.cost {
-        warpscope::report::Cost::Memory(m) => m.sectors,
+        warpscope::model::report::Cost::Memory(m) => m.sectors,
         _ => unreachable!(),
     };
     assert_eq!(sectors, 16, "stride 16 B: 16 sectors");

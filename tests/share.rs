@@ -3,11 +3,11 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use proptest::prelude::*;
-use warpscope::presets::PRESETS;
-use warpscope::scene::Theme;
+use warpscope::figure::scene::Theme;
 use warpscope::share::{decode, encode, PaneState, ShareError, ViewState, VERSION};
+use warpscope::teach::presets::PRESETS;
 
-fn view_of(p: &warpscope::presets::Preset) -> ViewState {
+fn view_of(p: &warpscope::teach::presets::Preset) -> ViewState {
     ViewState { panes: vec![PaneState::from_scenario(&p.scenario(), p.name, 0, 0)], step: Some(3), theme: Theme::Dark }
 }
 
@@ -45,7 +45,7 @@ fn settings_and_compare_panes_round_trip() {
 
 #[test]
 fn the_chosen_kernel_round_trips() {
-    let p = warpscope::presets::find("ptx-transpose-naive").expect("preset");
+    let p = warpscope::teach::presets::find("ptx-transpose-naive").expect("preset");
     let mut sc = p.scenario();
     sc.kernel = Some("_Z14transposeNaivePfS_ii".into());
     let view = ViewState { panes: vec![PaneState::from_scenario(&sc, "", 0, 0)], step: None, theme: Theme::Light };

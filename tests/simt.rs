@@ -6,10 +6,10 @@
 //! issue are the 32-byte sectors its active lanes touch (CUDA Best Practices Guide 9.2.1).
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::launch::Dim3;
-use warpscope::pattern::Lang;
+use warpscope::analysis::{InstrResult, ProgramResult};
+use warpscope::lang::Lang;
+use warpscope::program::launch::Dim3;
 use warpscope::scenario::{Limits, Scenario};
-use warpscope::trace::{InstrResult, ProgramResult};
 
 fn scenario(lang: Lang, text: &str, block: &str, sets: &[&str]) -> Scenario {
     Scenario {

@@ -30,8 +30,8 @@ async fn mount_here() -> Element {
     let root = document().create_element("div").expect("div");
     document().body().expect("body").append_child(&root).expect("append");
     // The analyses run in-thread here (the page runs them in a web worker that Trunk builds).
-    let props = warpscope::ui::AppProps { local: Some(warpscope::ui::LocalEngine::service()) };
-    yew::Renderer::<warpscope::ui::App>::with_root_and_props(root.clone(), props).render();
+    let props = warpscope::app::AppProps { local: Some(warpscope::app::LocalEngine::service()) };
+    yew::Renderer::<warpscope::app::App>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     root
 }
@@ -260,13 +260,13 @@ async fn facts_and_carveout_follow_the_cc() {
 #[wasm_bindgen_test]
 async fn a_link_restores_the_view_and_a_bad_one_says_why() {
     // A view with the padded transpose on CC 7.0, the shared load selected, at step 1.
-    let p = warpscope::presets::find("transpose-padded").expect("preset");
+    let p = warpscope::teach::presets::find("transpose-padded").expect("preset");
     let mut sc = p.scenario();
     sc.cc = warpscope::Cc::new(7, 0);
     let view = warpscope::share::ViewState {
         panes: vec![warpscope::share::PaneState::from_scenario(&sc, p.name, 2, 0)],
         step: Some(1),
-        theme: warpscope::scene::Theme::Dark,
+        theme: warpscope::figure::scene::Theme::Dark,
     };
     set_url(&format!("#{}", warpscope::share::encode(&view)));
     let root = mount_here().await;
@@ -304,7 +304,7 @@ async fn all_warps_stacks_every_warp_and_steps_them_together() {
     assert_eq!(text_of(&root, "caption"), "Step 1 of 32 in every warp at once.");
 }
 
-/// After a panic the hook saved the editor's text in sessionStorage (src/ui/rescue.rs); the next page start
+/// After a panic the hook saved the editor's text in sessionStorage (src/app/rescue.rs); the next page start
 /// restores it, says so, and analyses it: `8*lane` over 32 lanes of 4 bytes touches 8 sectors (256 B / 32 B).
 #[wasm_bindgen_test]
 async fn text_saved_by_the_panic_hook_comes_back_on_the_next_start() {
@@ -349,10 +349,10 @@ fn in_the_page_kernel_names_come_from_the_page_and_parameters_then_get_defaults(
     // is answered with the mangled names it needs, and nothing else.
     let listing = include_str!("data/kernels/vectorAdd/sm_80.sass");
     let scenario = warpscope::scenario::Scenario {
-        lang: warpscope::pattern::Lang::Sass,
+        lang: warpscope::lang::Lang::Sass,
         text: listing.to_string(),
         op: String::new(),
-        block: warpscope::launch::Dim3::parse("256", "block").expect("block"),
+        block: warpscope::program::launch::Dim3::parse("256", "block").expect("block"),
         ..Default::default()
     };
     let mut req = Request { id: 1, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new() };
@@ -362,7 +362,7 @@ fn in_the_page_kernel_names_come_from_the_page_and_parameters_then_get_defaults(
     assert_eq!(out, vec![Reply::Names { id: 1, symbols: vec![symbol.clone()] }, Reply::Done { id: 1 }]);
     // With the names (as the demangler worker gives them), the kernel runs with its parameters' defaults:
     // vectorAdd(A, B, C, numElements = 256): two loads and a store of 8 warps x 4 sectors each.
-    req.names = vec![(symbol.clone(), warpscope::pattern::params::demangle_symbol(&symbol).expect("demangles"))];
+    req.names = vec![(symbol.clone(), warpscope::lang::params::demangle_symbol(&symbol).expect("demangles"))];
     let mut out = Vec::new();
     serve(&req, &mut Cache::default(), &mut |r| out.push(r));
     let Some(Reply::Result { result, .. }) = out.iter().find(|r| matches!(r, Reply::Result { .. })) else {

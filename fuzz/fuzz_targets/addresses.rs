@@ -1,7 +1,7 @@
 //! Any text as a addresses pattern: an answer or an error, never a panic (one warp, so each run is quick).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use warpscope::pattern::Lang;
+use warpscope::lang::Lang;
 use warpscope::scenario::Scenario;
 
 fuzz_target!(|data: &[u8]| {

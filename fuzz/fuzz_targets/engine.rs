@@ -2,8 +2,8 @@
 //! the detailed path's numbers (a difference is a crash).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use warpscope::count::{count, Counts};
-use warpscope::{engine, BankMode, Config, Instr, L1Choice, LaneSet, WarpAddrs, ALL_CCS};
+use warpscope::model::count::{count, Counts};
+use warpscope::{model::cost as engine, BankMode, Config, Instr, L1Choice, LaneSet, WarpAddrs, ALL_CCS};
 
 const OPS: [&str; 16] = [
     "LDG.E.U8",

@@ -1,8 +1,8 @@
 //! Any text as an address expression, with any instruction from the first byte and a 2-warp block.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use warpscope::launch::Dim3;
-use warpscope::pattern::Lang;
+use warpscope::program::launch::Dim3;
+use warpscope::lang::Lang;
 use warpscope::scenario::Scenario;
 
 const OPS: [&str; 8] = ["LDG.E.32", "LDG.32", "LDS.128", "LDL.64", "LD.E.64", "ST.E.U8", "STS.64", "LDG.E.CG.128"];

@@ -4,6 +4,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = warpscope::lab_file::parse(text);
+        let _ = warpscope::teach::lab_file::parse(text);
     }
 });

@@ -3,7 +3,7 @@
 //! in the limit's error well inside libFuzzer's timeout.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use warpscope::pattern::Lang;
+use warpscope::lang::Lang;
 use warpscope::scenario::Scenario;
 
 fuzz_target!(|data: &[u8]| {

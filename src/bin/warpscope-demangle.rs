@@ -8,7 +8,7 @@
 
 /// Each symbol with its demangled name, or an empty one.
 fn answer(symbols: &[String]) -> Vec<(String, String)> {
-    symbols.iter().map(|s| (s.clone(), warpscope::pattern::params::demangle_symbol(s).unwrap_or_default())).collect()
+    symbols.iter().map(|s| (s.clone(), warpscope::lang::params::demangle_symbol(s).unwrap_or_default())).collect()
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -6,7 +6,7 @@
 
 /// Compiles a lab file's text into the worker's answer.
 fn answer(text: &str) -> String {
-    match warpscope::lab_file::parse(text) {
+    match warpscope::teach::lab_file::parse(text) {
         Ok(course) => serde_json::json!({ "course": course }).to_string(),
         Err(e) => serde_json::json!({ "error": e.to_string() }).to_string(),
     }
@@ -41,7 +41,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    match warpscope::lab_file::parse(&text) {
+    match warpscope::teach::lab_file::parse(&text) {
         Ok(_) => println!("{}", answer(&text)),
         Err(e) => {
             eprintln!("error: {path} {e}");

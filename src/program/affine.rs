@@ -25,7 +25,7 @@
 //! block.
 
 use super::{BinOp, Cmp, Program, SiteId, Special, Src, Width};
-use crate::launch::Dim3;
+use crate::program::launch::Dim3;
 
 /// A linear form `e · (b - b0)` over the block index.
 pub type Form = [i128; 3];
@@ -584,8 +584,8 @@ impl Affine {
     pub fn eval(
         &mut self,
         dst: u32,
-        expr: &crate::pattern::expr::Pattern,
-        vars: &crate::pattern::expr::Vars,
+        expr: &crate::lang::expr::Pattern,
+        vars: &crate::lang::expr::Vars,
         env: &super::exec::Env,
         tid: &[[u32; 32]; 3],
         warp: u32,
@@ -598,7 +598,7 @@ impl Affine {
         }
         let launch = &env.launch;
         for l in lanes(m) {
-            let t = crate::launch::Thread {
+            let t = crate::program::launch::Thread {
                 tid: Dim3 { x: tid[0][l], y: tid[1][l], z: tid[2][l] },
                 block: env.block_idx,
                 linear: warp * 32 + l as u32,
@@ -608,7 +608,7 @@ impl Affine {
             let var = |name: &str| launch.builtin(&t, name).or_else(|| vars.get(name).copied());
             let pred_ok = match &expr.pred {
                 None => true,
-                Some(p) => crate::pattern::expr::slope(p, &var) == Some([0; 3]),
+                Some(p) => crate::lang::expr::slope(p, &var) == Some([0; 3]),
             };
             if !pred_ok {
                 return self.fail("the expression's condition depends on blockIdx");
@@ -617,7 +617,7 @@ impl Affine {
                 self.put(dst, l, Some([0; 3]));
                 continue;
             }
-            let s = crate::pattern::expr::slope(&expr.addr, &var)
+            let s = crate::lang::expr::slope(&expr.addr, &var)
                 .and_then(|s| Some([i64::try_from(s[0]).ok()?, i64::try_from(s[1]).ok()?, i64::try_from(s[2]).ok()?]));
             self.put(dst, l, s);
         }

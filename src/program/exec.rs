@@ -8,8 +8,8 @@
 
 use super::affine::Affine;
 use super::{BinOp, Cmp, Op, PredOp, PredRef, Program, SiteId, Special, Src, Width, NEVER};
-use crate::launch::{Dim3, Launch};
-use crate::pattern::Span;
+use crate::program::launch::{Dim3, Launch};
+use crate::text::Span;
 
 /// All 32 lanes.
 pub const ALL: u32 = u32::MAX;
@@ -690,9 +690,9 @@ impl Warp {
                             span: inst.span,
                             message: format!(
                                 "a barrier is reached by lanes {} of warp {} but not by lanes {}: every thread of the block must reach __syncthreads() (CUDA C++ Programming Guide, Synchronization Functions)",
-                                crate::access::LaneSet(run).ranges(),
+                                crate::model::access::LaneSet(run).ranges(),
                                 self.warp,
-                                crate::access::LaneSet(live & !run).ranges()
+                                crate::model::access::LaneSet(live & !run).ranges()
                             ),
                         });
                     }
@@ -801,15 +801,15 @@ impl Warp {
 fn eval_lane(
     w: &Warp,
     env: &Env,
-    expr: &crate::pattern::expr::Pattern,
-    vars: &crate::pattern::expr::Vars,
+    expr: &crate::lang::expr::Pattern,
+    vars: &crate::lang::expr::Vars,
     lane: usize,
     addr_bits: u32,
     op_text: &str,
 ) -> Result<Option<u64>, ExecError> {
     let launch = &env.launch;
     let linear = w.warp * 32 + lane as u32;
-    let t = crate::launch::Thread {
+    let t = crate::program::launch::Thread {
         tid: Dim3 { x: w.tid[0][lane], y: w.tid[1][lane], z: w.tid[2][lane] },
         block: env.block_idx,
         linear,
@@ -825,9 +825,9 @@ fn eval_lane(
     } else {
         format!("thread {linear} (warp {}, lane {lane})", w.warp)
     };
-    crate::pattern::expr::address_of(v, addr_bits, op_text, &who)
+    crate::lang::expr::address_of(v, addr_bits, op_text, &who)
         .map(Some)
-        .map_err(|message| ExecError { span: crate::pattern::expr::whole_span(&expr.source), message })
+        .map_err(|message| ExecError { span: crate::lang::expr::whole_span(&expr.source), message })
 }
 
 /// Sign- or zero-extends the low `bits` bits of `x` to 64 bits.

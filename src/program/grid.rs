@@ -9,8 +9,8 @@
 use super::affine::{Affine, Constraint, SiteRule};
 use super::exec::{Env, ExecError, Sink, Status, Warp};
 use super::Program;
-use crate::launch::{Dim3, Launch};
-use crate::pattern::Span;
+use crate::program::launch::{Dim3, Launch};
+use crate::text::Span;
 use std::rc::Rc;
 
 /// Instructions a warp runs between two looks at the [`Control`].
@@ -135,7 +135,7 @@ fn site_rules(prog: &Program) -> Rc<[SiteRule]> {
     prog.sites
         .iter()
         .map(|s| SiteRule {
-            global: s.instr.base.fixed_space() == Some(crate::access::Space::Global),
+            global: s.instr.base.fixed_space() == Some(crate::model::access::Space::Global),
             addr_bits: s.instr.address_bits(),
         })
         .collect()

@@ -2,8 +2,8 @@
 //!
 //! A [`Program`] is a flat list of typed instructions over 64-bit lane registers and 32-lane predicates:
 //! integer and predicate operations, memory operations (each one a [`Site`]: a static memory instruction
-//! with its space, width and cache operator), branches, barriers and exits. The languages (`pattern::cuda`,
-//! `pattern::sass`, `pattern::expr`, `pattern::addresses`) keep their own parsers and error messages and
+//! with its space, width and cache operator), branches, barriers and exits. The languages (`lang::cuda`,
+//! `lang::sass`, `lang::expr`, `lang::addresses`) keep their own parsers and error messages and
 //! end by building a program with [`Builder`]; nothing after that knows which language it came from.
 //!
 //! Architecture invariant: this module and its children know nothing about compute capabilities or costs.
@@ -18,10 +18,11 @@
 pub mod affine;
 pub mod exec;
 pub mod grid;
+pub mod launch;
 
-use crate::access::Instr;
-use crate::pattern::Span;
-use crate::report::Note;
+use crate::model::access::Instr;
+use crate::model::report::Note;
+use crate::text::Span;
 use std::rc::Rc;
 
 /// A register: 32 lanes of 64 bits.
@@ -359,9 +360,9 @@ pub enum Op {
         /// Destination predicate (true where the address exists).
         pred: Pred,
         /// The expression.
-        expr: Rc<crate::pattern::expr::Pattern>,
+        expr: Rc<crate::lang::expr::Pattern>,
         /// `--set` values.
-        vars: Rc<crate::pattern::expr::Vars>,
+        vars: Rc<crate::lang::expr::Vars>,
         /// The instruction's address width (32 or 64), for the range check.
         addr_bits: u32,
         /// The instruction's mnemonic, for messages.
@@ -631,7 +632,7 @@ pub struct Program {
     /// instruction of its immediate post-dominator, or [`NEVER`] when they only meet at the exit.
     pub reconverge: Vec<u32>,
     /// Notes about the whole program: which kernel of several ran, the defaults it assumed.
-    pub notes: Vec<crate::report::Note>,
+    pub notes: Vec<crate::model::report::Note>,
     /// The kernel's name, when the input named one.
     pub kernel: Option<String>,
     /// Every kernel the input holds, in its order: (symbol, the name users know), for choosing another.
@@ -663,7 +664,7 @@ pub struct Builder {
     labels: Vec<Option<u32>>,
     /// Instructions whose target is a label: (instruction, label).
     fixups: Vec<(usize, Label)>,
-    notes: Vec<crate::report::Note>,
+    notes: Vec<crate::model::report::Note>,
     kernel: Option<String>,
     kernels: Vec<(String, String)>,
 }
@@ -671,7 +672,7 @@ pub struct Builder {
 /// How sites are put in program order: the languages choose keys that sort that way.
 pub type SiteKey = (usize, usize);
 
-// The builder's functions are `#[cold]` (lowering runs once per analysis; see src/pattern/cuda/mod.rs).
+// The builder's functions are `#[cold]` (lowering runs once per analysis; see src/lang/cuda/mod.rs).
 impl Builder {
     /// An empty program.
     #[cold]
@@ -681,7 +682,7 @@ impl Builder {
 
     /// Adds a note about the whole program (assumptions the language made, which kernel ran).
     #[cold]
-    pub fn note(&mut self, note: crate::report::Note) {
+    pub fn note(&mut self, note: crate::model::report::Note) {
         if !self.notes.iter().any(|n| n.id == note.id) {
             self.notes.push(note);
         }
@@ -700,7 +701,7 @@ impl Builder {
         if list.is_empty() {
             return;
         }
-        self.note(crate::report::Note::new(
+        self.note(crate::model::report::Note::new(
             id,
             format!(
                 "These {what} move memory but warpscope does not count them, so the totals leave them out: {}.",

@@ -2,10 +2,10 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use warpscope::launch::Dim3;
-use warpscope::pattern::Lang;
+use warpscope::analysis::ProgramResult;
+use warpscope::lang::Lang;
+use warpscope::program::launch::Dim3;
 use warpscope::scenario::Scenario;
-use warpscope::trace::ProgramResult;
 
 /// Each corpus folder, the block its kernels are launched with in the CUDA samples, and its kernels in file
 /// order (as the compilers list them).

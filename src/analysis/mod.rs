@@ -1,0 +1,787 @@
+//! From a lowered program to results: every warp-level issue is costed on the fast path as it happens and
+//! added into per-instruction totals under Nsight Compute's names; the detailed steps of one issue are
+//! computed only when the figure (or `--steps`) asks for them, by running that issue's warp again.
+//!
+//! [`Analysis`] holds a lowered program and its settings; [`Analysis::run`] gives a [`ProgramResult`] for a
+//! block or a whole grid, [`Analysis::report`] the detailed [`Report`] of one issue, and [`Analysis::trace`]
+//! the captured addresses of the first issues (for calibration probes). [`workload`] is the benchmark
+//! workload the native and browser benchmarks share.
+//!
+//! May import: `text`, `model`, `program`. Never the languages or anything above.
+
+pub mod workload;
+
+use crate::model::access::{Instr, LaneSet, Space, WarpAddrs};
+use crate::model::arch::Cc;
+use crate::model::cost::{analyze_lanes, issue_notes, warnings, Config};
+use crate::model::count::{count_lanes, Counts, PartCost};
+use crate::model::report::{Note, Report, SpaceTag};
+use crate::program::exec::Sink;
+use crate::program::grid::{self, BlockStats, Blocks, Control, Costing, RunError};
+use crate::program::launch::{Dim3, Launch};
+use crate::program::{Program, Site, SiteId, SourceLine};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// Issues listed per instruction (the first ones of the shown block); the totals count every issue.
+pub const MAX_LISTED_ISSUES: usize = 64;
+/// Warning lines kept per instruction; the rest are counted.
+pub const MAX_WARNINGS: usize = 16;
+
+/// One warp's issue of a site, with its addresses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Issue {
+    /// The warp in the block.
+    pub warp: u32,
+    /// Which time this warp issues the site (loop iterations), from 0.
+    pub iteration: u32,
+    /// The lanes' addresses; lanes that did not reach the site are inactive.
+    pub addrs: WarpAddrs,
+    /// For generic LD/ST with an explicit `Plg` operand: the lanes whose Plg is true.
+    pub plg: Option<LaneSet>,
+}
+
+/// A site and some of its issues.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceItem {
+    /// The site.
+    pub site: Site,
+    /// Its first warp-level issues, by warp then iteration.
+    pub issues: Vec<Issue>,
+    /// How many issues the site had in the block (also those not captured).
+    pub issues_total: usize,
+}
+
+/// Captured issues: the sites in program order, each with its first warp-level issues.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    /// The launch it ran under.
+    pub launch: Launch,
+    /// The sites.
+    pub items: Vec<TraceItem>,
+}
+
+/// Sums over the issues for global and local parts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemoryTotals {
+    /// Requests.
+    pub requests: u64,
+    /// Lines (per warp, summed).
+    pub lines: u64,
+    /// Sectors (per warp, summed).
+    pub sectors: u64,
+    /// Transactions.
+    pub transactions: u64,
+    /// Bytes per transaction (of the first part seen).
+    pub transaction_bytes: u32,
+    /// Bytes requested.
+    pub bytes_requested: u64,
+    /// Unique bytes (per warp, summed).
+    pub bytes_unique: u64,
+    /// Bytes moved.
+    pub bytes_moved: u64,
+    /// bytes_unique / bytes_moved.
+    pub efficiency: f64,
+    /// sectors / requests.
+    pub sectors_per_request: f64,
+}
+
+/// Sums over the issues for shared parts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BankTotals {
+    /// Wavefronts.
+    pub wavefronts: u64,
+    /// Ideal wavefronts.
+    pub ideal_wavefronts: u64,
+    /// Bank conflicts.
+    pub bank_conflicts: u64,
+    /// The largest conflict degree of any issue.
+    pub conflict_degree: u32,
+}
+
+/// One issue, in brief.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IssueSummary {
+    /// The warp.
+    pub warp: u32,
+    /// The iteration.
+    pub iteration: u32,
+    /// Lanes that moved data.
+    pub active_lanes: u32,
+    /// The engine's one-line summary.
+    pub summary: String,
+}
+
+/// One memory instruction of a program, summed over every warp issue of the blocks counted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstrResult {
+    /// 1-based source line.
+    pub line: usize,
+    /// The source line.
+    pub text: String,
+    /// For PTX and SASS with line information: the CUDA source line it was compiled from.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub source: Option<SourceLine>,
+    /// What is accessed.
+    pub access: String,
+    /// The instruction.
+    pub op: String,
+    /// The space, or `generic` when lanes went to more than one.
+    pub space: SpaceTag,
+    /// Bytes per lane.
+    pub size: u32,
+    /// Warp-level issues (warps x iterations x blocks) with at least one active lane.
+    pub warps: u64,
+    /// Active lanes, summed over the issues.
+    pub active_lanes: u64,
+    /// Global and local sums.
+    #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
+    pub memory: Option<MemoryTotals>,
+    /// Shared sums.
+    #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
+    pub banks: Option<BankTotals>,
+    /// The sums under Nsight Compute's metric names.
+    pub ncu: BTreeMap<String, u64>,
+    /// The same sums divided by the requests they came from (global and local requests; for shared memory
+    /// and instruction counts, the warp-level instructions), keyed by the sum's name.
+    pub ncu_per_request: BTreeMap<String, f64>,
+    /// Model and language notes, once each.
+    pub notes: Vec<Note>,
+    /// The first warnings, prefixed with their warp.
+    pub warnings: Vec<String>,
+    /// Warnings in all (also those not listed).
+    pub warnings_total: u64,
+    /// The first issues of the shown block, in brief (at most [`MAX_LISTED_ISSUES`]).
+    pub issues: Vec<IssueSummary>,
+    /// For each warp of the shown block, how many times it issued this instruction.
+    pub passes: Vec<u32>,
+    /// The program's memory site this is (for [`Analysis::report`]).
+    #[serde(skip)]
+    pub site: usize,
+}
+
+impl InstrResult {
+    /// The CUDA line a compiler made this PTX or SASS instruction from, as `transpose.cu:142`.
+    pub fn source_label(&self) -> Option<String> {
+        let s = self.source.as_ref()?;
+        Some(format!("{}:{}", s.file.rsplit('/').next().unwrap_or(&s.file), s.line))
+    }
+
+    /// The shown block's issues, warp by warp (the figure's numbering).
+    pub fn issue_count(&self) -> usize {
+        self.passes.iter().map(|&p| p as usize).sum()
+    }
+
+    /// Issue `k` of the shown block as (warp, pass).
+    pub fn issue_at(&self, k: usize) -> Option<(u32, u32)> {
+        let mut k = k;
+        for (w, &p) in self.passes.iter().enumerate() {
+            if k < p as usize {
+                return Some((w as u32, k as u32));
+            }
+            k -= p as usize;
+        }
+        None
+    }
+
+    /// The number of issue `(warp, pass)` in the shown block.
+    pub fn issue_index(&self, warp: u32, pass: u32) -> Option<usize> {
+        let before: usize = self.passes.iter().take(warp as usize).map(|&p| p as usize).sum();
+        (pass < *self.passes.get(warp as usize)?).then_some(before + pass as usize)
+    }
+
+    /// The most passes any warp made (loop trips).
+    pub fn max_passes(&self) -> u32 {
+        self.passes.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// The whole program's results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramResult {
+    /// The compute capability.
+    pub cc: Cc,
+    /// The launch (`block_idx`: the block whose issues are listed).
+    pub launch: Launch,
+    /// How many blocks were counted and how many ran.
+    pub blocks: BlockStats,
+    /// One entry per memory instruction, in program order.
+    pub instructions: Vec<InstrResult>,
+    /// The kernel that ran, when the input had named kernels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// Every kernel of the input, when it has several: the symbol to choose it by (`--kernel`) and the name
+    /// users know.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kernels: Vec<KernelName>,
+    /// Notes about the whole program: which of several kernels ran, the parameter values it assumed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
+}
+
+/// A kernel of the input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelName {
+    /// The symbol as the input spells it (mangled): what `--kernel` and the page's menu pass.
+    pub symbol: String,
+    /// The name users know (demangled where the build can).
+    pub name: String,
+}
+
+/// Nsight Compute's word for a space.
+fn ncu_space(space: Space) -> &'static str {
+    match space {
+        Space::Global => "global",
+        Space::Shared => "shared",
+        Space::Local => "local",
+    }
+}
+
+/// Additive sums for one site (a block's, then the launch's).
+#[derive(Clone, Debug, Default)]
+pub struct Sums {
+    issues: u64,
+    active_lanes: u64,
+    /// global, local: requests, lines, sectors, transactions, bytes requested, unique, moved.
+    mem: [[u64; 7]; 2],
+    /// wavefronts, ideal, conflict degree (a maximum).
+    banks: [u64; 3],
+    /// Issues that reached each space.
+    space_issues: [u64; 3],
+}
+
+impl Sums {
+    fn add(&mut self, c: &Counts) {
+        self.issues += 1;
+        for p in c.parts() {
+            self.active_lanes += u64::from(p.active_lanes);
+            self.space_issues[p.space as usize] += 1;
+            match &p.cost {
+                PartCost::Memory(m) => {
+                    let k = if p.space == Space::Local { 1 } else { 0 };
+                    let s = &mut self.mem[k];
+                    s[0] += u64::from(m.requests);
+                    s[1] += u64::from(m.lines);
+                    s[2] += u64::from(m.sectors);
+                    s[3] += u64::from(m.transactions);
+                    s[4] += m.bytes_requested;
+                    s[5] += m.bytes_unique;
+                    s[6] += m.bytes_moved;
+                }
+                PartCost::Banks(b) => {
+                    self.banks[0] += u64::from(b.wavefronts);
+                    self.banks[1] += u64::from(b.ideal_wavefronts);
+                    self.banks[2] = self.banks[2].max(u64::from(b.conflict_degree));
+                }
+            }
+        }
+    }
+
+    fn add_scaled(&mut self, o: &Sums, times: u64) {
+        self.issues += o.issues * times;
+        self.active_lanes += o.active_lanes * times;
+        for k in 0..2 {
+            for i in 0..7 {
+                self.mem[k][i] += o.mem[k][i] * times;
+            }
+        }
+        self.banks[0] += o.banks[0] * times;
+        self.banks[1] += o.banks[1] * times;
+        if times > 0 {
+            self.banks[2] = self.banks[2].max(o.banks[2]);
+        }
+        for k in 0..3 {
+            self.space_issues[k] += o.space_issues[k] * times;
+        }
+    }
+}
+
+/// What is known about one site beyond its sums.
+#[derive(Default)]
+struct SiteInfo {
+    /// Spaces its issues reached (bit per space), and the first transaction size seen.
+    spaces: u8,
+    tx_bytes: u32,
+    notes: Vec<Note>,
+    /// Note signatures already seen: parts present and their flags.
+    sigs: Vec<u32>,
+    warnings: Vec<String>,
+    warnings_total: u64,
+    issues: Vec<IssueSummary>,
+    passes: Vec<u32>,
+}
+
+/// Costs every issue and adds block sums up: the sink a run hands its issues to.
+pub struct Collector<'a> {
+    cc: Cc,
+    cfg: Config,
+    sites: &'a [Site],
+    lane_mask: u32,
+    listed: Dim3,
+    listing: bool,
+    block: Dim3,
+    several_blocks: bool,
+    current: Vec<Sums>,
+    total: Vec<Sums>,
+    info: Vec<SiteInfo>,
+}
+
+impl<'a> Collector<'a> {
+    /// A collector for `sites` whose issues of block `listed` are listed one by one.
+    pub fn new(
+        cc: Cc,
+        cfg: &Config,
+        sites: &'a [Site],
+        lane_mask: LaneSet,
+        listed: Dim3,
+        several_blocks: bool,
+    ) -> Self {
+        Collector {
+            cc,
+            cfg: *cfg,
+            sites,
+            lane_mask: lane_mask.0,
+            listed,
+            listing: false,
+            block: listed,
+            several_blocks,
+            current: vec![Sums::default(); sites.len()],
+            total: vec![Sums::default(); sites.len()],
+            info: (0..sites.len()).map(|_| SiteInfo::default()).collect(),
+        }
+    }
+
+    /// Costs one issue and adds it in.
+    pub fn issue_counts(&mut self, site: usize, warp: u32, pass: u32, c: &Counts) {
+        let Some(instr) = self.sites.get(site).map(|s| &s.instr) else { return };
+        self.current[site].add(c);
+        let info = &mut self.info[site];
+        // Notes: computed again only when an issue brings parts or conditions not seen before.
+        let mut sig = 0u32;
+        for p in c.parts() {
+            sig |= (1 | u32::from(p.flags) << 1) << (8 * p.space as u32);
+            info.spaces |= 1 << p.space as u8;
+            if info.tx_bytes == 0 {
+                if let PartCost::Memory(m) = &p.cost {
+                    info.tx_bytes = m.transaction_bytes;
+                }
+            }
+        }
+        if !info.sigs.contains(&sig) {
+            info.sigs.push(sig);
+            for n in issue_notes(self.cc, instr, &self.cfg, c) {
+                if !info.notes.iter().any(|m| m.id == n.id) {
+                    info.notes.push(n);
+                }
+            }
+        }
+        if !(c.out_of_window.is_empty() && c.misaligned.is_empty() && c.same_address.is_empty()) {
+            for w in warnings(instr, &self.cfg, c) {
+                info.warnings_total += 1;
+                if info.warnings.len() < MAX_WARNINGS {
+                    let who = if self.several_blocks {
+                        let b = self.block;
+                        format!("block ({},{},{}) warp {warp}", b.x, b.y, b.z)
+                    } else {
+                        format!("warp {warp}")
+                    };
+                    info.warnings.push(format!("{who}: {}", w.text));
+                }
+            }
+        }
+        if self.listing {
+            let w = warp as usize;
+            if info.passes.len() <= w {
+                info.passes.resize(w + 1, 0);
+            }
+            info.passes[w] = info.passes[w].max(pass + 1);
+            if info.issues.len() < MAX_LISTED_ISSUES {
+                info.issues.push(IssueSummary {
+                    warp,
+                    iteration: pass,
+                    active_lanes: c.parts().map(|p| p.active_lanes).sum(),
+                    summary: c.summary(),
+                });
+            }
+        }
+    }
+
+    /// The results, once every block was added.
+    pub fn finish(self, launch: Launch, blocks: BlockStats) -> ProgramResult {
+        let instructions = self
+            .sites
+            .iter()
+            .zip(self.total)
+            .zip(self.info)
+            .enumerate()
+            .map(|(k, ((site, t), mut info))| {
+                // Every warp of the shown block has an entry, also those that never issued it.
+                let warps = launch.warps() as usize;
+                if info.passes.len() < warps {
+                    info.passes.resize(warps, 0);
+                }
+                instr_result(k, site, &t, info)
+            })
+            // An instruction no lane reached is not listed.
+            .filter(|r| r.warps > 0)
+            .collect();
+        ProgramResult {
+            cc: self.cc,
+            launch,
+            blocks,
+            instructions,
+            kernel: None,
+            kernels: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl Sink for Collector<'_> {
+    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+        let mask = mask & self.lane_mask;
+        if mask == 0 {
+            return true;
+        }
+        let Some(instr) = self.sites.get(site as usize).map(|s| &s.instr) else { return true };
+        let c = count_lanes(self.cc, instr, addrs, mask, plg, &self.cfg);
+        self.issue_counts(site as usize, warp, pass, &c);
+        true
+    }
+}
+
+impl Costing for Collector<'_> {
+    type Partial = Vec<Sums>;
+
+    fn begin_block(&mut self, b: Dim3) {
+        self.block = b;
+        self.listing = b == self.listed;
+    }
+
+    fn take_block(&mut self) -> Vec<Sums> {
+        std::mem::replace(&mut self.current, vec![Sums::default(); self.sites.len()])
+    }
+
+    fn add(&mut self, p: &Vec<Sums>, times: u64) {
+        for (t, s) in self.total.iter_mut().zip(p) {
+            t.add_scaled(s, times);
+        }
+    }
+}
+
+fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult {
+    let instr = &site.instr;
+    let op = if instr.is_store() { "st" } else { "ld" };
+    let mut ncu: BTreeMap<String, u64> = BTreeMap::new();
+    let mut per_request: BTreeMap<String, f64> = BTreeMap::new();
+    let mut memory: Option<MemoryTotals> = None;
+    let mut banks: Option<BankTotals> = None;
+    for space in [Space::Global, Space::Shared, Space::Local] {
+        if info.spaces & (1 << space as u8) == 0 {
+            continue;
+        }
+        let sp = ncu_space(space);
+        match space {
+            Space::Shared => {
+                let (wav, ideal, degree) = (t.banks[0], t.banks[1], t.banks[2]);
+                let name = format!("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum");
+                let conflicts = format!("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum");
+                let n = t.space_issues[Space::Shared as usize];
+                per_request.insert(name.clone(), crate::model::report::ratio(wav, n));
+                per_request.insert(conflicts.clone(), crate::model::report::ratio(wav - ideal, n));
+                ncu.insert(name, wav);
+                ncu.insert(conflicts, wav - ideal);
+                banks = Some(BankTotals {
+                    wavefronts: wav,
+                    ideal_wavefronts: ideal,
+                    bank_conflicts: wav - ideal,
+                    conflict_degree: degree as u32,
+                });
+            }
+            Space::Global | Space::Local => {
+                let s = &t.mem[if space == Space::Local { 1 } else { 0 }];
+                let req = format!("l1tex__t_requests_pipe_lsu_mem_{sp}_op_{op}.sum");
+                let sec = format!("l1tex__t_sectors_pipe_lsu_mem_{sp}_op_{op}.sum");
+                per_request.insert(req.clone(), crate::model::report::ratio(s[0], s[0]));
+                per_request.insert(sec.clone(), crate::model::report::ratio(s[2], s[0]));
+                ncu.insert(req, s[0]);
+                ncu.insert(sec, s[2]);
+                let m = memory
+                    .get_or_insert_with(|| MemoryTotals { transaction_bytes: info.tx_bytes, ..Default::default() });
+                m.requests += s[0];
+                m.lines += s[1];
+                m.sectors += s[2];
+                m.transactions += s[3];
+                m.bytes_requested += s[4];
+                m.bytes_unique += s[5];
+                m.bytes_moved += s[6];
+            }
+        }
+    }
+    if let Some(m) = memory.as_mut() {
+        m.efficiency = crate::model::report::ratio(m.bytes_unique, m.bytes_moved);
+        m.sectors_per_request = crate::model::report::ratio(m.sectors, m.requests);
+    }
+    let space_name = instr.base.fixed_space().map_or("generic", ncu_space);
+    let inst = format!("smsp__inst_executed_op_{space_name}_{op}.sum");
+    if t.issues > 0 {
+        ncu.insert(inst, t.issues);
+    }
+    let seen: Vec<Space> = [Space::Global, Space::Shared, Space::Local]
+        .into_iter()
+        .filter(|s| info.spaces & (1 << *s as u8) != 0)
+        .collect();
+    let space = match seen.as_slice() {
+        [one] => SpaceTag::from(*one),
+        [] => instr.base.fixed_space().map_or(SpaceTag::Global, SpaceTag::from),
+        _ => SpaceTag::Generic,
+    };
+    let mut notes = site.notes.clone();
+    for n in info.notes {
+        if !notes.iter().any(|m| m.id == n.id) {
+            notes.push(n);
+        }
+    }
+    InstrResult {
+        line: site.line,
+        text: site.text.clone(),
+        source: site.source.clone(),
+        access: site.access.clone(),
+        op: instr.text.clone(),
+        space,
+        size: instr.size_bytes,
+        warps: t.issues,
+        active_lanes: t.active_lanes,
+        memory,
+        banks,
+        ncu,
+        ncu_per_request: per_request,
+        notes,
+        warnings: info.warnings,
+        warnings_total: info.warnings_total,
+        issues: info.issues,
+        passes: info.passes,
+        site: k,
+    }
+}
+
+/// Costs captured issues (calibration probes): the same totals a run would give for them.
+pub fn analyze_trace(cc: Cc, trace: &Trace, cfg: &Config) -> ProgramResult {
+    let sites: Vec<Site> = trace.items.iter().map(|i| i.site.clone()).collect();
+    let mut c = Collector::new(cc, cfg, &sites, LaneSet::ALL, trace.launch.block_idx, false);
+    c.begin_block(trace.launch.block_idx);
+    for (k, item) in trace.items.iter().enumerate() {
+        for issue in &item.issues {
+            let counts = crate::model::count::count(cc, &item.site.instr, &issue.addrs, issue.plg, cfg);
+            c.issue_counts(k, issue.warp, issue.iteration, &counts);
+        }
+    }
+    let p = c.take_block();
+    c.add(&p, 1);
+    let stats = BlockStats { total: 1, executed: 1, classes: 1, why_executed: None };
+    c.finish(trace.launch, stats)
+}
+
+/// A lowered program with everything needed to run it.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The compute capability.
+    pub cc: Cc,
+    /// Engine settings.
+    pub config: Config,
+    /// The launch; `block_idx` is the block whose issues are listed and drawn.
+    pub launch: Launch,
+    /// The program.
+    pub program: Rc<Program>,
+    /// Lanes allowed to take part in every warp (`--mask`).
+    pub lane_mask: LaneSet,
+    /// The most bytes of register state a block's warps may use.
+    pub max_memory_bytes: u64,
+}
+
+struct Capture {
+    site: SiteId,
+    pass: u32,
+    lane_mask: u32,
+    got: Option<(WarpAddrs, Option<LaneSet>)>,
+}
+
+impl Sink for Capture {
+    fn issue(&mut self, site: SiteId, _: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+        if site != self.site || pass != self.pass {
+            return true;
+        }
+        let mask = mask & self.lane_mask;
+        let a = std::array::from_fn(|l| (mask >> l & 1 != 0).then_some(addrs[l]));
+        self.got = Some((WarpAddrs(a), plg.map(LaneSet)));
+        false
+    }
+}
+
+struct Recorder {
+    max: usize,
+    lane_mask: u32,
+    items: Vec<(Vec<Issue>, usize)>,
+}
+
+impl Sink for Recorder {
+    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+        let mask = mask & self.lane_mask;
+        if mask == 0 {
+            return true;
+        }
+        let Some((issues, total)) = self.items.get_mut(site as usize) else { return true };
+        *total += 1;
+        if issues.len() < self.max {
+            let a = std::array::from_fn(|l| (mask >> l & 1 != 0).then_some(addrs[l]));
+            issues.push(Issue { warp, iteration: pass, addrs: WarpAddrs(a), plg: plg.map(LaneSet) });
+        }
+        true
+    }
+}
+
+impl Analysis {
+    /// Runs the blocks `blocks` names (the listed block is `launch.block_idx`).
+    pub fn run(&self, blocks: Blocks, control: &mut dyn Control) -> Result<ProgramResult, RunError> {
+        let several = blocks != Blocks::One(self.launch.block_idx) && self.launch.grid.volume() > 1;
+        let listed = match blocks {
+            Blocks::One(b) => b,
+            Blocks::All | Blocks::Each => Dim3 { x: 0, y: 0, z: 0 },
+        };
+        let mut c = Collector::new(self.cc, &self.config, &self.program.sites, self.lane_mask, listed, several);
+        let launch = Launch { block_idx: listed, ..self.launch };
+        let stats = grid::run(&self.program, &launch, blocks, &mut c, control, self.max_memory_bytes)?;
+        let mut r = c.finish(launch, stats);
+        r.kernel = self.program.kernel.clone();
+        if self.program.kernels.len() > 1 {
+            r.kernels =
+                self.program.kernels.iter().map(|(s, n)| KernelName { symbol: s.clone(), name: n.clone() }).collect();
+        }
+        r.notes = self.program.notes.clone();
+        Ok(r)
+    }
+
+    /// The addresses of pass `pass` of warp `warp` at memory instruction `instr` (in program order), in the
+    /// listed block; `None` when that warp never issues it that often.
+    pub fn capture(
+        &self,
+        instr: usize,
+        warp: u32,
+        pass: u32,
+        control: &mut dyn Control,
+    ) -> Result<Option<(WarpAddrs, Option<LaneSet>)>, RunError> {
+        if instr >= self.program.sites.len() || warp >= self.launch.warps() {
+            return Ok(None);
+        }
+        let mut cap = Capture { site: instr as SiteId, pass, lane_mask: self.lane_mask.0, got: None };
+        grid::run_warp(&self.program, &self.launch, warp, &mut cap, control)?;
+        Ok(cap.got.filter(|(a, _)| a.0.iter().any(Option::is_some)))
+    }
+
+    /// The detailed report of one issue: what the figure draws.
+    pub fn report(
+        &self,
+        instr: usize,
+        warp: u32,
+        pass: u32,
+        control: &mut dyn Control,
+    ) -> Result<Option<Report>, RunError> {
+        let Some((addrs, plg)) = self.capture(instr, warp, pass, control)? else { return Ok(None) };
+        let site = &self.program.sites[instr];
+        Ok(Some(analyze_lanes(self.cc, &site.instr, &addrs, plg, &self.config)))
+    }
+
+    /// The first `max_issues` issues of every site in the listed block, with their addresses, warp by warp.
+    pub fn trace(&self, max_issues: usize, control: &mut dyn Control) -> Result<Trace, RunError> {
+        let sites = &self.program.sites;
+        let mut rec =
+            Recorder { max: max_issues, lane_mask: self.lane_mask.0, items: vec![(Vec::new(), 0); sites.len()] };
+        for w in 0..self.launch.warps() {
+            grid::run_warp(&self.program, &self.launch, w, &mut rec, control)?;
+        }
+        let items = sites
+            .iter()
+            .zip(rec.items)
+            .filter(|(_, (_, total))| *total > 0)
+            .map(|(site, (issues, issues_total))| TraceItem { site: site.clone(), issues, issues_total })
+            .collect();
+        Ok(Trace { launch: self.launch, items })
+    }
+
+    /// The instruction each site is.
+    pub fn instr(&self, k: usize) -> Option<&Instr> {
+        self.program.sites.get(k).map(|s| &s.instr)
+    }
+}
+
+impl ProgramResult {
+    /// The table `warpscope analyze --format text` prints for a program.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let facts = self.cc.facts();
+        let grid = if self.blocks.total > 1 {
+            format!(", grid {} ({} blocks, {} run)", self.launch.grid, self.blocks.total, self.blocks.executed)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "CC {} ({:?}, {}), block {} ({} warp{}){grid}, {} memory instruction{}",
+            self.cc,
+            facts.family,
+            facts.example_gpu,
+            self.launch.block,
+            self.launch.warps(),
+            if self.launch.warps() == 1 { "" } else { "s" },
+            self.instructions.len(),
+            if self.instructions.len() == 1 { "" } else { "s" }
+        );
+        if let Some(k) = &self.kernel {
+            let _ = writeln!(out, "kernel {k}");
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "note [{}]: {}", n.id, n.text);
+        }
+        for (i, r) in self.instructions.iter().enumerate() {
+            let from = r.source_label().map_or(String::new(), |s| format!(" ({s})"));
+            let _ = writeln!(out, "\n#{} line {}{from}: {}", i + 1, r.line, r.text);
+            let _ = writeln!(
+                out,
+                "  {} ({}, {} B per lane), {} warp issue(s), {:?}",
+                r.access, r.op, r.size, r.warps, r.space
+            );
+            if let Some(m) = &r.memory {
+                let _ = writeln!(
+                    out,
+                    "  requests {}, lines {}, sectors {} ({:.2}/request), transactions {} x {} B, efficiency {:.1}%",
+                    m.requests,
+                    m.lines,
+                    m.sectors,
+                    m.sectors_per_request,
+                    m.transactions,
+                    m.transaction_bytes,
+                    m.efficiency * 100.0
+                );
+            }
+            if let Some(b) = &r.banks {
+                let _ = writeln!(
+                    out,
+                    "  wavefronts {}, ideal {}, bank conflicts {}, worst {}-way",
+                    b.wavefronts, b.ideal_wavefronts, b.bank_conflicts, b.conflict_degree
+                );
+            }
+            for w in r.warnings.iter().take(4) {
+                let _ = writeln!(out, "  warning: {w}");
+            }
+            if r.warnings_total > 4 {
+                let _ = writeln!(out, "  ({} more warnings)", r.warnings_total - 4);
+            }
+            for n in &r.notes {
+                let _ = writeln!(out, "  note [{}]: {}", n.id, n.text);
+            }
+        }
+        out
+    }
+}

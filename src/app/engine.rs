@@ -1,0 +1,305 @@
+//! Where the page's analyses run: a web worker per pane (the `warpscope-engine` module), so that no
+//! analysis ever runs on the main thread; or, for the browser tests, the same service called in-thread.
+//!
+//! Each pane has one request in flight at most. A newer request waits for the current one to finish, unless
+//! the current one has run longer than [`CANCEL_AFTER_MS`]: then its worker is stopped and a fresh one takes
+//! the newer request, so a long run never delays what the user typed last.
+//!
+//! Kernel names: a SASS listing's parameter types come from its kernels' mangled names, and the analysis
+//! workers have no demangler (their size budget). A worker that needs names answers [`Reply::Names`]; the
+//! engine has them demangled by the `warpscope-demangle` worker, keeps them for the page's lifetime, and
+//! sends the request again with every name it knows. The page sees only the second answer.
+
+use crate::service::{Reply, Request};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// A request running longer than this is cancelled when a newer one arrives.
+pub const CANCEL_AFTER_MS: f64 = 150.0;
+
+thread_local! {
+    /// Kernel names demangled so far: (mangled, demangled), empty where the demangler could not read one.
+    static NAMES: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn learn(pairs: Vec<(String, String)>) {
+    NAMES.with(|n| {
+        let mut n = n.borrow_mut();
+        for (k, v) in pairs {
+            if !n.iter().any(|(m, _)| *m == k) {
+                n.push((k, v));
+            }
+        }
+    });
+}
+
+/// The service called in-thread (browser tests): `(pane, request, reply)`.
+pub type Local = Rc<dyn Fn(usize, &Request, &mut dyn FnMut(Reply))>;
+
+/// An in-thread engine, compared by identity (for component properties).
+#[derive(Clone)]
+pub struct LocalEngine(pub Local);
+
+impl PartialEq for LocalEngine {
+    fn eq(&self, o: &LocalEngine) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+impl LocalEngine {
+    /// The analysis service, in-thread, with one cache per pane.
+    pub fn service() -> LocalEngine {
+        let caches: Rc<RefCell<Vec<crate::service::Cache>>> = Rc::default();
+        LocalEngine(Rc::new(move |pane, req, reply| {
+            let mut c = caches.borrow_mut();
+            while c.len() <= pane {
+                c.push(crate::service::Cache::default());
+            }
+            crate::service::serve(req, &mut c[pane], reply);
+        }))
+    }
+}
+
+/// Delivers a pane's reply.
+pub type Deliver = Rc<dyn Fn(usize, Reply)>;
+
+#[derive(Default)]
+struct Slot {
+    worker: Option<web_sys::Worker>,
+    /// The worker module it runs (see [`module_for`]).
+    module: &'static str,
+    ready: bool,
+    in_flight: Option<(u64, f64)>,
+    /// The request in flight, to send again once the kernel names it asked for are known.
+    posted: Option<Request>,
+    /// The request whose kernel names are being demangled: its `Done` is not passed on.
+    naming: Option<u64>,
+    queued: Option<Request>,
+    _handlers: Vec<Closure<dyn Fn(web_sys::MessageEvent)>>,
+    _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
+}
+
+/// The analysis worker that carries a language's front end: PTX has its own, built without the CUDA front end,
+/// so that each module stays within its load budget (Cargo.toml's features, index.html).
+fn module_for(lang: crate::lang::Lang) -> &'static str {
+    match lang {
+        crate::lang::Lang::Ptx => "warpscope-engine-ptx",
+        crate::lang::Lang::Sass => "warpscope-engine-sass",
+        _ => "warpscope-engine",
+    }
+}
+
+/// The page's engine.
+pub struct Engine {
+    local: Option<Local>,
+    slots: Rc<RefCell<Vec<Slot>>>,
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+fn to_js<T: serde::Serialize>(v: &T) -> Option<JsValue> {
+    let ser = serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true);
+    v.serialize(&ser).ok()
+}
+
+impl Engine {
+    /// Workers, or the in-thread service when `local` is given.
+    pub fn new(local: Option<LocalEngine>) -> Engine {
+        Engine { local: local.map(|l| l.0), slots: Rc::default() }
+    }
+
+    /// Sends pane `pane`'s request; replies come to `deliver`.
+    pub fn send(&self, pane: usize, mut req: Request, deliver: Deliver) {
+        req.names = NAMES.with(|n| n.borrow().clone());
+        if let Some(local) = &self.local {
+            // In-thread (the browser tests) there is no demangler: names stay unknown, and run again so.
+            let mut missing = Vec::new();
+            local(pane, &req, &mut |r: Reply| match r {
+                Reply::Names { symbols, .. } => missing = symbols,
+                Reply::Done { .. } if !missing.is_empty() => {}
+                r => deliver(pane, r),
+            });
+            if !missing.is_empty() {
+                learn(missing.into_iter().map(|s| (s, String::new())).collect());
+                req.names = NAMES.with(|n| n.borrow().clone());
+                local(pane, &req, &mut |r: Reply| deliver(pane, r));
+            }
+            return;
+        }
+        let mut slots = self.slots.borrow_mut();
+        while slots.len() <= pane {
+            slots.push(Slot::default());
+        }
+        let slot = &mut slots[pane];
+        let stale = slot.in_flight.is_some_and(|(_, t)| now_ms() - t > CANCEL_AFTER_MS);
+        let module = module_for(req.scenario.lang);
+        if slot.worker.is_none() || stale || slot.module != module {
+            if let Some(w) = slot.worker.take() {
+                w.terminate();
+            }
+            slot.in_flight = None;
+            slot.queued = Some(req);
+            slot.module = module;
+            drop(slots);
+            self.spawn(pane, deliver);
+            return;
+        }
+        slot.queued = Some(req);
+        if slot.ready && slot.in_flight.is_none() {
+            post_next(slot);
+            return;
+        }
+        // Behind a request that is still young: if it is not answered by the time it has run
+        // CANCEL_AFTER_MS, it is stopped and this one goes ahead.
+        if let Some((id, started)) = slot.in_flight {
+            let wait = (started + CANCEL_AFTER_MS - now_ms()).max(0.0) as u32 + 1;
+            drop(slots);
+            let (cells, local) = (Rc::clone(&self.slots), self.local.clone());
+            let timer = gloo_timers::callback::Timeout::new(wait, move || {
+                let still = cells.borrow().get(pane).is_some_and(|s| s.in_flight.is_some_and(|(f, _)| f == id));
+                if still {
+                    let req = cells.borrow_mut().get_mut(pane).and_then(|s| s.queued.take());
+                    if let Some(req) = req {
+                        Engine { local, slots: cells }.send(pane, req, deliver);
+                    }
+                }
+            });
+            timer.forget();
+        }
+    }
+
+    fn spawn(&self, pane: usize, deliver: Deliver) {
+        let module = self.slots.borrow().get(pane).map_or("warpscope-engine", |s| s.module);
+        let started = super::browser::start_worker(module);
+        let mut slots = self.slots.borrow_mut();
+        let slot = &mut slots[pane];
+        let worker = match started {
+            Ok(w) => w,
+            Err(e) => {
+                let id = slot.queued.take().map_or(0, |r| r.id);
+                drop(slots);
+                deliver(pane, Reply::Error { id, field: crate::scenario::Field::Pattern, message: e });
+                deliver(pane, Reply::Done { id });
+                return;
+            }
+        };
+        slot.ready = false;
+        let (cells, d2) = (Rc::clone(&self.slots), Rc::clone(&deliver));
+        let me = worker.clone();
+        let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
+            let data = msg.data();
+            let mut slots = cells.borrow_mut();
+            let Some(slot) = slots.get_mut(pane) else { return };
+            // Messages from a worker that was replaced are dropped.
+            if slot.worker.as_ref() != Some(&me) {
+                return;
+            }
+            if data.as_string().as_deref() == Some("ready") {
+                slot.ready = true;
+                post_next(slot);
+                return;
+            }
+            let reply = match serde_wasm_bindgen::from_value::<Reply>(data) {
+                Ok(r) => r,
+                Err(e) => {
+                    web_sys::console::error_1(&JsValue::from_str(&format!("warpscope: unreadable worker reply: {e}")));
+                    return;
+                }
+            };
+            if let Reply::Names { id, symbols } = reply {
+                slot.naming = Some(id);
+                drop(slots);
+                let (cells, d4) = (Rc::clone(&cells), Rc::clone(&d2));
+                super::browser::demangle(symbols, move |pairs| {
+                    learn(pairs);
+                    // Sent again only if it is still the pane's latest request.
+                    let again = {
+                        let mut slots = cells.borrow_mut();
+                        let Some(slot) = slots.get_mut(pane) else { return };
+                        if slot.naming != Some(id) || slot.queued.is_some() {
+                            None
+                        } else {
+                            slot.naming = None;
+                            slot.posted.take().filter(|r| r.id == id)
+                        }
+                    };
+                    if let Some(req) = again {
+                        Engine { local: None, slots: cells }.send(pane, req, d4);
+                    }
+                });
+                return;
+            }
+            let mut pass_on = true;
+            if let Reply::Done { id } = reply {
+                pass_on = slot.naming != Some(id);
+                if slot.in_flight.is_some_and(|(f, _)| f == id) {
+                    slot.in_flight = None;
+                    if !pass_on {
+                        // Kept for sending again (post_next would forget it).
+                        let keep = slot.posted.take();
+                        post_next(slot);
+                        // Unless a newer request went out (which ends the naming), it waits for its names.
+                        if slot.in_flight.is_none() {
+                            slot.posted = keep;
+                        }
+                    } else {
+                        post_next(slot);
+                    }
+                }
+            }
+            drop(slots);
+            if pass_on {
+                d2(pane, reply);
+            }
+        });
+        let (cells, d3) = (Rc::clone(&self.slots), Rc::clone(&deliver));
+        let me = worker.clone();
+        let onerror = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            e.prevent_default();
+            let detail = js_sys::Reflect::get(&e, &JsValue::from_str("message")).ok().and_then(|m| m.as_string());
+            web_sys::console::error_1(&JsValue::from_str(&format!(
+                "warpscope: the analysis worker failed: {}",
+                detail.unwrap_or_default()
+            )));
+            let mut slots = cells.borrow_mut();
+            let Some(slot) = slots.get_mut(pane) else { return };
+            if slot.worker.as_ref() != Some(&me) {
+                return;
+            }
+            let id = slot.in_flight.take().map_or(0, |(id, _)| id);
+            if let Some(w) = slot.worker.take() {
+                w.terminate();
+            }
+            drop(slots);
+            let message =
+                "1:1: the analysis stopped unexpectedly on this pattern (the worker failed); your text is kept"
+                    .to_string();
+            d3(pane, Reply::Error { id, field: crate::scenario::Field::Pattern, message });
+            d3(pane, Reply::Done { id });
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        slot._handlers = vec![onmessage];
+        slot._errors = vec![onerror];
+        slot.worker = Some(worker);
+    }
+}
+
+/// Posts the queued request, if any.
+fn post_next(slot: &mut Slot) {
+    let (Some(w), Some(req)) = (&slot.worker, slot.queued.take()) else { return };
+    if let Some(v) = to_js(&req) {
+        if w.post_message(&v).is_ok() {
+            slot.in_flight = Some((req.id, now_ms()));
+            // A newer request supersedes one waiting for kernel names.
+            if slot.naming != Some(req.id) {
+                slot.naming = None;
+            }
+            slot.posted = Some(req);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The lab panel: the exercise list, the task (Markdown drawn as elements), live goals, hints, questions
+//! and the done state. Grading is the same function `warpscope check` uses.
+
+use super::state::{Action, State};
+use crate::teach::lab::{grade_result, Block, Span2};
+use yew::prelude::*;
+
+fn spans(v: &[Span2]) -> Html {
+    v.iter()
+        .map(|s| {
+            let mut node = if s.code {
+                html! { <code>{ s.text.clone() }</code> }
+            } else {
+                html! { { s.text.clone() } }
+            };
+            if s.em {
+                node = html! { <em>{ node }</em> };
+            }
+            if s.strong {
+                node = html! { <strong>{ node }</strong> };
+            }
+            match &s.link {
+                Some(href) => html! { <a href={href.clone()} target="_blank" rel="noopener noreferrer">{ node }</a> },
+                None => node,
+            }
+        })
+        .collect()
+}
+
+/// Markdown blocks as elements (text is always text: no HTML from the lab file reaches the DOM).
+pub fn blocks(parsed: &[Block]) -> Html {
+    let mut out = Vec::new();
+    let mut items = Vec::new();
+    let flush = |items: &mut Vec<Html>, out: &mut Vec<Html>| {
+        if !items.is_empty() {
+            out.push(html! { <ul>{ for items.drain(..) }</ul> });
+        }
+    };
+    for b in parsed.iter().cloned() {
+        match b {
+            Block::Item(s) => items.push(html! { <li>{ spans(&s) }</li> }),
+            other => {
+                flush(&mut items, &mut out);
+                out.push(match other {
+                    Block::Para(s) => html! { <p>{ spans(&s) }</p> },
+                    Block::Heading(_, s) => html! { <h4>{ spans(&s) }</h4> },
+                    Block::Code(t) => html! { <pre class="mono">{ t }</pre> },
+                    Block::Item(_) => html! {},
+                });
+            }
+        }
+    }
+    flush(&mut items, &mut out);
+    out.into_iter().collect()
+}
+
+/// The lab panel.
+pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
+    let Some(l) = &state.lab else { return html! {} };
+    let Some(ex) = l.exercise() else { return html! {} };
+    let click = |a: Action| {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(a.clone()))
+    };
+    // The exercise shown is graded with the result the page shows (the worker computed it); the others keep
+    // what they were graded when last shown.
+    let pane = state.panes.first();
+    let result = match pane.map(|p| (&p.error, &p.result)) {
+        Some((None, Some(r))) => Ok(r.as_ref()),
+        Some((Some(e), _)) => Err(e.clone()),
+        _ => Err("the answer has not run yet".to_string()),
+    };
+    let grade = grade_result(ex, l.answer(), result);
+    let done_all: Vec<bool> = l
+        .lab
+        .exercises
+        .iter()
+        .enumerate()
+        .map(|(k, e)| if k == l.current { grade.done } else { l.progress.done.contains(&e.id) })
+        .collect();
+    let hints = l.progress.hints.get(&ex.id).copied().unwrap_or(0);
+    let choices = l.answer().map(|a| a.choices.clone()).unwrap_or_default();
+    let answers_json = {
+        let a = crate::teach::lab::Answers { lab: l.lab.title.clone(), answers: l.progress.answers.clone() };
+        super::json::to_json_pretty(&a)
+    };
+    let save = {
+        let d = d.clone();
+        Callback::from(move |_| {
+            let r = super::browser::download_text("answers.json", &answers_json, "application/json");
+            d.dispatch(Action::Notice(Some(match r {
+                Ok(()) => "Answers saved as answers.json: hand it in, or grade it with `warpscope check`.".into(),
+                Err(e) => e,
+            })));
+        })
+    };
+    html! {
+        <section id="lab" class="lab" aria-label="lab">
+            <div class="lab-head">
+                <h2>{ l.lab.title.clone() }</h2>
+                <ol id="exercises" class="exercises">
+                    { for l.lab.exercises.iter().enumerate().map(|(k, e)| html! {
+                        <li>
+                            <button class={classes!((k == l.current).then_some("current"), done_all[k].then_some("done"))}
+                                onclick={click(Action::LabOpen(k))} title={e.title.clone()} aria-current={(k == l.current).to_string()}>
+                                { if done_all[k] { format!("✔ {}", k + 1) } else { (k + 1).to_string() } }
+                            </button>
+                        </li>
+                    }) }
+                </ol>
+                <button id="lab-save" onclick={save}>{ "save answers" }</button>
+                <button id="lab-reset" onclick={click(Action::LabReset)}>{ "reset progress" }</button>
+            </div>
+            if l.current == 0 && !l.lab.intro.is_empty() {
+                <div class="lab-intro">{ blocks(&l.lab.intro) }</div>
+            }
+            <div id="exercise" class="exercise">
+                <h3>{ ex.title.clone() }</h3>
+                { blocks(&ex.text) }
+                <ul id="goals" class="goals" aria-label="goals">
+                    { for grade.goals.iter().map(|g| html! {
+                        <li class={if g.pass { "pass" } else { "fail" }}>
+                            <span class="mark">{ if g.pass { "✔" } else { "✘" } }</span>
+                            { format!(" {} ", g.text) }<code>{ g.check.clone() }</code>
+                            if !g.detail.is_empty() { <span class="detail">{ format!(" — {}", g.detail) }</span> }
+                        </li>
+                    }) }
+                </ul>
+                { for ex.questions.iter().enumerate().map(|(q, question)| {
+                    let chosen = choices.get(q).copied().flatten();
+                    let right = question.answer;
+                    html! {
+                        <fieldset class="question" id={format!("q{q}")}>
+                            <legend>{ blocks(&question.text) }</legend>
+                            { for question.choices.iter().enumerate().map(|(c, text)| {
+                                let d = d.clone();
+                                let onchange = Callback::from(move |_| d.dispatch(Action::LabChoice(q, c)));
+                                html! {
+                                    <label class={classes!(
+                                        (chosen == Some(c) && c == right).then_some("right"),
+                                        (chosen == Some(c) && c != right).then_some("wrong"))}>
+                                        <input type="radio" name={format!("q{q}")} id={format!("q{q}-{c}")} checked={chosen == Some(c)} {onchange} />
+                                        { " " }{ spans(text) }
+                                    </label>
+                                }
+                            }) }
+                            if let Some(c) = chosen {
+                                <div class={if c == right { "feedback right" } else { "feedback wrong" }}>
+                                    if c == right { { "Right. " }{ blocks(&question.explain) } } else { { "Not quite: look at the figure again." } }
+                                </div>
+                            }
+                        </fieldset>
+                    }
+                }) }
+                if !ex.hints.is_empty() {
+                    <div class="hints">
+                        { for ex.hints.iter().take(hints).map(|h| html! { <div class="hint">{ blocks(h) }</div> }) }
+                        if hints < ex.hints.len() {
+                            <button id="hint" onclick={click(Action::LabHint)}>{ format!("show a hint ({} of {})", hints + 1, ex.hints.len()) }</button>
+                        }
+                    </div>
+                }
+                if grade.done {
+                    <p id="lab-done" class="done" role="status">
+                        { "✔ Done: every goal is met" }
+                        { if ex.questions.is_empty() { "." } else { " and every question answered." } }
+                        if l.current + 1 < l.lab.exercises.len() {
+                            <button id="lab-next" onclick={click(Action::LabOpen(l.current + 1))}>{ "next exercise →" }</button>
+                        }
+                    </p>
+                }
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,22 @@
+//! The web page (wasm32 only). It computes nothing itself: its analyses run in a web worker (the
+//! [`crate::service`], see `engine.rs`), and it draws the replies. Errors are values all the way to the
+//! screen.
+
+mod browser;
+pub mod engine;
+mod figure;
+pub mod json;
+mod lab;
+mod perf;
+pub mod rescue;
+pub mod state;
+mod view;
+
+pub use engine::LocalEngine;
+pub use view::{App, AppProps};
+
+/// Mounts the app on the page's body, after installing the hook that keeps the user's work if it crashes.
+pub fn start() {
+    rescue::install();
+    yew::Renderer::<App>::new().render();
+}

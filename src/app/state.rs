@@ -1,0 +1,736 @@
+//! The page's state, its actions and the reducer. Everything the page shows is derived from this; nothing
+//! here touches the DOM.
+
+use crate::analysis::ProgramResult;
+use crate::figure::scene::{steps, Theme};
+use crate::lang::Lang;
+use crate::model::arch::{Cc, L1Choice};
+use crate::model::report::Report;
+use crate::program::launch::Dim3;
+use crate::scenario::{Field, Scenario};
+use crate::service::{Reply, Request, Shown};
+use crate::teach::explain::{Fix, Suggestion};
+use std::rc::Rc;
+use yew::Reducible;
+
+/// The page stops an analysis after this many seconds (a newer edit stops it sooner): an endless loop in a
+/// pasted kernel ends with an error that points at the loop.
+pub const PAGE_MAX_SECONDS: f64 = 15.0;
+
+/// One side of the page: a scenario, what the user typed, and the last good result. Results come from the
+/// analysis worker: each change sends a request (numbered), and only the replies to the latest one count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pane {
+    /// The scenario being shown.
+    pub scenario: Scenario,
+    /// The block size as typed (kept while it does not parse).
+    pub block_text: String,
+    /// The grid size as typed (kept while it does not parse).
+    pub grid_text: String,
+    /// The `NAME=VALUE` settings as typed.
+    pub sets_text: String,
+    /// The preset last chosen, if the pattern still comes from it.
+    pub preset: String,
+    /// The last good result.
+    pub result: Option<Rc<ProgramResult>>,
+    /// The issue the figure shows, with its report and explanation.
+    pub shown: Option<Rc<Shown>>,
+    /// The request `shown` answered.
+    pub shown_for: u64,
+    /// The checked fixes for `shown`.
+    pub fixes: Option<Rc<Vec<Suggestion>>>,
+    /// The current error, shown beside the last good result.
+    pub error: Option<String>,
+    /// The selected instruction.
+    pub instr: usize,
+    /// The selected warp-level issue of it (numbered warp by warp).
+    pub issue: usize,
+    /// The latest request sent for this pane (0: none yet).
+    pub request: u64,
+    /// Whether the latest request is still being answered.
+    pub busy: bool,
+    /// How far a long run has come: (blocks done, blocks in all, seconds).
+    pub progress: Option<(u64, u64, f64)>,
+}
+
+impl Pane {
+    fn new(scenario: Scenario, request: u64) -> Pane {
+        let grid_text = block_text(scenario.grid);
+        let block_text = block_text(scenario.block);
+        let sets_text = scenario.sets.join(", ");
+        Pane {
+            scenario,
+            block_text,
+            grid_text,
+            sets_text,
+            preset: String::new(),
+            result: None,
+            shown: None,
+            shown_for: 0,
+            fixes: None,
+            error: None,
+            instr: 0,
+            issue: 0,
+            request,
+            busy: true,
+            progress: None,
+        }
+    }
+
+    /// Asks for a new analysis of the pane (as request `id`), unless the block or grid size does not parse.
+    fn rerun(&mut self, id: u64) {
+        match (Dim3::parse(&self.block_text, "block"), Dim3::parse(&self.grid_text, "grid")) {
+            (Ok(b), Ok(g)) => (self.scenario.block, self.scenario.grid) = (b, g),
+            (Err(e), _) | (_, Err(e)) => {
+                self.error = Some(e);
+                return;
+            }
+        }
+        self.request = id;
+        self.busy = true;
+    }
+
+    /// The report of the issue the figure shows.
+    pub fn report(&self) -> Option<&Report> {
+        self.shown.as_ref().map(|s| &s.report)
+    }
+
+    /// The most steps any warp of the stacked view has.
+    pub fn steps_all(&self) -> usize {
+        self.shown.as_ref().map_or(0, |s| s.others.iter().map(|(_, r)| steps(r).len()).max().unwrap_or(0))
+    }
+
+    /// Steps in the shown issue's animation.
+    pub fn steps(&self) -> usize {
+        self.report().map_or(0, |r| steps(r).len())
+    }
+
+    /// Whether the figure shows the answer to the latest request.
+    pub fn current(&self) -> bool {
+        self.shown_for == self.request || self.error.is_some()
+    }
+
+    /// Applies a reply from the analysis worker; replies to older requests are ignored.
+    fn take(&mut self, reply: Reply) {
+        if reply.id() != self.request {
+            return;
+        }
+        match reply {
+            Reply::Progress { done, total, seconds, .. } => self.progress = Some((done, total, seconds)),
+            Reply::Result { result, .. } => {
+                if self.instr >= result.instructions.len() {
+                    self.instr = 0;
+                    self.issue = 0;
+                }
+                self.result = Some(Rc::new(result));
+                self.error = None;
+            }
+            Reply::Shown { shown, .. } => {
+                self.instr = shown.instr;
+                self.issue = shown.issue;
+                self.shown = Some(Rc::new(*shown));
+                self.shown_for = self.request;
+                self.fixes = None;
+                self.error = None;
+            }
+            Reply::Fixes { instr, issue, suggestions, .. } => {
+                if self.shown.as_ref().is_some_and(|s| s.instr == instr && s.issue == issue) {
+                    self.fixes = Some(Rc::new(suggestions));
+                }
+            }
+            Reply::Error { field, message, .. } => {
+                let what = match field {
+                    Field::Pattern => "pattern",
+                    Field::Op => "instruction",
+                    Field::Launch => "block",
+                    Field::Set => "setting",
+                    Field::Limit => "limit",
+                };
+                self.error = Some(format!("{what} {message}"));
+                self.shown_for = self.request;
+            }
+            // The engine answers these itself (ui::engine) and sends the request again.
+            Reply::Names { .. } => {}
+            Reply::Done { .. } => {
+                self.busy = false;
+                self.progress = None;
+            }
+        }
+    }
+
+    /// The request that brings this pane up to date.
+    pub fn to_request(&self, all_warps: bool) -> Request {
+        let mut scenario = self.scenario.clone();
+        scenario.limits.max_seconds = PAGE_MAX_SECONDS;
+        Request { id: self.request, scenario, instr: self.instr, issue: self.issue, all_warps, names: Vec::new() }
+    }
+}
+
+/// `32`, `32x8` or `8x8x4`: the shortest form of a block size.
+pub fn block_text(b: Dim3) -> String {
+    match (b.y, b.z) {
+        (1, 1) => b.x.to_string(),
+        (_, 1) => format!("{}x{}", b.x, b.y),
+        _ => b.to_string(),
+    }
+}
+
+/// The whole page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// One pane, or two in compare mode.
+    pub panes: Vec<Pane>,
+    /// Animation step shown: 0 = nothing moved yet; `None` = the finished picture.
+    pub step: Option<usize>,
+    /// Whether the animation runs.
+    pub playing: bool,
+    /// Milliseconds per step.
+    pub speed_ms: u32,
+    /// Colour theme.
+    pub theme: Theme,
+    /// The carveout calculator's input.
+    pub carveout: String,
+    /// Embed mode: only the figure, a metric line and minimal controls.
+    pub embed: bool,
+    /// A message for the user (a link that could not be opened, "link copied").
+    pub notice: Option<String>,
+    /// The course lab, when the page was opened with `?lab=`.
+    pub lab: Option<LabState>,
+    /// Show every warp of the selected instruction stacked, instead of one warp in detail.
+    pub all_warps: bool,
+    /// The number of the last request sent to the analysis worker.
+    pub last_request: u64,
+}
+
+/// A student's progress in a lab, as kept in the browser.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Progress {
+    /// The answer of each exercise, by id.
+    pub answers: std::collections::BTreeMap<String, crate::teach::lab::Answer>,
+    /// Hints revealed, by exercise id.
+    pub hints: std::collections::BTreeMap<String, usize>,
+    /// Exercises whose goals were met and questions answered when last graded.
+    pub done: std::collections::BTreeSet<String>,
+}
+
+/// An open lab.
+#[derive(Clone, Debug)]
+pub struct LabState {
+    /// The lab.
+    pub lab: Rc<crate::teach::lab::Course>,
+    /// The localStorage key of its progress.
+    pub key: String,
+    /// The exercise shown.
+    pub current: usize,
+    /// The student's progress.
+    pub progress: Progress,
+}
+
+impl PartialEq for LabState {
+    fn eq(&self, o: &LabState) -> bool {
+        Rc::ptr_eq(&self.lab, &o.lab) && self.key == o.key && self.current == o.current && self.progress == o.progress
+    }
+}
+
+impl LabState {
+    /// The exercise shown.
+    pub fn exercise(&self) -> Option<&crate::teach::lab::Exercise> {
+        self.lab.exercises.get(self.current)
+    }
+
+    /// The saved answer of the exercise shown.
+    pub fn answer(&self) -> Option<&crate::teach::lab::Answer> {
+        self.exercise().and_then(|e| self.progress.answers.get(&e.id))
+    }
+}
+
+impl Default for State {
+    fn default() -> State {
+        State {
+            panes: vec![Pane::new(Scenario::default(), 1)],
+            step: None,
+            playing: false,
+            speed_ms: 700,
+            theme: Theme::Light,
+            carveout: "50".into(),
+            embed: false,
+            notice: None,
+            lab: None,
+            all_warps: false,
+            last_request: 1,
+        }
+    }
+}
+
+impl State {
+    /// The state a share link describes; a link that cannot be opened gives the default view and says why.
+    pub fn from_link(link: Option<&str>, embed: bool) -> State {
+        let mut s = State { embed, ..State::default() };
+        let Some(link) = link.filter(|l| !l.trim_start_matches('#').is_empty()) else { return s };
+        match super::json::decode_view(link) {
+            Ok(view) => {
+                let mut panes = Vec::new();
+                for p in &view.panes {
+                    // decode() checked every pane, so scenario() succeeds here.
+                    let Ok(sc) = p.scenario() else { continue };
+                    let id = s.next_request();
+                    let mut pane = Pane::new(sc, id);
+                    pane.preset = p.preset.clone();
+                    pane.block_text = block_text(pane.scenario.block);
+                    pane.grid_text = block_text(pane.scenario.grid);
+                    // The worker keeps the selection within the result.
+                    pane.instr = p.instr;
+                    pane.issue = p.issue;
+                    panes.push(pane);
+                }
+                if !panes.is_empty() {
+                    s.panes = panes;
+                }
+                s.step = view.step;
+                s.theme = view.theme;
+            }
+            Err(e) => s.notice = Some(format!("{e}. Showing the default view instead.")),
+        }
+        s
+    }
+
+    /// Puts back the editors' text saved when the page last stopped on a bug.
+    pub fn restore(&mut self, texts: Vec<String>) {
+        for (k, text) in texts.into_iter().enumerate().take(self.panes.len()) {
+            let id = self.next_request();
+            self.panes[k].scenario.text = text;
+            self.panes[k].rerun(id);
+        }
+        self.notice = Some("warpscope restarted after a bug; your text was restored.".into());
+    }
+
+    /// A new request number.
+    pub fn next_request(&mut self) -> u64 {
+        self.last_request += 1;
+        self.last_request
+    }
+
+    /// Asks for a new analysis of pane `k`.
+    fn rerun(&mut self, k: usize) {
+        let id = self.next_request();
+        if let Some(p) = self.panes.get_mut(k) {
+            p.rerun(id);
+        }
+    }
+
+    /// Whether every pane's figure answers its latest request.
+    pub fn figures_current(&self) -> bool {
+        self.panes.iter().all(Pane::current)
+    }
+
+    /// The view as a share link stores it.
+    pub fn view(&self) -> crate::share::ViewState {
+        crate::share::ViewState {
+            panes: self
+                .panes
+                .iter()
+                .map(|p| crate::share::PaneState::from_scenario(&p.scenario, &p.preset, p.instr, p.issue))
+                .collect(),
+            step: self.step,
+            theme: self.theme,
+        }
+    }
+
+    /// Steps of the longest animation on screen.
+    pub fn max_steps(&self) -> usize {
+        self.panes.iter().map(|p| if self.all_warps { p.steps_all() } else { p.steps() }).max().unwrap_or(0)
+    }
+
+    /// The step shown, as a number.
+    pub fn step_shown(&self) -> usize {
+        self.step.unwrap_or(self.max_steps()).min(self.max_steps())
+    }
+}
+
+/// A change to one pane's inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// Compute capability, as `8.0`.
+    Cc(String),
+    /// Language short name.
+    Lang(String),
+    /// Instruction mnemonic.
+    Op(String),
+    /// Block size text.
+    Block(String),
+    /// The grid size as typed.
+    Grid(String),
+    /// Pattern text.
+    Text(String),
+    /// Preset name.
+    Preset(String),
+    /// L1 choice: `default`, `on` or `off`.
+    L1(String),
+    /// Kepler bank mode: `4` or `8`.
+    BankMode(String),
+    /// `NAME=VALUE` settings, separated by commas or spaces.
+    Sets(String),
+    /// The kernel to run, by its symbol (listings and modules with several).
+    Kernel(String),
+    /// A suggested fix.
+    Fix(Fix),
+}
+
+/// Everything the user can do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Edit pane `usize`.
+    Edit(usize, Edit),
+    /// Select an instruction of a pane.
+    Instr(usize, usize),
+    /// Select a warp-level issue of a pane's instruction.
+    Issue(usize, usize),
+    /// Step forward (+1) or back (-1).
+    Step(i32),
+    /// Jump to a step (`usize::MAX` = the end).
+    SetStep(usize),
+    /// Play or pause.
+    TogglePlay,
+    /// The animation timer fired.
+    Tick,
+    /// Milliseconds per step.
+    Speed(u32),
+    /// Show or hide the second pane.
+    Compare(bool),
+    /// Light or dark.
+    Theme(Theme),
+    /// The carveout calculator's input.
+    Carveout(String),
+    /// Show a message, or clear it.
+    Notice(Option<String>),
+    /// A checked lab arrived from the lab worker (key, the course as JSON, saved progress), or could not be
+    /// loaded (the message says why, with line:column in the lab file).
+    LabLoaded(Result<(String, String, Option<String>), String>),
+    /// Open exercise `usize` of the lab.
+    LabOpen(usize),
+    /// Reveal the next hint.
+    LabHint,
+    /// Answer question `.0` with choice `.1`.
+    LabChoice(usize, usize),
+    /// Forget the progress in this lab.
+    LabReset,
+    /// The analysis worker answered a request of pane `usize`.
+    Engine(usize, Reply),
+    /// Stack every warp, or show one in detail.
+    AllWarps(bool),
+}
+
+impl Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        match &action {
+            Action::Edit(..) => super::perf::start("edit"),
+            Action::Tick | Action::Step(_) | Action::SetStep(_) => super::perf::start("step"),
+            _ => {}
+        }
+        let mut s = (*self).clone();
+        match action {
+            Action::Edit(p, edit) => {
+                if let (Some(l), Some(name)) = (s.lab.as_ref(), edit.setting()) {
+                    if l.exercise().is_some_and(|e| e.is_locked(name)) {
+                        return self;
+                    }
+                }
+                let Some(pane) = s.panes.get_mut(p) else { return self };
+                let before = (pane.scenario.clone(), pane.block_text.clone(), pane.grid_text.clone());
+                apply(pane, edit);
+                // An edit that changes nothing (choosing the language already chosen) asks for nothing.
+                if (&pane.scenario, &pane.block_text, &pane.grid_text) != (&before.0, &before.1, &before.2) {
+                    s.rerun(p);
+                }
+                s.step = None;
+                s.playing = false;
+                if p == 0 {
+                    record_answer(&mut s);
+                }
+            }
+            Action::Instr(p, i) => {
+                if let Some(pane) = s.panes.get_mut(p) {
+                    pane.instr = i;
+                    pane.issue = 0;
+                }
+                s.rerun(p);
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Issue(p, i) => {
+                if let Some(pane) = s.panes.get_mut(p) {
+                    pane.issue = i;
+                }
+                s.rerun(p);
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Step(d) => {
+                let cur = s.step_shown() as i64;
+                let next = (cur + i64::from(d)).clamp(0, s.max_steps() as i64) as usize;
+                s.step = Some(next);
+                s.playing = false;
+            }
+            Action::SetStep(k) => {
+                s.step = if k >= s.max_steps() { None } else { Some(k) };
+                s.playing = false;
+            }
+            Action::TogglePlay => {
+                if s.playing {
+                    s.playing = false;
+                } else {
+                    // Playing from the finished picture starts over.
+                    if s.step.is_none() || s.step_shown() >= s.max_steps() {
+                        s.step = Some(0);
+                    }
+                    s.playing = s.max_steps() > 0;
+                }
+            }
+            Action::Tick => {
+                if !s.playing {
+                    return self;
+                }
+                let next = s.step_shown() + 1;
+                if next >= s.max_steps() {
+                    s.step = None;
+                    s.playing = false;
+                } else {
+                    s.step = Some(next);
+                }
+            }
+            Action::Speed(ms) => s.speed_ms = ms.clamp(50, 3000),
+            Action::Compare(on) => {
+                if on && s.panes.len() == 1 {
+                    let mut b = s.panes[0].clone();
+                    // Start the comparison on the neighbouring generation: the question students ask first.
+                    let cc = b.scenario.cc;
+                    let other = crate::model::arch::ALL_CCS
+                        .iter()
+                        .rev()
+                        .find(|c| c.major < cc.major)
+                        .copied()
+                        .unwrap_or(Cc::new(9, 0));
+                    b.scenario.cc = other;
+                    s.panes.push(b);
+                    s.rerun(1);
+                } else if !on {
+                    s.panes.truncate(1);
+                }
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Theme(t) => s.theme = t,
+            Action::Carveout(c) => s.carveout = c,
+            Action::Notice(n) => s.notice = n,
+            Action::AllWarps(on) => {
+                s.all_warps = on;
+                for k in 0..s.panes.len() {
+                    s.rerun(k);
+                }
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Engine(p, reply) => {
+                let is_result = matches!(reply, Reply::Result { .. } | Reply::Error { .. });
+                let Some(pane) = s.panes.get_mut(p) else { return self };
+                pane.take(reply);
+                if p == 0 && is_result {
+                    grade_current(&mut s);
+                }
+            }
+            Action::LabLoaded(Ok((key, json, saved))) => {
+                match super::json::from_json::<crate::teach::lab::Course>(&json) {
+                    Ok(lab) => {
+                        let progress =
+                            saved.and_then(|j| super::json::from_json::<Progress>(&j).ok()).unwrap_or_default();
+                        s.lab = Some(LabState { lab: Rc::new(lab), key, current: 0, progress });
+                        s.panes.truncate(1);
+                        open_exercise(&mut s, 0);
+                    }
+                    Err(e) => s.notice = Some(format!("The lab could not be read: {e}")),
+                }
+            }
+            Action::LabLoaded(Err(e)) => s.notice = Some(e),
+            Action::LabOpen(k) => open_exercise(&mut s, k),
+            Action::LabHint => {
+                if let Some(l) = s.lab.as_mut() {
+                    if let Some(ex) = l.lab.exercises.get(l.current) {
+                        let n = l.progress.hints.entry(ex.id.clone()).or_default();
+                        *n = (*n + 1).min(ex.hints.len());
+                    }
+                }
+            }
+            Action::LabChoice(q, c) => {
+                if let Some(l) = s.lab.as_mut() {
+                    if let Some(id) = l.exercise().map(|e| e.id.clone()) {
+                        let a = l.progress.answers.entry(id).or_default();
+                        if a.choices.len() <= q {
+                            a.choices.resize(q + 1, None);
+                        }
+                        a.choices[q] = Some(c);
+                    }
+                }
+            }
+            Action::LabReset => {
+                if let Some(l) = s.lab.as_mut() {
+                    l.progress = Progress::default();
+                }
+                let current = s.lab.as_ref().map_or(0, |l| l.current);
+                open_exercise(&mut s, current);
+            }
+        }
+        Rc::new(s)
+    }
+}
+
+impl Edit {
+    /// The lab setting this edit changes (for locks).
+    fn setting(&self) -> Option<&'static str> {
+        Some(match self {
+            Edit::Cc(_) => "cc",
+            Edit::Lang(_) => "lang",
+            Edit::Op(_) => "op",
+            Edit::Block(_) => "block",
+            Edit::Grid(_) => "grid",
+            Edit::Text(_) | Edit::Preset(_) | Edit::Fix(_) | Edit::Kernel(_) => "pattern",
+            Edit::L1(_) => "l1",
+            Edit::BankMode(_) => "bank_mode",
+            Edit::Sets(_) => "sets",
+        })
+    }
+}
+
+/// Shows lab exercise `k` with the student's saved answer.
+fn open_exercise(s: &mut State, k: usize) {
+    let Some(l) = s.lab.as_mut() else { return };
+    if k >= l.lab.exercises.len() {
+        return;
+    }
+    l.current = k;
+    let ex = &l.lab.exercises[k];
+    let answer = l.progress.answers.get(&ex.id);
+    let sc = ex.scenario(answer).or_else(|_| ex.scenario(None));
+    if let Ok(sc) = sc {
+        let id = s.next_request();
+        s.panes = vec![Pane::new(sc, id)];
+    }
+    s.step = None;
+    s.playing = false;
+}
+
+/// Grades the exercise shown with pane 0's latest result (or its error), and keeps whether it is done.
+fn grade_current(s: &mut State) {
+    let Some(pane) = s.panes.first() else { return };
+    let result = match (&pane.error, &pane.result) {
+        (None, Some(r)) => Ok(Rc::clone(r)),
+        (Some(e), _) => Err(e.clone()),
+        (None, None) => return,
+    };
+    let Some(l) = s.lab.as_mut() else { return };
+    let Some(ex) = l.exercise().cloned() else { return };
+    let g =
+        crate::teach::lab::grade_result(&ex, l.progress.answers.get(&ex.id), result.as_deref().map_err(String::clone));
+    if g.done {
+        l.progress.done.insert(ex.id.clone());
+    } else {
+        l.progress.done.remove(&ex.id);
+    }
+}
+
+/// Saves pane 0's settings as the answer of the exercise shown.
+fn record_answer(s: &mut State) {
+    let Some(pane) = s.panes.first().cloned() else { return };
+    let Some(l) = s.lab.as_mut() else { return };
+    let Some(id) = l.exercise().map(|e| e.id.clone()) else { return };
+    let sc = &pane.scenario;
+    let a = l.progress.answers.entry(id).or_default();
+    a.pattern = Some(sc.text.clone());
+    a.lang = Some(sc.lang.name().to_string());
+    a.op = Some(sc.op.clone());
+    a.cc = Some(sc.cc.to_string());
+    a.block = Some(pane.block_text.clone());
+    a.l1 = Some(l1_value(sc.config.l1).to_string());
+    a.bank_mode = Some(if sc.config.bank_mode == crate::model::arch::BankMode::EightByte { 8 } else { 4 });
+    a.sets = Some(sc.sets.clone());
+}
+
+fn apply(pane: &mut Pane, edit: Edit) {
+    match edit {
+        Edit::Cc(v) => match Cc::parse(&v) {
+            Ok(cc) => pane.scenario.cc = cc,
+            Err(e) => pane.error = Some(e),
+        },
+        Edit::Lang(v) => {
+            if let Ok(l) = Lang::parse(&v) {
+                pane.scenario.lang = l;
+                pane.scenario.kernel = None;
+            }
+        }
+        Edit::Op(v) => pane.scenario.op = v,
+        Edit::Block(v) => pane.block_text = v,
+        Edit::Grid(v) => pane.grid_text = v,
+        Edit::Text(v) => {
+            // The chosen kernel stays while the text still has it (an edit inside it), not after a new paste.
+            if pane.scenario.kernel.as_ref().is_some_and(|k| !v.contains(k.as_str())) {
+                pane.scenario.kernel = None;
+            }
+            pane.scenario.text = v;
+            pane.preset.clear();
+        }
+        Edit::Kernel(v) => {
+            pane.scenario.kernel = Some(v).filter(|k| !k.is_empty());
+            pane.instr = 0;
+            pane.issue = 0;
+        }
+        Edit::Preset(name) => {
+            if let Some(p) = crate::teach::presets::find(&name) {
+                pane.scenario = p.scenario();
+                pane.block_text = block_text(p.block);
+                pane.grid_text = block_text(pane.scenario.grid);
+                pane.sets_text = pane.scenario.sets.join(", ");
+                pane.instr = 0;
+                pane.issue = 0;
+            }
+            pane.preset = name;
+        }
+        Edit::L1(v) => {
+            pane.scenario.config.l1 = match v.as_str() {
+                "on" => L1Choice::On,
+                "off" => L1Choice::Off,
+                _ => L1Choice::Default,
+            }
+        }
+        Edit::BankMode(v) => {
+            pane.scenario.config.bank_mode =
+                if v == "8" { crate::model::arch::BankMode::EightByte } else { crate::model::arch::BankMode::FourByte }
+        }
+        Edit::Sets(v) => {
+            pane.sets_text = v.clone();
+            pane.scenario.sets =
+                v.split([',', ' ', '\n']).map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()
+        }
+        Edit::Fix(Fix::Text(t)) => pane.scenario.text = t,
+        Edit::Fix(Fix::Op(o)) => pane.scenario.op = o,
+        Edit::Fix(Fix::L1(l)) => pane.scenario.config.l1 = l,
+        Edit::Fix(Fix::OpText(o, t)) => {
+            pane.scenario.op = o;
+            pane.scenario.text = t;
+        }
+    }
+}
+
+/// The L1 choices in menu order: (value, label).
+pub const L1_CHOICES: [(&str, &str); 3] =
+    [("default", "CC default"), ("on", "L1 on (-dlcm=ca)"), ("off", "L2 only (-dlcm=cg)")];
+
+/// The value of an L1 choice in [`L1_CHOICES`].
+pub fn l1_value(l: L1Choice) -> &'static str {
+    match l {
+        L1Choice::Default => "default",
+        L1Choice::On => "on",
+        L1Choice::Off => "off",
+    }
+}

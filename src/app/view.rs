@@ -1,0 +1,822 @@
+//! The lab page: header, the animation player, one pane (or two when comparing), and the CC facts with the
+//! carveout calculator. It draws the state; the reducer in `state.rs` changes it.
+
+use super::browser;
+use super::engine::{Engine, LocalEngine};
+use super::figure::Figure;
+use super::state::{l1_value, Action, Edit, Pane, State, L1_CHOICES};
+use crate::analysis::InstrResult;
+use crate::figure::scene::{scene, Theme};
+use crate::lang::Lang;
+use crate::model::arch::{carveout, BankMode, Carveout, Cc, Family, ALL_CCS};
+use crate::service::Shown;
+use crate::teach::explain::Fix;
+use crate::teach::presets::PRESETS;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, KeyboardEvent};
+use yew::prelude::*;
+
+type Dispatch = UseReducerDispatcher<State>;
+
+fn id(base: &str, pane: usize) -> String {
+    if pane == 0 {
+        base.to_string()
+    } else {
+        format!("{base}-b")
+    }
+}
+
+fn on_select(d: &Dispatch, f: impl Fn(String) -> Action + 'static) -> Callback<Event> {
+    let d = d.clone();
+    Callback::from(move |e: Event| {
+        let el: HtmlSelectElement = e.target_unchecked_into();
+        d.dispatch(f(el.value()));
+    })
+}
+
+fn on_input(d: &Dispatch, f: impl Fn(String) -> Action + 'static) -> Callback<InputEvent> {
+    let d = d.clone();
+    Callback::from(move |e: InputEvent| {
+        let el: HtmlInputElement = e.target_unchecked_into();
+        d.dispatch(f(el.value()));
+    })
+}
+
+fn family_name(f: Family) -> &'static str {
+    match f {
+        Family::Fermi => "Fermi",
+        Family::Kepler => "Kepler",
+        Family::Maxwell => "Maxwell",
+        Family::Pascal => "Pascal",
+        Family::Volta => "Volta",
+        Family::Turing => "Turing",
+        Family::Ampere => "Ampere",
+        Family::Ada => "Ada",
+        Family::Hopper => "Hopper",
+        Family::Blackwell => "Blackwell",
+    }
+}
+
+/// The CC menu, grouped by architecture.
+fn cc_select(d: &Dispatch, pane: usize, cc: Cc, disabled: bool) -> Html {
+    let mut groups: Vec<(Family, Vec<Cc>)> = Vec::new();
+    for c in ALL_CCS {
+        match groups.last_mut() {
+            Some((f, v)) if *f == c.family() => v.push(c),
+            _ => groups.push((c.family(), vec![c])),
+        }
+    }
+    html! {
+        <select id={id("cc", pane)} aria-label="compute capability" {disabled} onchange={on_select(d, move |v| Action::Edit(pane, Edit::Cc(v)))}>
+            { for groups.into_iter().map(|(f, ccs)| html! {
+                <optgroup label={family_name(f)}>
+                    { for ccs.into_iter().map(|c| html! {
+                        <option value={c.to_string()} selected={c == cc}>{ format!("{c} · {}", c.facts().example_gpu) }</option>
+                    }) }
+                </optgroup>
+            }) }
+        </select>
+    }
+}
+
+fn metric(
+    name: &'static str,
+    label: &'static str,
+    value: f64,
+    shown: String,
+    base: Option<f64>,
+    lower_is_better: bool,
+) -> Html {
+    let delta = base.filter(|b| (b - value).abs() > 1e-9).map(|b| {
+        let better = if lower_is_better { value < b } else { value > b };
+        let sign = if value > b { "▲" } else { "▼" };
+        let diff = value - b;
+        let text =
+            if name == "efficiency" { format!("{sign} {:+.1} pts", diff * 100.0) } else { format!("{sign} {diff:+}") };
+        html! { <span class={classes!("delta", if better { "better" } else { "worse" })}>{ text }</span> }
+    });
+    html! {
+        <div class="metric">
+            <span class="metric-label">{ label }</span>
+            <span class="metric-value" data-metric={name}>{ shown }</span>
+            { for delta }
+        </div>
+    }
+}
+
+/// An integer with thousands separators: 1,048,576 reads at a glance from the back of a lecture hall.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {
+    let bm = base.and_then(|b| b.memory.as_ref());
+    let bb = base.and_then(|b| b.banks.as_ref());
+    html! {
+        <div class="metrics">
+            { metric("warps", "warp issues", i.warps as f64, grouped(i.warps), base.map(|b| b.warps as f64), true) }
+            if let Some(m) = &i.memory {
+                { metric("requests", "requests", m.requests as f64, grouped(m.requests), bm.map(|b| b.requests as f64), true) }
+                { metric("lines", "lines", m.lines as f64, grouped(m.lines), bm.map(|b| b.lines as f64), true) }
+                { metric("sectors", "sectors", m.sectors as f64, grouped(m.sectors), bm.map(|b| b.sectors as f64), true) }
+                { metric("sectors_per_request", "sectors / request", m.sectors_per_request, format!("{:.2}", m.sectors_per_request), bm.map(|b| b.sectors_per_request), true) }
+                { metric("transactions", "transactions", m.transactions as f64, grouped(m.transactions), bm.map(|b| b.transactions as f64), true) }
+                { metric("transaction_bytes", "bytes each", f64::from(m.transaction_bytes), m.transaction_bytes.to_string(), bm.map(|b| f64::from(b.transaction_bytes)), true) }
+                { metric("efficiency", "efficiency", m.efficiency, format!("{:.1}%", m.efficiency * 100.0), bm.map(|b| b.efficiency), false) }
+            }
+            if let Some(b) = &i.banks {
+                { metric("wavefronts", "wavefronts", b.wavefronts as f64, grouped(b.wavefronts), bb.map(|x| x.wavefronts as f64), true) }
+                { metric("ideal_wavefronts", "ideal", b.ideal_wavefronts as f64, grouped(b.ideal_wavefronts), bb.map(|x| x.ideal_wavefronts as f64), true) }
+                { metric("bank_conflicts", "bank conflicts", b.bank_conflicts as f64, grouped(b.bank_conflicts), bb.map(|x| x.bank_conflicts as f64), true) }
+                { metric("conflict_degree", "worst n-way", f64::from(b.conflict_degree), b.conflict_degree.to_string(), bb.map(|x| f64::from(x.conflict_degree)), true) }
+            }
+        </div>
+    }
+}
+
+/// What a long run has done so far.
+fn progress_text(done: u64, total: u64, secs: f64) -> String {
+    if total > 1 {
+        format!("Counting the grid: {done} of {total} blocks known after {secs:.1} s…")
+    } else {
+        format!("Running the block: {secs:.1} s…")
+    }
+}
+
+/// How a whole grid's totals were reached.
+fn blocks_text(r: &crate::analysis::ProgramResult) -> String {
+    let b = &r.blocks;
+    let mut s = format!(
+        "Totals over the grid {} ({} blocks); the figure shows block (0,0,0). {} block{} ran",
+        r.launch.grid,
+        b.total,
+        b.executed,
+        if b.executed == 1 { "" } else { "s" }
+    );
+    if b.executed < b.total {
+        s += &format!(
+            "; the others were proven to cost the same as one that ran ({} class{}).",
+            b.classes,
+            if b.classes == 1 { "" } else { "es" }
+        );
+    } else {
+        s.push('.');
+    }
+    s
+}
+
+fn lang_label(l: Lang) -> &'static str {
+    match l {
+        Lang::Expr => "expression",
+        Lang::Cuda => "CUDA",
+        Lang::Sass => "SASS",
+        Lang::Ptx => "PTX",
+        Lang::Addresses => "address list",
+    }
+}
+
+/// True when the lab's current exercise locks `setting`.
+fn locked(state: &State, setting: &str) -> bool {
+    state.lab.as_ref().and_then(|l| l.exercise()).is_some_and(|e| e.is_locked(setting))
+}
+
+/// One pane: inputs, instructions, the figure, metrics, explanation and notes.
+fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
+    let pane: &Pane = &state.panes[k];
+    let sc = &pane.scenario;
+    let needs_op = matches!(sc.lang, Lang::Expr | Lang::Addresses);
+    let result = pane.result.clone();
+    let selected = result.as_ref().and_then(|r| r.instructions.get(pane.instr));
+    let base = (k == 1)
+        .then(|| state.panes[0].result.as_ref().and_then(|r| r.instructions.get(state.panes[0].instr)))
+        .flatten();
+    let on_text = {
+        let d = d.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: HtmlTextAreaElement = e.target_unchecked_into();
+            d.dispatch(Action::Edit(k, Edit::Text(el.value())));
+        })
+    };
+    let kepler = sc.cc.family() == Family::Kepler;
+    let show_l1 = sc.cc.major <= 5;
+    html! {
+        <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}
+            data-busy={pane.busy.then_some("true")}>
+            <div class="inputs">
+                <label>{ "compute capability" }{ cc_select(d, k, sc.cc, locked(state, "cc")) }</label>
+                if state.lab.is_none() {
+                <label>{ "example" }
+                    <select id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
+                        <option value="" selected={pane.preset.is_empty()}>{ "choose an example…" }</option>
+                        { for PRESETS.iter().map(|p| html! { <option value={p.name} selected={pane.preset == p.name}>{ p.title }</option> }) }
+                    </select>
+                </label>
+                }
+                <label>{ "language" }
+                    <select id={id("lang", k)} disabled={locked(state, "lang")} onchange={on_select(d, move |v| Action::Edit(k, Edit::Lang(v)))}>
+                        { for Lang::ALL.iter().map(|l| html! { <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option> }) }
+                    </select>
+                </label>
+                if needs_op {
+                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false" disabled={locked(state, "op")}
+                        oninput={on_input(d, move |v| Action::Edit(k, Edit::Op(v)))} /></label>
+                }
+                if let Some(r) = result.as_ref().filter(|r| r.kernels.len() > 1) {
+                    <label>{ "kernel" }
+                        <select id={id("kernel", k)} disabled={locked(state, "pattern")} onchange={on_select(d, move |v| Action::Edit(k, Edit::Kernel(v)))}>
+                            { for r.kernels.iter().map(|kn| html! {
+                                <option value={kn.symbol.clone()} selected={r.kernel.as_deref() == Some(kn.name.as_str())}>{ kn.name.clone() }</option>
+                            }) }
+                        </select>
+                    </label>
+                }
+                <label>{ "block" }<input id={id("block", k)} class="short mono" value={pane.block_text.clone()} spellcheck="false"
+                    disabled={locked(state, "block")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
+                <label title="Blocks in the launch: the totals count every block">{ "grid" }<input id={id("grid", k)} class="short mono" value={pane.grid_text.clone()} spellcheck="false"
+                    disabled={locked(state, "grid")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
+                // A CUDA file's own launch (`k<<<grid, block>>>`) replaces the fields: say so beside them.
+                if let Some(r) = result.as_ref().filter(|r| sc.lang == Lang::Cuda && (r.launch.block != sc.block || r.launch.grid != sc.grid)) {
+                    <span class="launch-from-code" id={id("code-launch", k)}>
+                        { format!("the code launches block {}, grid {}", r.launch.block, r.launch.grid) }
+                    </span>
+                }
+                if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass) || !sc.sets.is_empty() {
+                    <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
+                        placeholder={if sc.lang == Lang::Ptx { "param_2=1024, c[0x0][0x16c]=64" } else { "n=1024, R4=0x1000" }} disabled={locked(state, "sets")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
+                }
+                if show_l1 {
+                    <label>{ "global loads" }
+                        <select id={id("l1", k)} disabled={locked(state, "l1")} onchange={on_select(d, move |v| Action::Edit(k, Edit::L1(v)))}>
+                            { for L1_CHOICES.iter().map(|(v, label)| html! { <option value={*v} selected={l1_value(sc.config.l1) == *v}>{ *label }</option> }) }
+                        </select>
+                    </label>
+                }
+                if kepler {
+                    <label>{ "bank mode" }
+                        <select id={id("bank-mode", k)} disabled={locked(state, "bank_mode")} onchange={on_select(d, move |v| Action::Edit(k, Edit::BankMode(v)))}>
+                            <option value="4" selected={sc.config.bank_mode == BankMode::FourByte}>{ "4-byte" }</option>
+                            <option value="8" selected={sc.config.bank_mode == BankMode::EightByte}>{ "8-byte" }</option>
+                        </select>
+                    </label>
+                }
+            </div>
+            if let Some(p) = crate::teach::presets::find(&pane.preset) {
+                <p class="explanation-preset">{ p.explanation }</p>
+            }
+            <textarea id={id("pattern", k)} class="pattern" readonly={locked(state, "pattern")} rows={if sc.lang == Lang::Expr { "2" } else { "9" }} spellcheck="false"
+                aria-label="access pattern" value={sc.text.clone()} oninput={on_text} />
+            if let Some(e) = &pane.error {
+                <pre id={id("error", k)} class="error" role="alert">{ e.clone() }</pre>
+            }
+            if let (true, Some((done, total, secs))) = (pane.busy, pane.progress) {
+                <p id={id("progress", k)} class="progress" role="status">{ progress_text(done, total, secs) }</p>
+            }
+            if let Some(r) = &result {
+              // While the text has an error, the last result that ran stays visible but dimmed, so that nobody
+              // reads it as the result of the text above.
+              <div class={classes!("result", (pane.error.is_some() || (pane.busy && pane.progress.is_some())).then_some("stale"))} id={id("result", k)}>
+                if pane.error.is_some() {
+                    <p class="stale-label">{ "Showing the last pattern that ran. Fix the error above to update." }</p>
+                }
+                <div class="instructions-row">
+                    <ol class="instructions" aria-label="memory instructions">
+                        { for r.instructions.iter().enumerate().map(|(i, ins)| {
+                            let d = d.clone();
+                            let onclick = Callback::from(move |_| d.dispatch(Action::Instr(k, i)));
+                            html! {
+                                <li class={classes!((i == pane.instr).then_some("selected"))}>
+                                    <button {onclick} aria-pressed={(i == pane.instr).to_string()}>
+                                        <span class="op">{ ins.op.clone() }</span>
+                                        <span class="access">{ match ins.source_label() {
+                                            Some(from) => format!("line {} ({from}): {}", ins.line, ins.access),
+                                            None => format!("line {}: {}", ins.line, ins.access),
+                                        } }</span>
+                                    </button>
+                                </li>
+                            }
+                        }) }
+                    </ol>
+                    if let Some(ins) = selected.filter(|i| i.issue_count() > 1) {
+                        if k == 0 {
+                            <button id="all-warps" aria-pressed={state.all_warps.to_string()}
+                                onclick={ { let d = d.clone(); let on = !state.all_warps; Callback::from(move |_| d.dispatch(Action::AllWarps(on))) } }>
+                                { if state.all_warps { "one warp" } else { "all warps" } }
+                            </button>
+                        }
+                        { warp_select(d, k, pane, ins) }
+                    }
+                </div>
+                if r.instructions.is_empty() {
+                    <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
+                }
+                if r.blocks.total > 1 {
+                    <p class="summary grid-note" id={id("blocks", k)}>{ blocks_text(r) }</p>
+                }
+                if let Some(ins) = selected {
+                    { metrics(ins, base) }
+                }
+                if let (Some(ins), Some(shown)) = (selected, pane.shown.as_deref()) {
+                    { figure_view(state, k, shown) }
+                    { explanation_view(d, k, pane, shown) }
+                    <ul class="notes">
+                        { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ n.text.clone() }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
+                        { for ins.warnings.iter().take(6).map(|w| html! { <li class="warning">{ w.clone() }</li> }) }
+                    </ul>
+                }
+              </div>
+            }
+        </section>
+    }
+}
+
+/// The warp and pass selectors of an instruction with several issues in the listed block.
+fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
+    let (warp, pass) = match pane.shown.as_deref() {
+        Some(s) if s.instr == pane.instr => (s.warp, s.pass),
+        _ => ins.issue_at(pane.issue).unwrap_or((0, 0)),
+    };
+    let passes = ins.passes.get(warp as usize).copied().unwrap_or(0);
+    let by_warp = {
+        let ins = ins.clone();
+        on_select(d, move |v| {
+            let w: u32 = v.parse().unwrap_or(0);
+            // The same pass in the other warp, or its last.
+            let p = pass.min(ins.passes.get(w as usize).copied().unwrap_or(1).saturating_sub(1));
+            Action::Issue(k, ins.issue_index(w, p).unwrap_or(0))
+        })
+    };
+    let by_pass = {
+        let ins = ins.clone();
+        on_select(d, move |v| Action::Issue(k, ins.issue_index(warp, v.parse().unwrap_or(0)).unwrap_or(0)))
+    };
+    html! {
+        <>
+            <label class="warp-select">{ "warp" }
+                <select id={id("warp", k)} onchange={by_warp}>
+                    { for ins.passes.iter().enumerate().filter(|(_, &p)| p > 0).map(|(w, _)| html! {
+                        <option value={w.to_string()} selected={w as u32 == warp}>{ format!("warp {w}") }</option>
+                    }) }
+                </select>
+            </label>
+            if ins.max_passes() > 1 {
+                <label class="warp-select">{ "pass" }
+                    <select id={id("pass", k)} onchange={by_pass}>
+                        { for (0..passes).map(|p| html! {
+                            <option value={p.to_string()} selected={p == pass}>{ format!("{} of {passes}", p + 1) }</option>
+                        }) }
+                    </select>
+                </label>
+            }
+        </>
+    }
+}
+
+fn figure_view(state: &State, k: usize, shown: &Shown) -> Html {
+    let title = shown.title.clone();
+    let sc = if state.all_warps && shown.others.len() > 1 {
+        let reports: Vec<&crate::model::report::Report> = shown.others.iter().map(|(_, r)| r).collect();
+        let labels: Vec<String> = shown.others.iter().map(|(l, _)| l.clone()).collect();
+        Rc::new(crate::figure::scene::block_scene(&reports, &labels, &title, state.step_shown()))
+    } else {
+        Rc::new(scene(&shown.report, &title, state.step_shown()))
+    };
+    let caption = sc.caption.clone();
+    html! {
+        <figure class="figure-wrap">
+            <Figure scene={sc} theme={state.theme} id={id("figure", k)} />
+            <figcaption id={id("caption", k)} aria-live="polite">{ caption }</figcaption>
+        </figure>
+    }
+}
+
+fn explanation_view(d: &Dispatch, k: usize, pane: &Pane, shown: &Shown) -> Html {
+    // The explanation comes with the figure; the fixes, each checked by a run in the worker, right after.
+    let suggestions = pane.fixes.as_deref().cloned().unwrap_or_default();
+    let ex = crate::teach::explain::Explanation { lines: shown.why.clone(), suggestions };
+    html! {
+        <div class="explain" id={id("explain", k)}>
+            <h3>{ "Why" }</h3>
+            <ul>{ for ex.lines.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
+            if !ex.suggestions.is_empty() {
+                <h3>{ "Try" }</h3>
+                <ul class="suggestions">
+                    { for ex.suggestions.iter().map(|s| {
+                        let fix = s.fix.clone();
+                        let d = d.clone();
+                        html! {
+                            <li>
+                                <strong>{ s.title.clone() }</strong>{ format!(" — {}", s.why) }
+                                if let Some(f) = fix {
+                                    <button class="try" onclick={Callback::from(move |_| d.dispatch(Action::Edit(k, Edit::Fix(f.clone()))))}>
+                                        { match &s.fix { Some(Fix::Text(t)) if t.len() < 40 => format!("try {t}"), _ => "try it".to_string() } }
+                                    </button>
+                                }
+                            </li>
+                        }
+                    }) }
+                </ul>
+            }
+        </div>
+    }
+}
+
+fn facts_view(d: &Dispatch, state: &State) -> Html {
+    let cc = state.panes[0].scenario.cc;
+    let f = cc.facts();
+    let carve = Carveout::parse(&state.carveout).and_then(|c| carveout(cc, c));
+    let l1 = match f.l1_default {
+        crate::model::arch::L1Default::On => "cached in L1 and L2",
+        crate::model::arch::L1Default::OffOptIn => "L2 only (L1 opt-in with -dlcm=ca)",
+        crate::model::arch::L1Default::OffFixed => "L2 only",
+    };
+    html! {
+        <section class="facts" id="facts" aria-label="facts for this compute capability">
+            <h2>{ format!("CC {cc}: {} · {}", family_name(f.family), f.example_gpu) }</h2>
+            <dl>
+                <dt>{ "L1 / shared" }</dt><dd>{ f.l1_shared }</dd>
+                <dt>{ "shared capacities" }</dt><dd>{ format!("{} KB", f.shared_capacities_kb.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")) }</dd>
+                <dt>{ "max shared per block" }</dt><dd>{ format!("{} KB", f.max_shared_per_block_kb) }</dd>
+                <dt>{ "L2" }</dt><dd>{ f.l2 }</dd>
+                <dt>{ "bank width" }</dt><dd>{ if f.bank_width_bytes == 8 { "64 bits (4- or 8-byte mode)" } else { "32 bits, 32 banks" } }</dd>
+                <dt>{ "global loads" }</dt><dd>{ l1 }</dd>
+                if !f.unchecked.is_empty() {
+                    <dt>{ "not confirmed" }</dt><dd>{ f.unchecked }</dd>
+                }
+            </dl>
+            <label class="carveout">{ "carveout %" }
+                <input id="carveout" class="short mono" value={state.carveout.clone()} oninput={on_input(d, Action::Carveout)} />
+            </label>
+            <p id="carveout-result">{ match carve { Ok(c) => c.explanation, Err(e) => e } }</p>
+        </section>
+    }
+}
+
+fn player(d: &Dispatch, state: &State) -> Html {
+    let max = state.max_steps();
+    let shown = state.step_shown();
+    let click = |a: Action| {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(a.clone()))
+    };
+    let on_scrub = on_input(d, |v| Action::SetStep(v.parse().unwrap_or(0)));
+    html! {
+        <div class="player" role="group" aria-label="animation">
+            <button id="first" title="first step (Home)" onclick={click(Action::SetStep(0))}>{ "|◀◀" }</button>
+            <button id="back" title="step back (←)" onclick={click(Action::Step(-1))}>{ "◀" }</button>
+            <button id="play" class="primary" title="play / pause (space)" onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚ pause" } else { "▶ play" } }</button>
+            <button id="step" title="step forward (→)" onclick={click(Action::Step(1))}>{ "▶" }</button>
+            <button id="last" title="last step (End)" onclick={click(Action::SetStep(usize::MAX))}>{ "▶▶|" }</button>
+            <input id="scrub" type="range" min="0" max={max.to_string()} value={shown.to_string()} aria-label="step" oninput={on_scrub} />
+            <span id="step-label" class="mono">{ format!("step {shown} / {max}") }</span>
+            <label>{ "speed" }
+                <select id="speed" onchange={on_select(d, |v| Action::Speed(v.parse().unwrap_or(700)))}>
+                    { for [(1500, "slow"), (700, "normal"), (250, "fast"), (60, "fastest")].iter().map(|(ms, l)| html! {
+                        <option value={ms.to_string()} selected={state.speed_ms == *ms}>{ *l }</option>
+                    }) }
+                </select>
+            </label>
+        </div>
+    }
+}
+
+fn file_stem(state: &State) -> String {
+    let p = &state.panes[0];
+    let what = if p.preset.is_empty() {
+        p.result
+            .as_ref()
+            .and_then(|r| r.instructions.get(p.instr))
+            .map(|i| i.op.to_ascii_lowercase())
+            .unwrap_or_else(|| "figure".into())
+    } else {
+        p.preset.clone()
+    };
+    let clean: String = what.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    format!("warpscope-{clean}-cc{}", p.scenario.cc.to_string().replace('.', ""))
+}
+
+/// The exported figure of pane 0 at a step, in the light theme (for print and slides).
+/// The figure of `shown` at `step` as a light-theme SVG, with its size: made when an export button is
+/// pressed, not on every render.
+fn export_svg(shown: &Shown, step: usize) -> (String, f64, f64) {
+    let sc = scene(&shown.report, &shown.title, step);
+    (crate::figure::svg::to_svg(&sc, Theme::Light), sc.width, sc.height)
+}
+
+fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
+    let full = format!("{}#{link}", browser::base_url());
+    let embed_url = format!("{}?embed#{link}", browser::base_url());
+    let iframe = format!("<iframe src=\"{embed_url}\" width=\"960\" height=\"600\" style=\"border:0\" title=\"warpscope figure\" allowfullscreen></iframe>");
+    let notify = |d: &Dispatch, r: Result<(), String>, ok: &str| {
+        d.dispatch(Action::Notice(Some(match r {
+            Ok(()) => ok.to_string(),
+            Err(e) => e,
+        })))
+    };
+    let copy_link = {
+        let (d, full) = (d.clone(), full.clone());
+        Callback::from(move |_| notify(&d, browser::copy(&full), "Link copied: it opens this exact view."))
+    };
+    let copy_embed = {
+        let (d, iframe) = (d.clone(), iframe.clone());
+        Callback::from(move |_| {
+            notify(
+                &d,
+                browser::copy(&iframe),
+                "Embed code copied: paste it into reveal.js, Google Slides or a web page.",
+            )
+        })
+    };
+    let stem = file_stem(state);
+    let step = state.step_shown();
+    let shown = state.panes[0].shown.clone();
+    let steps = state.panes[0].steps();
+    let export_svg_cb = {
+        let (d, shown, stem) = (d.clone(), shown.clone(), stem.clone());
+        Callback::from(move |_| {
+            if let Some(s) = &shown {
+                let (text, _, _) = export_svg(s, step);
+                let name = format!("{stem}-step{step:02}.svg");
+                notify(&d, browser::download_text(&name, &text, "image/svg+xml"), "SVG saved.");
+            }
+        })
+    };
+    let export_png_cb = {
+        let (d, shown, stem) = (d.clone(), shown.clone(), stem.clone());
+        Callback::from(move |_| {
+            if let Some(s) = &shown {
+                let (text, w, h) = export_svg(s, step);
+                let name = format!("{stem}-step{step:02}.png");
+                notify(&d, browser::download_png(&name, &text, w, h), "PNG (2x) saved.");
+            }
+        })
+    };
+    let export_all = {
+        let d = d.clone();
+        Callback::from(move |_| {
+            let Some(s) = &shown else { return };
+            let r = (0..=steps).try_for_each(|k| {
+                let (text, _, _) = export_svg(s, k);
+                browser::download_text(&format!("{stem}-step{k:02}.svg"), &text, "image/svg+xml")
+            });
+            notify(&d, r, &format!("{} frames saved, one per step, for a slide build.", steps + 1));
+        })
+    };
+    let no_link = link.is_empty();
+    html! {
+        <div class="share" aria-label="share and export">
+            if no_link {
+                <input id="share-link" readonly=true value="this pattern is too large to share as a link: export the figure, or save the text" aria-label="link to this view" />
+            } else {
+                <input id="share-link" class="mono" readonly=true value={full} aria-label="link to this view" />
+            }
+            <button id="copy-link" onclick={copy_link} disabled={no_link}>{ "copy link" }</button>
+            <button id="copy-embed" onclick={copy_embed} title={iframe} disabled={no_link}>{ "copy embed code" }</button>
+            <span class="sep" />
+            <button id="export-svg" onclick={export_svg_cb}>{ "SVG" }</button>
+            <button id="export-png" onclick={export_png_cb}>{ "PNG 2x" }</button>
+            <button id="export-frames" onclick={export_all}>{ "all steps" }</button>
+        </div>
+    }
+}
+
+fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
+    let p = &state.panes[0];
+    let click = |a: Action| {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(a.clone()))
+    };
+    let line = p.result.as_ref().and_then(|r| r.instructions.get(p.instr)).map(|i| {
+        let mut parts = vec![format!("{} · CC {}", i.op, state.panes[0].scenario.cc)];
+        if let Some(m) = &i.memory {
+            parts.push(format!(
+                "{} sectors · {} × {} B · {:.0}% efficient",
+                m.sectors,
+                m.transactions,
+                m.transaction_bytes,
+                m.efficiency * 100.0
+            ));
+        }
+        if let Some(b) = &i.banks {
+            parts.push(format!(
+                "{} wavefronts · {} conflicts · {}-way",
+                b.wavefronts, b.bank_conflicts, b.conflict_degree
+            ));
+        }
+        parts.join(" · ")
+    });
+    let max = state.max_steps();
+    html! {
+        <div class={classes!("app", "embed", if state.theme == Theme::Dark { "theme-dark" } else { "theme-light" })}>
+            if let Some(n) = &state.notice { <p id="notice" class="notice" role="status">{ n.clone() }</p> }
+            if let Some(shown) = p.shown.as_deref() {
+                { figure_view(state, 0, shown) }
+            }
+            <div class="embed-bar">
+                <span id="metric-line" class="metric-line">{ line.unwrap_or_default() }</span>
+                <button id="back" title="step back (←)" onclick={click(Action::Step(-1))}>{ "◀" }</button>
+                <button id="play" class="primary" title="play / pause (space)" onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚" } else { "▶" } }</button>
+                <button id="step" title="step forward (→)" onclick={click(Action::Step(1))}>{ "▶|" }</button>
+                <span id="step-label" class="mono">{ format!("{} / {max}", state.step_shown()) }</span>
+                <a id="open-full" href={format!("{}#{link}", browser::base_url())} target="_blank" rel="noopener">{ "open in warpscope ↗" }</a>
+            </div>
+        </div>
+    }
+}
+
+/// The page's properties: by default its analyses run in web workers; the browser tests pass the service to
+/// run in-thread.
+#[derive(Properties, PartialEq, Default)]
+pub struct AppProps {
+    /// Run analyses in-thread instead of in workers.
+    #[prop_or_default]
+    pub local: Option<LocalEngine>,
+}
+
+/// The page.
+#[component(App)]
+pub fn app(props: &AppProps) -> Html {
+    let state = use_reducer(|| {
+        let (link, embed) = browser::location();
+        let mut s = State::from_link(link.as_deref(), embed);
+        if let Some(texts) = super::rescue::take_saved() {
+            s.restore(texts);
+        }
+        s
+    });
+    let d = state.dispatcher();
+    // Every pane whose latest request has not been sent yet sends it to the analysis engine; the replies come
+    // back as actions. Sent from the render itself, before the page is reconciled and painted, so that the
+    // worker computes while the main thread draws the edit.
+    {
+        let engine = use_mut_ref(|| Engine::new(props.local.clone()));
+        let sent = use_mut_ref(Vec::<u64>::new);
+        let due: Vec<(usize, crate::service::Request)> = state
+            .panes
+            .iter()
+            .enumerate()
+            .filter(|(k, p)| p.busy && sent.borrow().get(*k) != Some(&p.request))
+            .map(|(k, p)| (k, p.to_request(state.all_warps)))
+            .collect();
+        if !due.is_empty() {
+            let deliver: super::engine::Deliver = {
+                let d = d.clone();
+                Rc::new(move |pane, reply| d.dispatch(Action::Engine(pane, reply)))
+            };
+            for (k, req) in due {
+                {
+                    let mut s = sent.borrow_mut();
+                    if s.len() <= k {
+                        s.resize(k + 1, 0);
+                    }
+                    s[k] = req.id;
+                }
+                engine.borrow().send(k, req, Rc::clone(&deliver));
+            }
+        }
+    }
+    // After every render: close the pending performance measure once the figure answers the latest edit
+    // (see perf.rs).
+    let current = state.figures_current();
+    use_effect(move || super::perf::rendered(current));
+    // The address bar always holds the current view: encoded only when the view changes, and written once the
+    // panes are answered (history.replaceState costs a couple of milliseconds, kept off the edit's path).
+    let link = (*use_memo(state.view(), super::json::encode_view)).clone();
+    let settled = !state.panes.iter().any(|p| p.busy);
+    use_effect_with((link.clone(), settled), |(link, settled)| {
+        if let (Some(link), true) = (link, settled) {
+            browser::set_hash(link);
+        }
+    });
+    let link = link.unwrap_or_default();
+    // ?lab=NAME loads labs/NAME.toml from the site (or any URL), with the progress saved in this browser.
+    {
+        let d = d.clone();
+        use_effect_with((), move |_| {
+            if let Some(param) = browser::lab_param() {
+                // A lab is a plain name (labs/NAME.toml on this site) or an http(s) URL; nothing else is fetched.
+                let is_name =
+                    !param.is_empty() && param.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+                let is_url = param.starts_with("https://") || param.starts_with("http://");
+                if !is_name && !is_url {
+                    d.dispatch(Action::LabLoaded(Err(format!(
+                        "`?lab=` takes a lab name (letters, digits, - and _) or an http(s) URL, not `{}`",
+                        param.chars().take(80).collect::<String>()
+                    ))));
+                    return;
+                }
+                let url = if is_url { param.clone() } else { format!("labs/{param}.toml") };
+                wasm_bindgen_futures::spawn_local(async move {
+                    let key = format!("warpscope-lab:{url}");
+                    match browser::fetch_text(&url).await {
+                        Ok(text) => {
+                            let d2 = d.clone();
+                            let started = browser::compile_lab(text, move |r| {
+                                d2.dispatch(Action::LabLoaded(r.map(|json| (key.clone(), json, browser::load(&key)))));
+                            });
+                            if let Err(e) = started {
+                                d.dispatch(Action::LabLoaded(Err(e)));
+                            }
+                        }
+                        Err(e) => d.dispatch(Action::LabLoaded(Err(e))),
+                    }
+                });
+            }
+        });
+    }
+    let progress = state.lab.as_ref().map(|l| (l.key.clone(), super::json::to_json(&l.progress)));
+    use_effect_with(progress, |p| {
+        if let Some((key, json)) = p {
+            browser::save(key, json);
+        }
+    });
+
+    // The animation timer runs only while playing.
+    {
+        let d = d.clone();
+        use_effect_with((state.playing, state.speed_ms), move |&(playing, ms)| {
+            let timer = playing.then(|| gloo_timers::callback::Interval::new(ms, move || d.dispatch(Action::Tick)));
+            move || drop(timer)
+        });
+    }
+    // Keyboard: space plays, arrows step, Home/End jump; typing in a field is left alone.
+    {
+        let d = d.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
+                gloo_events::EventListener::new(&doc, "keydown", move |e| {
+                    let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
+                    let typing = e
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "BUTTON"))
+                        .unwrap_or(false);
+                    if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                        return;
+                    }
+                    let action = match e.key().as_str() {
+                        " " => Some(Action::TogglePlay),
+                        "ArrowRight" | "PageDown" => Some(Action::Step(1)),
+                        "ArrowLeft" | "PageUp" => Some(Action::Step(-1)),
+                        "Home" => Some(Action::SetStep(0)),
+                        "End" => Some(Action::SetStep(usize::MAX)),
+                        _ => None,
+                    };
+                    if let Some(a) = action {
+                        e.prevent_default();
+                        d.dispatch(a);
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
+    if state.embed {
+        return embed_view(&d, &state, &link);
+    }
+    let comparing = state.panes.len() > 1;
+    let dark = state.theme == Theme::Dark;
+    let toggle_compare = {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(Action::Compare(!comparing)))
+    };
+    let toggle_theme = {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(Action::Theme(if dark { Theme::Light } else { Theme::Dark })))
+    };
+    html! {
+        <div class={classes!("app", if dark { "theme-dark" } else { "theme-light" }, comparing.then_some("comparing"))}>
+            <header class="top">
+                <h1>{ "warpscope" }</h1>
+                <p class="tagline">{ "memory coalescing and bank conflicts, one warp at a time" }</p>
+                <div class="top-actions">
+                    <button id="compare" aria-pressed={comparing.to_string()} onclick={toggle_compare}>{ if comparing { "single view" } else { "compare" } }</button>
+                    <button id="theme" onclick={toggle_theme}>{ if dark { "light theme" } else { "dark theme" } }</button>
+                </div>
+            </header>
+            if let Some(n) = &state.notice {
+                <p id="notice" class="notice" role="status">
+                    { n.clone() }
+                    <button class="dismiss" aria-label="dismiss" onclick={ { let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Notice(None))) } }>{ "×" }</button>
+                </p>
+            }
+            { super::lab::view(&d, &state) }
+            { player(&d, &state) }
+            <div class="panes">
+                { for (0..state.panes.len()).map(|k| pane_view(&d, &state, k)) }
+            </div>
+            { share_bar(&d, &state, &link) }
+            { facts_view(&d, &state) }
+            <footer class="keys">{ "Keys: space play/pause · ← → step · Home/End first/last. Counts follow the documented model per CC; model notes show where sources or hardware differ." }</footer>
+        </div>
+    }
+}

@@ -1,0 +1,798 @@
+//! The native command line: thin glue that parses arguments, calls the core and prints. Exit codes: 0 on
+//! success, 2 on bad input (with one message naming the problem and where), never a panic.
+
+use crate::analysis::{Analysis, ProgramResult};
+use crate::figure::{scene, svg};
+use crate::lang::{InputError, Lang, Span};
+use crate::model::access::{Instr, LaneSet};
+use crate::model::arch::{self, BankMode, Carveout, Cc, L1Choice, ALL_CCS};
+use crate::model::cost::{analyze, Windows};
+use crate::model::report::Report;
+use crate::program::launch::Dim3;
+use crate::scenario::{Deadline, Field, Scenario, ScenarioError};
+use crate::teach::presets;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
+
+/// See memory coalescing and shared-memory bank conflicts, warp by warp, on every CUDA compute capability.
+#[derive(Parser, Debug)]
+#[command(name = "warpscope", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Analyse one warp-level memory instruction.
+    Analyze(Box<AnalyzeArgs>),
+    /// Show the per-CC facts table, or one CC's facts and its carveout.
+    Facts(FactsArgs),
+    /// List the named examples.
+    Presets(PresetsArgs),
+    /// Draw the figure of one warp's issue of one instruction, as the page shows it.
+    Figure(Box<FigureArgs>),
+    /// Grade a student's saved answers against a lab file (exit 0 when every goal passes, 1 when not).
+    Check(CheckArgs),
+    /// Check the engine against a GPU: emit the probe kernels, ingest Nsight Compute's counts, compare.
+    #[command(subcommand)]
+    Calibrate(CalibrateCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum CalibrateCommand {
+    /// Write the probe program (probes.cu) and the list of probes (probes.txt: id, kernel, fingerprint,
+    /// instruction, title; tab-separated) into a directory.
+    Emit {
+        /// The directory (created if missing).
+        #[arg(long, default_value = "hw/build")]
+        out: String,
+    },
+    /// Print the Nsight Compute metrics to collect, comma-separated.
+    Metrics,
+    /// Join the probe program's device file and Nsight Compute's CSV into one measurement file.
+    Ingest {
+        /// What the probe program wrote (its argument).
+        #[arg(long)]
+        device: String,
+        /// `ncu --csv --print-units base --metrics ...` output.
+        #[arg(long)]
+        ncu: String,
+        /// The driver release (`nvidia-smi --query-gpu=driver_version`).
+        #[arg(long, default_value = "")]
+        driver: String,
+        /// The Nsight Compute version (`ncu --version`).
+        #[arg(long, default_value = "")]
+        ncu_version: String,
+        /// The measurement file to write (`-` for standard output).
+        #[arg(short = 'o', long = "output", default_value = "-")]
+        output: String,
+    },
+    /// Compare a measurement file with the engine, probe by probe (exit 1 when a count differs with no
+    /// recorded reason).
+    Compare {
+        /// The measurement file.
+        file: String,
+        /// Also draw the agreement figure (SVG) here.
+        #[arg(long)]
+        svg: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    /// The lab file (TOML).
+    lab: String,
+    /// The answers file (JSON, as the page's "save answers" writes it).
+    #[arg(long)]
+    answers: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+struct AnalyzeArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Also give each instruction's detailed steps (requests, transactions, wavefronts and their lanes) for
+    /// one warp issue: the first, or the one `--issue` names.
+    #[arg(long)]
+    steps: bool,
+    /// With --steps: which warp-level issue, counting from 0 (warps, then loop iterations) in the listed block.
+    #[arg(long, default_value_t = 0)]
+    issue: usize,
+}
+
+#[derive(clap::Args, Debug)]
+struct FigureArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Which memory instruction, counting from 1 in program order.
+    #[arg(long, default_value_t = 1)]
+    instr: usize,
+    /// Which warp-level issue of it, counting from 0 (warps, then loop iterations).
+    #[arg(long, default_value_t = 0)]
+    issue: usize,
+    /// Animation step: 0 (nothing moved yet) .. the number of steps, or `all` for every step as numbered files.
+    #[arg(long, default_value = "all-done")]
+    step: String,
+    /// Colour theme.
+    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
+    theme: ThemeArg,
+    /// Output format.
+    #[arg(long = "format", value_enum, default_value_t = FigureFormat::Svg)]
+    format: FigureFormat,
+    /// Output file (`-` for standard output); with --step all, FILE gets -01, -02, ... before its extension.
+    #[arg(short = 'o', long = "output", default_value = "-")]
+    output: String,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ThemeArg {
+    Light,
+    Dark,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FigureFormat {
+    Svg,
+    Png,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["addr", "cuda", "ptx", "sass", "addresses", "preset"])))]
+struct InputArgs {
+    /// Compute capability: 2.0 3.0 3.5 3.7 5.0 5.2 6.0 6.1 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0 (default 8.0).
+    #[arg(long, value_parser = Cc::parse)]
+    cc: Option<Cc>,
+    /// SASS mnemonic for --addr and --addresses: LDG.E.32, LDG.E.CG.64, LDS.128, STS.64, ST.E.32, LDL.32, ...
+    #[arg(long)]
+    op: Option<String>,
+    /// Byte address as an expression per thread: `4*lane`, `8*tid + 0x100`, `16*lane if lane < 20`.
+    #[arg(long)]
+    addr: Option<String>,
+    /// A CUDA file: a snippet, a kernel or a whole `.cu` file with host code (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    cuda: Option<String>,
+    /// A PTX file as `nvcc -ptx` or clang writes it (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    ptx: Option<String>,
+    /// A SASS file as cuobjdump -sass prints it (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    sass: Option<String>,
+    /// An address list file: 32 addresses per warp, - for an inactive lane (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    addresses: Option<String>,
+    /// A named example (see `warpscope presets`); other options override its settings.
+    #[arg(long)]
+    preset: Option<String>,
+    /// Block size X[xY[xZ]], at most 1024 threads (default 32).
+    #[arg(long)]
+    block: Option<String>,
+    /// Grid size X[xY[xZ]] (default 1). Every block of the grid is counted.
+    #[arg(long)]
+    grid: Option<String>,
+    /// Count only this block, X[,Y[,Z]] (the issues listed and drawn are always one block's: this one, or
+    /// block 0,0,0).
+    #[arg(long, value_name = "X,Y,Z")]
+    block_idx: Option<String>,
+    /// Run every block of the grid, none counted as equivalent to another (slower; checks the shortcut).
+    #[arg(long)]
+    every_block: bool,
+    /// The kernel to analyse when the input has several: its name (`reduce4`, `reduce4<int,256>`) or mangled
+    /// symbol. Default: the first. The result says which ran and lists the others.
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// Stop a run that takes longer than this many seconds (default 60).
+    #[arg(long, value_name = "SECONDS")]
+    max_seconds: Option<f64>,
+    /// Stop a program whose block needs more register state than this (default 1024).
+    #[arg(long, value_name = "MB")]
+    max_memory_mb: Option<u64>,
+    /// NAME=VALUE: a variable, pointer base, register (R4=0x1000) or constant word (c[0x0][0x160]=...).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    sets: Vec<String>,
+    /// Active-lane mask in hex (bit i = lane i), applied to every warp; default all 32 lanes.
+    #[arg(long)]
+    mask: Option<String>,
+    /// L1 caching of global loads (-Xptxas -dlcm=ca|cg); default: the CC's documented default.
+    #[arg(long, value_enum)]
+    l1: Option<L1Arg>,
+    /// Kepler shared-memory bank mode in bytes.
+    #[arg(long, value_parser = ["4", "8"])]
+    bank_mode: Option<String>,
+    /// Misaligned lanes of LDL/LDS/ST/STS/STL/LD become error lanes instead of warnings.
+    #[arg(long)]
+    strict: bool,
+    /// Shared bytes allocated per block; lanes past it are error lanes.
+    #[arg(long)]
+    shared_bytes: Option<u64>,
+    /// Local bytes allocated per thread; lanes past it are error lanes.
+    #[arg(long)]
+    local_bytes: Option<u64>,
+}
+
+#[derive(clap::Args, Debug)]
+struct PresetsArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+struct FactsArgs {
+    /// One compute capability; default: all of them.
+    #[arg(long, value_parser = Cc::parse)]
+    cc: Option<Cc>,
+    /// A preferred carveout: -1, 0..100, default, maxl1 or maxshared (CC 7.0 and later).
+    #[arg(long, value_parser = Carveout::parse, requires = "cc", allow_hyphen_values = true)]
+    carveout: Option<Carveout>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum L1Arg {
+    Default,
+    On,
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// Runs the CLI and returns the process exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let result = match cli.command {
+        Command::Analyze(a) => run_analyze(*a),
+        Command::Facts(f) => run_facts(f),
+        Command::Presets(p) => run_presets(p),
+        Command::Figure(f) => run_figure(*f),
+        Command::Calibrate(c) => {
+            return match run_calibrate(c) {
+                Ok((text, code)) => {
+                    if !text.is_empty() {
+                        println!("{text}");
+                    }
+                    code
+                }
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    2
+                }
+            }
+        }
+        Command::Check(c) => {
+            return match run_check(c) {
+                Ok((text, all_pass)) => {
+                    println!("{text}");
+                    if all_pass {
+                        0
+                    } else {
+                        1
+                    }
+                }
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    2
+                }
+            }
+        }
+    };
+    match result {
+        Ok(text) => {
+            println!("{text}");
+            0
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            2
+        }
+    }
+}
+
+/// Writes bytes to a file, or to standard output for `-`.
+fn write_output(path: &str, bytes: impl AsRef<[u8]>) -> Result<(), String> {
+    if path == "-" {
+        use std::io::Write as _;
+        std::io::stdout().write_all(bytes.as_ref()).map_err(|e| format!("standard output: {e}"))
+    } else {
+        std::fs::write(path, bytes).map_err(|e| format!("{path}: {e}"))
+    }
+}
+
+/// Runs a `calibrate` subcommand; returns its report and exit code (compare: 1 when a count differs with no
+/// recorded reason).
+fn run_calibrate(c: CalibrateCommand) -> Result<(String, i32), String> {
+    use crate::calibrate;
+    match c {
+        CalibrateCommand::Emit { out } => {
+            let (probes, skipped) = calibrate::probes();
+            std::fs::create_dir_all(&out).map_err(|e| format!("{out}: {e}"))?;
+            let cu = format!("{out}/probes.cu");
+            write_output(&cu, calibrate::cuda_source(&probes))?;
+            let mut list = String::new();
+            for p in &probes {
+                let cut = if p.issues_total > p.item.issues.len() {
+                    format!(" (first {} of {} warp issues)", p.item.issues.len(), p.issues_total)
+                } else {
+                    String::new()
+                };
+                list.push_str(&format!(
+                    "{}\t{}\t{}\t{}\t{}{cut}\n",
+                    p.id,
+                    p.kernel_name(),
+                    p.fingerprint(),
+                    p.instr().text,
+                    p.title
+                ));
+            }
+            write_output(&format!("{out}/probes.txt"), &list)?;
+            let mut text = format!("{cu}: {} probes", probes.len());
+            for s in &skipped {
+                text.push_str(&format!("\nskipped {}: {}", s.id, s.reason));
+            }
+            Ok((text, 0))
+        }
+        CalibrateCommand::Metrics => Ok((calibrate::metrics().join(","), 0)),
+        CalibrateCommand::Ingest { device, ncu, driver, ncu_version, output } => {
+            let device_text = read_input(&device)?;
+            let run: calibrate::DeviceRun =
+                serde_json::from_str(&device_text).map_err(|e| format!("{device}:{}:{}: {e}", e.line(), e.column()))?;
+            let counts = calibrate::parse_ncu_csv(&read_input(&ncu)?).map_err(|e| format!("{ncu}: {e}"))?;
+            let (m, missing) = calibrate::ingest(&run, &counts, &driver, &ncu_version).map_err(|e| e.to_string())?;
+            let json = serde_json::to_string_pretty(&m).map_err(|e| e.to_string())? + "\n";
+            write_output(&output, &json)?;
+            let mut text = format!("{} (CC {}): {} probes measured", m.gpu, m.cc, m.probes.len());
+            for s in &missing {
+                text.push_str(&format!("\nnot measured {}: {}", s.id, s.reason));
+            }
+            if output == "-" {
+                eprintln!("{text}");
+                Ok((String::new(), 0))
+            } else {
+                Ok((text, 0))
+            }
+        }
+        CalibrateCommand::Compare { file, svg, format } => run_compare(&file, svg.as_deref(), format),
+    }
+}
+
+/// Compares a measurement file; returns the report and 0 when every difference is explained, else 1.
+fn run_compare(file: &str, svg_out: Option<&str>, format: Format) -> Result<(String, i32), String> {
+    use crate::calibrate;
+    let text = read_input(file)?;
+    let m: calibrate::Measurement =
+        serde_json::from_str(&text).map_err(|e| format!("{file}:{}:{}: {e}", e.line(), e.column()))?;
+    let c = calibrate::compare(&m, calibrate::DEPARTURES).map_err(|e| format!("{file}: {e}"))?;
+    if let Some(path) = svg_out {
+        write_output(path, calibrate::agreement_svg(&c))?;
+    }
+    let code = i32::from(!c.problems().is_empty());
+    let out = match format {
+        Format::Text => c.to_text(),
+        Format::Json => serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?,
+    };
+    Ok((out, code))
+}
+
+fn flag_error(flag: &str, err: InputError) -> String {
+    format!("{flag} {}", err)
+}
+
+fn read_input(path: &str) -> Result<String, String> {
+    let bytes = if path == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+            .map_err(|e| format!("reading standard input: {e}"))?;
+        buf
+    } else {
+        std::fs::read(path).map_err(|e| format!("{path}: {e}"))?
+    };
+    String::from_utf8(bytes).map_err(|e| format!("{path}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
+
+/// Builds the scenario the input options describe, and where its pattern came from (for error messages).
+fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
+    let mut sc = match &a.preset {
+        Some(name) => presets::find(name)
+            .map(|p| p.scenario())
+            .ok_or_else(|| format!("unknown preset `{name}` (see `warpscope presets`)"))?,
+        None => Scenario::default(),
+    };
+    // Where the pattern came from, for error messages.
+    let mut origin = format!("--preset {}", a.preset.clone().unwrap_or_default());
+    let inputs = [
+        (&a.addr, Lang::Expr, false),
+        (&a.cuda, Lang::Cuda, true),
+        (&a.ptx, Lang::Ptx, true),
+        (&a.sass, Lang::Sass, true),
+        (&a.addresses, Lang::Addresses, true),
+    ];
+    for (value, lang, is_file) in inputs {
+        if let Some(v) = value {
+            sc.lang = lang;
+            sc.text = if is_file { read_input(v)? } else { v.clone() };
+            origin = if is_file { v.clone() } else { "--addr".into() };
+        }
+    }
+    if let Some(cc) = a.cc {
+        sc.cc = cc;
+    }
+    if let Some(op) = &a.op {
+        sc.op = op.clone();
+    } else if a.preset.is_none() && matches!(sc.lang, Lang::Expr) {
+        return Err("--addr needs --op, the instruction (LDG.E.32, LDS.64, ...)".into());
+    } else if a.preset.is_none() && sc.lang == Lang::Addresses {
+        sc.op = String::new();
+    }
+    if let Some(b) = &a.block {
+        sc.block = Dim3::parse(b, "--block")?;
+    }
+    if let Some(g) = &a.grid {
+        sc.grid = Dim3::parse(g, "--grid")?;
+    }
+    if let Some(b) = &a.block_idx {
+        sc.block_idx = Some(parse_block_idx(b)?);
+    }
+    sc.every_block |= a.every_block;
+    if let Some(k) = &a.kernel {
+        sc.kernel = Some(k.clone());
+    }
+    if let Some(t) = a.max_seconds {
+        if !(t > 0.0 && t.is_finite()) {
+            return Err(format!("--max-seconds {t}: give a positive number of seconds"));
+        }
+        sc.limits.max_seconds = t;
+    }
+    if let Some(m) = a.max_memory_mb {
+        sc.limits.max_memory_mb = m;
+    }
+    sc.sets.extend(a.sets.iter().cloned());
+    if let Some(m) = &a.mask {
+        sc.lane_mask = parse_mask(m).map_err(|e| flag_error("--mask", e))?;
+    }
+    match a.l1 {
+        Some(L1Arg::Default) => sc.config.l1 = L1Choice::Default,
+        Some(L1Arg::On) => sc.config.l1 = L1Choice::On,
+        Some(L1Arg::Off) => sc.config.l1 = L1Choice::Off,
+        None => {}
+    }
+    if let Some(b) = &a.bank_mode {
+        sc.config.bank_mode = if b == "8" { BankMode::EightByte } else { BankMode::FourByte };
+    }
+    sc.config.strict_align |= a.strict;
+    if a.shared_bytes.is_some() || a.local_bytes.is_some() {
+        sc.config.windows =
+            Windows { shared_alloc_bytes: a.shared_bytes, local_alloc_bytes: a.local_bytes, ..sc.config.windows };
+    }
+    Ok((sc, origin))
+}
+
+/// `X`, `X,Y` or `X,Y,Z`: a block index (missing coordinates are 0).
+fn parse_block_idx(text: &str) -> Result<Dim3, String> {
+    let parts: Vec<&str> = text.split([',', 'x']).map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("--block-idx `{text}` is not X, X,Y or X,Y,Z"));
+    }
+    let mut v = [0u32; 3];
+    for (k, p) in parts.iter().enumerate() {
+        v[k] = p.parse().map_err(|_| format!("--block-idx `{text}`: `{p}` is not a whole number"))?;
+    }
+    Ok(Dim3 { x: v[0], y: v[1], z: v[2] })
+}
+
+/// A scenario's error as the CLI prints it: which option, and where in it.
+fn scenario_error(e: ScenarioError, origin: &str) -> String {
+    match e.field {
+        Field::Pattern | Field::Limit => format!("{origin} {}", e.error),
+        Field::Op => flag_error("--op", e.error),
+        Field::Launch => format!("--block/--grid: {}", e.error.message),
+        Field::Set => format!("--set: {}", e.error.message),
+    }
+}
+
+/// Lowers and runs a scenario under its time limit: the analysis (for details) and the result.
+fn run_scenario(sc: &Scenario, origin: &str) -> Result<(Analysis, ProgramResult), String> {
+    let analysis = sc.analysis().map_err(|e| scenario_error(e, origin))?;
+    let mut deadline = Deadline::new(sc.limits.max_seconds);
+    let result = analysis.run(sc.blocks(), &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))?;
+    Ok((analysis, result))
+}
+
+/// The detailed report of issue `issue` of instruction `instr` (an index into the result).
+fn issue_report(
+    sc: &Scenario,
+    origin: &str,
+    analysis: &Analysis,
+    result: &ProgramResult,
+    instr: usize,
+    issue: usize,
+) -> Result<Option<Report>, String> {
+    let Some(i) = result.instructions.get(instr) else { return Ok(None) };
+    let Some((warp, pass)) = i.issue_at(issue) else { return Ok(None) };
+    let mut deadline = Deadline::new(sc.limits.max_seconds);
+    analysis.report(i.site, warp, pass, &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))
+}
+
+fn run_analyze(args: AnalyzeArgs) -> Result<String, String> {
+    let a = &args.input;
+    let (sc, origin) = scenario_from(a)?;
+    // The engine issue's contract: one instruction of one warp from --addr prints one report object.
+    let single = a.addr.is_some() && a.preset.is_none() && sc.block.volume() <= 32 && sc.grid.volume() == 1;
+    let (analysis, result) = run_scenario(&sc, &origin)?;
+    if single {
+        let report = issue_report(&sc, &origin, &analysis, &result, 0, 0)?.unwrap_or_else(|| {
+            let instr = sc.instr().ok().unwrap_or_else(|| Instr::parse("LDG.E.32").expect("a valid mnemonic"));
+            analyze(sc.cc, &instr, &crate::model::access::WarpAddrs([None; 32]), &sc.config)
+        });
+        return Ok(match args.format {
+            Format::Json => serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?,
+            Format::Text => report.to_text().trim_end().to_string(),
+        });
+    }
+    let details: Vec<Option<Report>> = if args.steps {
+        (0..result.instructions.len())
+            .map(|k| issue_report(&sc, &origin, &analysis, &result, k, args.issue))
+            .collect::<Result<_, _>>()?
+    } else {
+        Vec::new()
+    };
+    Ok(match args.format {
+        Format::Json => {
+            let mut v = serde_json::to_value(&result).map_err(|e| e.to_string())?;
+            if let Some(list) = v.get_mut("instructions").and_then(|x| x.as_array_mut()) {
+                for ((entry, d), r) in list.iter_mut().zip(&details).zip(&result.instructions) {
+                    if let (Some(obj), Some(d)) = (entry.as_object_mut(), d) {
+                        let (warp, pass) = r.issue_at(args.issue).unwrap_or((0, 0));
+                        let report = serde_json::to_value(d).map_err(|e| e.to_string())?;
+                        obj.insert(
+                            "detail".into(),
+                            serde_json::json!({ "issue": args.issue, "warp": warp, "pass": pass, "report": report }),
+                        );
+                    }
+                }
+            }
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        }
+        Format::Text => {
+            let mut out = result.to_text();
+            if args.steps {
+                for (k, (d, r)) in details.iter().zip(&result.instructions).enumerate() {
+                    let (warp, pass) = r.issue_at(args.issue).unwrap_or((0, 0));
+                    out.push_str(&format!("\n#{} steps of warp {warp}, pass {}:\n", k + 1, pass + 1));
+                    match d {
+                        Some(d) => out.push_str(&d.to_text()),
+                        None => out.push_str(&format!("  (instruction {} has no issue {})\n", k + 1, args.issue)),
+                    }
+                }
+            }
+            out.trim_end().to_string()
+        }
+    })
+}
+
+fn run_figure(f: FigureArgs) -> Result<String, String> {
+    let (sc, origin) = scenario_from(&f.input)?;
+    let (analysis, result) = run_scenario(&sc, &origin)?;
+    let count = result.instructions.len();
+    let k =
+        f.instr.checked_sub(1).filter(|&k| k < count).ok_or_else(|| {
+            format!("--instr {}: the program has {count} memory instruction(s), counted from 1", f.instr)
+        })?;
+    let instr = &result.instructions[k];
+    let report = issue_report(&sc, &origin, &analysis, &result, k, f.issue)?.ok_or_else(|| {
+        format!(
+            "--issue {}: instruction {} has {} warp-level issue(s) in the listed block, counted from 0",
+            f.issue,
+            f.instr,
+            instr.issue_count()
+        )
+    })?;
+    let report = &report;
+    let theme = match f.theme {
+        ThemeArg::Light => scene::Theme::Light,
+        ThemeArg::Dark => scene::Theme::Dark,
+    };
+    let n = scene::steps(report).len();
+    let title = format!("{} on CC {}: {}", instr.op, result.cc, instr.access);
+    let render = |step: usize| -> Result<Vec<u8>, String> {
+        let text = svg::to_svg(&scene::scene(report, &title, step), theme);
+        match f.format {
+            FigureFormat::Svg => Ok(text.into_bytes()),
+            FigureFormat::Png => png(&text),
+        }
+    };
+    match f.step.as_str() {
+        "all" => {
+            if f.output == "-" {
+                return Err("--step all writes one file per step: give -o FILE".into());
+            }
+            let (stem, ext) = match f.output.rsplit_once('.') {
+                Some((s, e)) => (s.to_string(), format!(".{e}")),
+                None => (f.output.clone(), String::new()),
+            };
+            let mut names = Vec::new();
+            for k in 0..=n {
+                let name = format!("{stem}-{k:02}{ext}");
+                write_output(&name, render(k)?)?;
+                names.push(name);
+            }
+            Ok(format!("wrote {} frames: {} .. {}", names.len(), names[0], names[names.len() - 1]))
+        }
+        step => {
+            let k = match step {
+                "all-done" => n,
+                s => s
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&k| k <= n)
+                    .ok_or_else(|| format!("--step `{s}`: give 0..{n} or all"))?,
+            };
+            write_output(&f.output, render(k)?)?;
+            Ok(String::new())
+        }
+    }
+}
+
+/// Rasterises an exported SVG at 2x with resvg, using the system's fonts.
+fn png(svg_text: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let mut opt = usvg::Options::default();
+    opt.fontdb_mut().load_system_fonts();
+    let tree = usvg::Tree::from_str(svg_text, &opt).map_err(|e| format!("figure: {e}"))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap =
+        tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2).ok_or("figure: the PNG would be empty")?;
+    resvg::render(&tree, tiny_skia::Transform::from_scale(2.0, 2.0), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| format!("figure: {e}"))
+}
+
+fn run_check(c: CheckArgs) -> Result<(String, bool), String> {
+    let src = read_input(&c.lab)?;
+    let lab = crate::teach::lab_file::parse(&src).map_err(|e| format!("{} {e}", c.lab))?;
+    let answers_text = read_input(&c.answers)?;
+    let answers: crate::teach::lab::Answers = serde_json::from_str(&answers_text).map_err(|e| {
+        let text = e.to_string();
+        let message = text.rsplit_once(" at line ").map_or(text.as_str(), |(m, _)| m);
+        format!("{} {}:{}: {message}", c.answers, e.line(), e.column())
+    })?;
+    let unknown: Vec<&String> = answers.answers.keys().filter(|k| !lab.exercises.iter().any(|e| &e.id == *k)).collect();
+    if let Some(k) = unknown.first() {
+        return Err(format!("{}: no exercise `{k}` in {}", c.answers, c.lab));
+    }
+    let grades = crate::teach::lab::grade(&lab, &answers);
+    let all_pass = grades.iter().all(|g| g.goals.iter().all(|x| x.pass));
+    let goals_met: usize = grades.iter().map(|g| g.goals.iter().filter(|x| x.pass).count()).sum();
+    let goals_all: usize = grades.iter().map(|g| g.goals.len()).sum();
+    if c.format == Format::Json {
+        let v = serde_json::json!({ "lab": lab.title, "all_goals_pass": all_pass, "goals_met": goals_met, "goals": goals_all, "exercises": grades });
+        return Ok((serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?, all_pass));
+    }
+    let mut out = format!("{}: {goals_met} of {goals_all} goals met\n", lab.title);
+    for (ex, g) in lab.exercises.iter().zip(&grades) {
+        let mark = if g.done {
+            "done"
+        } else if g.goals.iter().all(|x| x.pass) {
+            "goals met"
+        } else {
+            "open"
+        };
+        out.push_str(&format!("\n[{mark}] {}\n", ex.title));
+        if let Some(e) = &g.error {
+            out.push_str(&format!("  error: {e}\n"));
+        }
+        for r in &g.goals {
+            out.push_str(&format!(
+                "  {} {} ({}){}\n",
+                if r.pass { "✔" } else { "✘" },
+                r.text,
+                r.check,
+                if r.detail.is_empty() { String::new() } else { format!(": {}", r.detail) }
+            ));
+        }
+        for (k, q) in g.questions.iter().enumerate() {
+            out.push_str(&format!("  {} question {}\n", if *q { "✔" } else { "✘" }, k + 1));
+        }
+    }
+    Ok((out.trim_end().to_string(), all_pass))
+}
+
+fn run_presets(p: PresetsArgs) -> Result<String, String> {
+    if p.format == Format::Json {
+        let list: Vec<serde_json::Value> = presets::PRESETS
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "name": p.name, "title": p.title, "explanation": p.explanation, "cc": p.cc,
+                    "lang": p.lang, "text": p.text, "op": p.op, "block": p.block.to_string(), "sets": p.sets,
+                })
+            })
+            .collect();
+        return serde_json::to_string_pretty(&list).map_err(|e| e.to_string());
+    }
+    let mut out = String::new();
+    for p in presets::PRESETS.iter() {
+        out.push_str(&format!("{:<24} CC {:<5} {:<10} {}\n", p.name, p.cc.to_string(), p.lang.name(), p.title));
+    }
+    Ok(out.trim_end().to_string())
+}
+
+/// Parses a 32-bit lane mask in hex, with or without `0x`.
+fn parse_mask(text: &str) -> Result<LaneSet, InputError> {
+    let t = text.trim();
+    let lead = text.len() - text.trim_start().len();
+    let digits = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+    let start = lead + (t.len() - digits.len());
+    let span = Span { start, end: start + digits.len().max(1) };
+    if digits.is_empty() {
+        return Err(InputError::at(text, span, "empty mask: give 32 bits in hex, e.g. 0xffff"));
+    }
+    if let Some((i, c)) = digits.char_indices().find(|(_, c)| !c.is_ascii_hexdigit() && *c != '_') {
+        return Err(InputError::at(
+            text,
+            Span { start: start + i, end: start + i + c.len_utf8() },
+            format!("`{c}` is not a hex digit"),
+        ));
+    }
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    match u64::from_str_radix(&clean, 16) {
+        Ok(v) if v <= u64::from(u32::MAX) => Ok(LaneSet(v as u32)),
+        _ => Err(InputError::at(text, span, "mask out of range: a warp has 32 lanes, so at most 0xffffffff")),
+    }
+}
+
+fn run_facts(f: FactsArgs) -> Result<String, String> {
+    let rows: Vec<&arch::CcFacts> = match f.cc {
+        Some(cc) => vec![cc.facts()],
+        None => ALL_CCS.iter().map(|c| c.facts()).collect(),
+    };
+    let carve = match (f.cc, f.carveout) {
+        (Some(cc), Some(c)) => Some(arch::carveout(cc, c)?),
+        _ => None,
+    };
+    if f.format == Format::Json {
+        let value = serde_json::json!({ "facts": rows, "carveout": carve });
+        return serde_json::to_string_pretty(&value).map_err(|e| e.to_string());
+    }
+    let mut out = String::new();
+    for r in rows {
+        out.push_str(&format!(
+            "CC {:<5} {:<10} {:<28} shared KB {:?}, max {} KB/block, L2 {}, bank {} B, L1 default {:?}\n         {}\n",
+            r.cc.to_string(),
+            format!("{:?}", r.family),
+            r.example_gpu,
+            r.shared_capacities_kb,
+            r.max_shared_per_block_kb,
+            r.l2,
+            r.bank_width_bytes,
+            r.l1_default,
+            r.l1_shared
+        ));
+        if !r.unchecked.is_empty() {
+            out.push_str(&format!("         unchecked: {}\n", r.unchecked));
+        }
+    }
+    if let Some(c) = carve {
+        out.push_str(&format!("carveout: {}\n", c.explanation));
+    }
+    Ok(out.trim_end().to_string())
+}

@@ -1,0 +1,638 @@
+//! The figure, laid out once: a pure function from a report (one warp's issue of one instruction) and an
+//! animation step to a scene of rectangles, lines and text. The page draws the scene as SVG elements and the
+//! exporters write it as an SVG string, so the picture is the same everywhere.
+//!
+//! Layout: the 32 lanes across the top (with their request or phase groups), then for global and local
+//! memory the touched 128-byte lines as four 32-byte sector cells each, with the bytes each lane touches;
+//! for shared memory the 32 banks as columns under the lanes and the touched words as cells, numbered by the
+//! wavefront that serves them. Arrows join each lane to its bytes. Step k shows the first k transactions or
+//! wavefronts as done and the k-th as current.
+
+use crate::model::access::{LaneSet, WARP_LANES};
+use crate::model::report::{BankCost, Cost, MemoryCost, Report, SpaceTag};
+use crate::text::{hex, plural};
+use serde::Serialize;
+
+/// What a shape is, which decides its colour in every theme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// The figure's background.
+    Background,
+    /// Heading text.
+    Title,
+    /// Ordinary text.
+    Label,
+    /// Secondary text.
+    Muted,
+    /// An active lane.
+    Lane,
+    /// A lane that takes part in the current step.
+    LaneCurrent,
+    /// An inactive lane.
+    LaneInactive,
+    /// An error lane (outside a window, misaligned under strict).
+    LaneError,
+    /// A request or phase bracket.
+    Group,
+    /// A 32-byte sector or bank word nobody touches.
+    Cell,
+    /// A sector or word the warp touches, not yet moved or served.
+    CellTouched,
+    /// A sector or word moved or served in an earlier step.
+    CellDone,
+    /// The sector or word of the current step.
+    CellCurrent,
+    /// The bytes a lane actually uses.
+    Bytes,
+    /// An arrow from a lane to its bytes.
+    Arrow,
+    /// An arrow of a lane in the current step.
+    ArrowCurrent,
+    /// The outline of a 128-byte line or transaction.
+    Outline,
+}
+
+/// Text alignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Anchor {
+    /// Left.
+    Start,
+    /// Centre.
+    Middle,
+    /// Right.
+    End,
+}
+
+/// One shape. Coordinates in CSS pixels of the scene.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "shape", rename_all = "snake_case")]
+pub enum Item {
+    /// A rectangle; `tip` becomes its tooltip.
+    Rect {
+        /// Left.
+        x: f64,
+        /// Top.
+        y: f64,
+        /// Width.
+        w: f64,
+        /// Height.
+        h: f64,
+        /// What it is.
+        class: Class,
+        /// Tooltip text.
+        tip: Option<String>,
+    },
+    /// A straight line.
+    Line {
+        /// Start x.
+        x1: f64,
+        /// Start y.
+        y1: f64,
+        /// End x.
+        x2: f64,
+        /// End y.
+        y2: f64,
+        /// What it is.
+        class: Class,
+    },
+    /// Text.
+    Text {
+        /// Anchor x.
+        x: f64,
+        /// Baseline y.
+        y: f64,
+        /// The text.
+        text: String,
+        /// Font size in px.
+        size: f64,
+        /// What it is.
+        class: Class,
+        /// Alignment.
+        anchor: Anchor,
+    },
+}
+
+/// A laid-out figure.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scene {
+    /// Width in px.
+    pub width: f64,
+    /// Height in px.
+    pub height: f64,
+    /// Shapes, back to front.
+    pub items: Vec<Item>,
+    /// One sentence describing the step shown, for the caption and screen readers.
+    pub caption: String,
+}
+
+/// One step of the animation: a transaction or a wavefront.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Step {
+    /// Which part of a split generic access (0 when not split).
+    pub part: usize,
+    /// The request (global, local) or phase (shared), from 0.
+    pub group: usize,
+    /// The transaction or wavefront within it, from 0.
+    pub index: usize,
+    /// The lanes it serves.
+    pub lanes: LaneSet,
+    /// A sentence saying what happens.
+    pub text: String,
+}
+
+/// Every step of an issue, in order: each request's transactions, or each phase's wavefronts.
+pub fn steps(report: &Report) -> Vec<Step> {
+    let mut out = Vec::new();
+    for (pi, p) in report.parts().iter().enumerate() {
+        match &p.cost {
+            Cost::Memory(m) => {
+                let split = m.steps.len() > 1 || m.steps.first().is_some_and(|s| s.lanes.len() < 32);
+                for (gi, r) in m.steps.iter().enumerate() {
+                    for (ti, t) in r.transactions.iter().enumerate() {
+                        let what = if t.bytes == 128 { "line" } else { "sector" };
+                        let req = if split {
+                            format!("request {} (lanes {}): ", gi + 1, r.lanes.ranges())
+                        } else {
+                            String::new()
+                        };
+                        out.push(Step {
+                            part: pi,
+                            group: gi,
+                            index: ti,
+                            lanes: t.lanes,
+                            text: format!("{req}{} B {what} at {} for {}", t.bytes, hex(t.addr), t.lanes.phrase()),
+                        });
+                    }
+                }
+            }
+            Cost::Banks(b) => {
+                for (gi, ph) in b.phases.iter().enumerate() {
+                    let n = ph.wavefronts.len();
+                    for (wi, w) in ph.wavefronts.iter().enumerate() {
+                        let phase = if b.phases.len() > 1 {
+                            format!("phase {} (lanes {}): ", gi + 1, ph.lanes.ranges())
+                        } else {
+                            String::new()
+                        };
+                        let extra = if wi >= ph.ideal as usize { " (a replay caused by a bank conflict)" } else { "" };
+                        out.push(Step {
+                            part: pi,
+                            group: gi,
+                            index: wi,
+                            lanes: w.lanes,
+                            text: format!("{phase}wavefront {} of {n} serves {}{extra}", wi + 1, w.lanes.phrase()),
+                        });
+                    }
+                }
+            }
+            Cost::Split { .. } => {}
+        }
+    }
+    out
+}
+
+/// The width of a scene.
+pub const WIDTH: f64 = 1200.0;
+const LANE_X0: f64 = 64.0;
+const LANE_W: f64 = 33.0;
+const LANE_PITCH: f64 = 35.0;
+const LANE_Y: f64 = 44.0;
+const LANE_H: f64 = 30.0;
+
+fn lane_x(l: usize) -> f64 {
+    LANE_X0 + l as f64 * LANE_PITCH
+}
+
+fn text(x: f64, y: f64, t: impl Into<String>, size: f64, class: Class, anchor: Anchor) -> Item {
+    Item::Text { x, y, text: t.into(), size, class, anchor }
+}
+
+fn rect(x: f64, y: f64, w: f64, h: f64, class: Class, tip: Option<String>) -> Item {
+    Item::Rect { x, y, w, h, class, tip }
+}
+
+fn line(x1: f64, y1: f64, x2: f64, y2: f64, class: Class) -> Item {
+    Item::Line { x1, y1, x2, y2, class }
+}
+
+/// The lanes that moved data in any part of a report.
+fn active_lanes(report: &Report) -> LaneSet {
+    let mut m = LaneSet::default();
+    for p in report.parts() {
+        for (l, a) in p.addresses.iter().enumerate() {
+            if a.is_some() {
+                m.insert(l);
+            }
+        }
+    }
+    m
+}
+
+/// How a lane is drawn: an error, in the current step, active, or inactive.
+fn lane_class(report: &Report, active: LaneSet, current: Option<&Step>, l: usize) -> Class {
+    if report.error_lanes.contains(l) {
+        Class::LaneError
+    } else if current.is_some_and(|s| s.lanes.contains(l)) {
+        Class::LaneCurrent
+    } else if active.contains(l) {
+        Class::Lane
+    } else {
+        Class::LaneInactive
+    }
+}
+
+/// Lays out one issue at animation step `shown` (0 = nothing moved yet; `steps(report).len()` = all done).
+pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
+    let all = steps(report);
+    let shown = shown.min(all.len());
+    let current = shown.checked_sub(1).and_then(|i| all.get(i));
+    let mut items = vec![rect(0.0, 0.0, WIDTH, 0.0, Class::Background, None)];
+    items.push(text(16.0, 24.0, title, 18.0, Class::Title, Anchor::Start));
+
+    // Lanes.
+    let active = active_lanes(report);
+    items.push(text(LANE_X0 - 8.0, LANE_Y + 20.0, "lane", 13.0, Class::Muted, Anchor::End));
+    for l in 0..WARP_LANES {
+        let class = lane_class(report, active, current, l);
+        let tip = lane_tip(report, l);
+        items.push(rect(lane_x(l), LANE_Y, LANE_W, LANE_H, class, Some(tip)));
+        items.push(text(lane_x(l) + LANE_W / 2.0, LANE_Y + 20.0, l.to_string(), 13.0, Class::Label, Anchor::Middle));
+    }
+    // Request or phase brackets when the warp is split.
+    let groups: Vec<(LaneSet, String)> = report
+        .parts()
+        .first()
+        .map(|p| match &p.cost {
+            Cost::Memory(m) if m.steps.iter().any(|s| s.lanes.len() < 32) => {
+                m.steps.iter().enumerate().map(|(i, s)| (s.lanes, format!("request {}", i + 1))).collect()
+            }
+            Cost::Banks(b) if b.phases.iter().any(|s| s.lanes.len() < 32) => {
+                b.phases.iter().enumerate().map(|(i, s)| (s.lanes, format!("phase {}", i + 1))).collect()
+            }
+            _ => Vec::new(),
+        })
+        .unwrap_or_default();
+    let mut y = LANE_Y + LANE_H + 8.0;
+    if !groups.is_empty() {
+        for (lanes, label) in &groups {
+            let first = lanes.iter().next().unwrap_or(0);
+            let last = lanes.iter().last().unwrap_or(0);
+            let (x1, x2) = (lane_x(first), lane_x(last) + LANE_W);
+            items.push(line(x1, y + 4.0, x2, y + 4.0, Class::Group));
+            items.push(line(x1, y, x1, y + 4.0, Class::Group));
+            items.push(line(x2, y, x2, y + 4.0, Class::Group));
+            items.push(text((x1 + x2) / 2.0, y + 18.0, label.clone(), 12.0, Class::Muted, Anchor::Middle));
+        }
+        y += 24.0;
+    }
+    y += 28.0;
+
+    let mut step_base = 0usize;
+    for (pi, p) in report.parts().iter().enumerate() {
+        let part_steps = all.iter().filter(|s| s.part == pi).count();
+        let done_in_part = shown.saturating_sub(step_base).min(part_steps);
+        let label = match p.space {
+            SpaceTag::Global => "global memory",
+            SpaceTag::Local => "local memory (interleaved)",
+            SpaceTag::Shared => "shared memory",
+            SpaceTag::Generic => "memory",
+        };
+        // Right-aligned on a background box, clear of the arrows that fan out from the lanes on the left.
+        let label_w = 8.0 * label.len() as f64 + 16.0;
+        items.push(rect(WIDTH - 16.0 - label_w, y - 16.0, label_w, 22.0, Class::Background, None));
+        items.push(text(WIDTH - 24.0, y, label, 15.0, Class::Title, Anchor::End));
+        y += 14.0;
+        y = match &p.cost {
+            Cost::Memory(m) => memory_view(&mut items, p, m, y, done_in_part, current.filter(|s| s.part == pi)),
+            Cost::Banks(b) => bank_view(&mut items, p, b, y, done_in_part, current.filter(|s| s.part == pi)),
+            Cost::Split { .. } => y,
+        };
+        y += 24.0;
+        step_base += part_steps;
+    }
+
+    let caption = match current {
+        Some(s) => format!("Step {shown} of {}: {}.", all.len(), s.text),
+        None if all.is_empty() => "No lane is active: nothing moves.".to_string(),
+        None => format!("The warp issues {}; {} follow.", report.op, plural(all.len() as u32, "step")),
+    };
+    // The caption is not a shape: the page shows it as a live figcaption, the SVG writer as text in the
+    // room left for it here.
+    let height = y + 24.0;
+    if let Some(Item::Rect { h, .. }) = items.first_mut() {
+        *h = height;
+    }
+    Scene { width: WIDTH, height, items, caption }
+}
+
+fn lane_tip(report: &Report, l: usize) -> String {
+    if report.error_lanes.contains(l) {
+        return format!("lane {l}: error lane (outside the window or allocation)");
+    }
+    for p in report.parts() {
+        if let Some(Some(a)) = p.addresses.get(l) {
+            let space = match p.space {
+                SpaceTag::Shared => "shared offset",
+                SpaceTag::Local => "local store address",
+                _ => "address",
+            };
+            return format!("lane {l}: {space} {} ({} B)", hex(*a), p.size);
+        }
+    }
+    format!("lane {l}: inactive")
+}
+
+const SECTOR_W: f64 = 34.0;
+const LINE_GAP: f64 = 12.0;
+const LINES_PER_ROW: usize = 8;
+
+fn memory_view(items: &mut Vec<Item>, p: &Report, m: &MemoryCost, y0: f64, done: usize, current: Option<&Step>) -> f64 {
+    let size = u64::from(p.size);
+    let mut lines: Vec<u64> = p.addresses.iter().flatten().map(|a| a / 128).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    // Which steps moved which sectors: (line, sector) -> first step index that moved it.
+    let mut moved: Vec<((u64, u64), usize)> = Vec::new();
+    let mut k = 0usize;
+    for r in &m.steps {
+        for t in &r.transactions {
+            for s in 0..4u64 {
+                if t.sector_mask & (1 << s) != 0 {
+                    let sector_addr = t.addr / 32 + s;
+                    moved.push(((sector_addr / 4, sector_addr % 4), k));
+                }
+            }
+            k += 1;
+        }
+    }
+    let current_index =
+        current.map(|c| m.steps.iter().take(c.group).map(|r| r.transactions.len()).sum::<usize>() + c.index);
+    let row_h = 96.0;
+    let top = y0 + 40.0;
+    for (i, &ln) in lines.iter().enumerate() {
+        let col = i % LINES_PER_ROW;
+        let row = i / LINES_PER_ROW;
+        let x = LANE_X0 + col as f64 * (4.0 * SECTOR_W + LINE_GAP);
+        let y = top + row as f64 * row_h;
+        items.push(text(x, y - 6.0, hex(ln * 128), 11.0, Class::Muted, Anchor::Start));
+        if i > 0 && lines[i - 1] + 1 != ln && col > 0 {
+            items.push(text(x - LINE_GAP / 2.0, y + 24.0, "…", 14.0, Class::Muted, Anchor::Middle));
+        }
+        for s in 0..4u64 {
+            let steps_here: Vec<usize> = moved.iter().filter(|(k, _)| *k == (ln, s)).map(|(_, i)| *i).collect();
+            let touched = p.addresses.iter().flatten().any(|a| a / 32 == ln * 4 + s);
+            let class = if current_index.is_some_and(|c| steps_here.contains(&c)) {
+                Class::CellCurrent
+            } else if steps_here.iter().any(|&k| k < done) {
+                Class::CellDone
+            } else if touched {
+                Class::CellTouched
+            } else {
+                Class::Cell
+            };
+            let sx = x + s as f64 * SECTOR_W;
+            let tip = format!("sector {} ({}touched)", hex((ln * 4 + s) * 32), if touched { "" } else { "not " });
+            items.push(rect(sx, y, SECTOR_W - 2.0, 36.0, class, Some(tip)));
+        }
+        // The transaction outline for 128-byte transactions.
+        if m.transaction_bytes == 128 {
+            items.push(rect(x - 2.0, y - 2.0, 4.0 * SECTOR_W + 2.0, 40.0, Class::Outline, None));
+        }
+    }
+    // Bytes each lane touches, and arrows from the lanes.
+    let arrow_from_y = LANE_Y + LANE_H;
+    for (l, a) in p.addresses.iter().enumerate() {
+        let Some(a) = a else { continue };
+        let Some(i) = lines.iter().position(|&ln| ln == a / 128) else { continue };
+        let col = i % LINES_PER_ROW;
+        let row = i / LINES_PER_ROW;
+        let x = LANE_X0 + col as f64 * (4.0 * SECTOR_W + LINE_GAP);
+        let y = top + row as f64 * row_h;
+        let off = a % 128;
+        let bx = x + (off / 32) as f64 * SECTOR_W + (off % 32) as f64 * (SECTOR_W - 2.0) / 32.0;
+        let bw = ((size as f64) * (SECTOR_W - 2.0) / 32.0).max(1.5);
+        items.push(rect(bx, y + 24.0, bw, 10.0, Class::Bytes, None));
+        let cur = current.is_some_and(|c| c.lanes.contains(l));
+        items.push(line(
+            lane_x(l) + LANE_W / 2.0,
+            arrow_from_y,
+            bx + bw / 2.0,
+            y,
+            if cur { Class::ArrowCurrent } else { Class::Arrow },
+        ));
+    }
+    let rows = lines.len().div_ceil(LINES_PER_ROW).max(1);
+    let bottom = top + rows as f64 * row_h - 40.0;
+    let legend = format!(
+        "{}, {}, {} of {} B; cells are 32-byte sectors, green bars the bytes each lane uses",
+        plural(m.lines, "line"),
+        plural(m.sectors, "sector"),
+        plural(m.transactions, "transaction"),
+        m.transaction_bytes
+    );
+    items.push(text(LANE_X0, bottom + 18.0, legend, 13.0, Class::Muted, Anchor::Start));
+    bottom + 24.0
+}
+
+const MAX_BANK_ROWS: usize = 16;
+
+fn bank_view(items: &mut Vec<Item>, p: &Report, b: &BankCost, y0: f64, done: usize, current: Option<&Step>) -> f64 {
+    let row_bytes = u64::from(b.banks) * u64::from(b.bank_bytes);
+    // Each served word, with the global index of the wavefront that serves it.
+    let mut served: Vec<(u64, usize)> = Vec::new();
+    let mut k = 0usize;
+    let mut current_index = None;
+    for (gi, ph) in b.phases.iter().enumerate() {
+        for (wi, w) in ph.wavefronts.iter().enumerate() {
+            if current.is_some_and(|c| c.group == gi && c.index == wi) {
+                current_index = Some(k);
+            }
+            for word in &w.words {
+                served.push((word.addr, k));
+            }
+            k += 1;
+        }
+    }
+    let mut rows: Vec<u64> = served.iter().map(|(a, _)| a / row_bytes).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    let shown_rows = rows.len().min(MAX_BANK_ROWS);
+    let top = y0 + 30.0;
+    let cell_h = 24.0;
+    items.push(text(LANE_X0 - 8.0, top - 6.0, "bank", 13.0, Class::Muted, Anchor::End));
+    for bank in 0..WARP_LANES {
+        items.push(text(lane_x(bank) + LANE_W / 2.0, top - 6.0, bank.to_string(), 12.0, Class::Muted, Anchor::Middle));
+    }
+    for (ri, &row) in rows.iter().take(shown_rows).enumerate() {
+        let y = top + ri as f64 * cell_h;
+        items.push(text(LANE_X0 - 8.0, y + 16.0, hex(row * row_bytes), 11.0, Class::Muted, Anchor::End));
+        for bank in 0..WARP_LANES as u64 {
+            let lo = row * row_bytes + bank * u64::from(b.bank_bytes);
+            let hi = lo + u64::from(b.bank_bytes);
+            let here: Vec<usize> = served.iter().filter(|(a, _)| (lo..hi).contains(a)).map(|(_, k)| *k).collect();
+            let class = if current_index.is_some_and(|c| here.contains(&c)) {
+                Class::CellCurrent
+            } else if here.iter().any(|&k| k < done) {
+                Class::CellDone
+            } else if !here.is_empty() {
+                Class::CellTouched
+            } else {
+                Class::Cell
+            };
+            let x = lane_x(bank as usize);
+            let tip = match here.first() {
+                Some(k) => format!("bank {bank}, offset {}: wavefront {}", hex(lo), k + 1),
+                None => format!("bank {bank}, offset {}", hex(lo)),
+            };
+            items.push(rect(x, y, LANE_W, cell_h - 2.0, class, Some(tip)));
+            if let Some(k) = here.iter().min() {
+                items.push(text(x + LANE_W / 2.0, y + 16.0, (k + 1).to_string(), 12.0, Class::Label, Anchor::Middle));
+            }
+        }
+    }
+    // Arrows from lanes to the first word of their access.
+    for (l, a) in p.addresses.iter().enumerate() {
+        let Some(a) = a else { continue };
+        let Some(ri) = rows.iter().take(shown_rows).position(|&r| r == a / row_bytes) else { continue };
+        let bank = ((a % row_bytes) / u64::from(b.bank_bytes)) as usize;
+        let y = top + ri as f64 * cell_h;
+        let cur = current.is_some_and(|c| c.lanes.contains(l));
+        items.push(line(
+            lane_x(l) + LANE_W / 2.0,
+            LANE_Y + LANE_H,
+            lane_x(bank) + LANE_W / 2.0,
+            y,
+            if cur { Class::ArrowCurrent } else { Class::Arrow },
+        ));
+    }
+    let mut bottom = top + shown_rows as f64 * cell_h;
+    if rows.len() > shown_rows {
+        items.push(text(
+            LANE_X0,
+            bottom + 14.0,
+            format!("… {} more rows", rows.len() - shown_rows),
+            13.0,
+            Class::Muted,
+            Anchor::Start,
+        ));
+        bottom += 18.0;
+    }
+    let legend = format!(
+        "{}, ideal {}, {}, {}-way; each word shows the wavefront that serves it",
+        plural(b.wavefronts, "wavefront"),
+        b.ideal_wavefronts,
+        plural(b.bank_conflicts, "bank conflict"),
+        b.conflict_degree
+    );
+    items.push(text(LANE_X0, bottom + 18.0, legend, 13.0, Class::Muted, Anchor::Start));
+    bottom + 24.0
+}
+
+/// A light or dark colour theme.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    /// Dark text on white (print, slides).
+    #[default]
+    Light,
+    /// Light text on near-black (projectors in dark rooms).
+    Dark,
+}
+
+/// Fill, stroke and stroke width of a class in a theme. Colours are from the Okabe-Ito palette, which stays
+/// distinguishable with the common colour-vision deficiencies.
+pub fn paint(class: Class, theme: Theme) -> (&'static str, &'static str, f64) {
+    let dark = theme == Theme::Dark;
+    let (bg, fg, muted, cell, cell_edge) = if dark {
+        ("#14161a", "#eceff3", "#a8b0ba", "#262a31", "#4a515c")
+    } else {
+        ("#ffffff", "#1a1a1a", "#555b63", "#f1f3f5", "#c4cad1")
+    };
+    match class {
+        Class::Background => (bg, "none", 0.0),
+        Class::Title | Class::Label => (fg, "none", 0.0),
+        Class::Muted => (muted, "none", 0.0),
+        Class::Lane => (if dark { "#1f4e6b" } else { "#cfe6f5" }, "#0072b2", 1.5),
+        Class::LaneCurrent => ("#e69f00", "#a35f00", 2.0),
+        Class::LaneInactive => (cell, cell_edge, 1.0),
+        Class::LaneError => (if dark { "#6b2a14" } else { "#f6d0c2" }, "#d55e00", 2.0),
+        Class::Group => ("none", muted, 1.5),
+        Class::Cell => (cell, cell_edge, 1.0),
+        Class::CellTouched => (if dark { "#1f4e6b" } else { "#cfe6f5" }, "#0072b2", 1.0),
+        Class::CellDone => ("#56b4e9", "#0072b2", 1.5),
+        Class::CellCurrent => ("#e69f00", "#a35f00", 2.5),
+        Class::Bytes => ("#009e73", "none", 0.0),
+        Class::Arrow => ("none", if dark { "#5d6673" } else { "#9aa3ad" }, 1.0),
+        Class::ArrowCurrent => ("none", "#d55e00", 2.0),
+        Class::Outline => ("none", "#0072b2", 2.0),
+    }
+}
+
+/// The block overview: one compact row per warp-level issue (up to 32), each with its 32 lanes and its own
+/// transactions or wavefronts as squares, all stepping together: step k shows each warp's k-th step.
+pub fn block_scene(reports: &[&Report], labels: &[String], title: &str, shown: usize) -> Scene {
+    const ROW: f64 = 19.0;
+    const CELL: f64 = 15.0;
+    const X0: f64 = 96.0;
+    let mut items = vec![rect(0.0, 0.0, WIDTH, 0.0, Class::Background, None)];
+    items.push(text(16.0, 24.0, title, 18.0, Class::Title, Anchor::Start));
+    let steps_x = X0 + 32.0 * CELL + 18.0;
+    items.push(text(X0, 48.0, "lanes 0-31", 12.0, Class::Muted, Anchor::Start));
+    items.push(text(steps_x, 48.0, "transactions or wavefronts, in order", 12.0, Class::Muted, Anchor::Start));
+    let mut y = 56.0;
+    let mut max_steps = 0;
+    for (r, label) in reports.iter().zip(labels).take(32) {
+        let all = steps(r);
+        max_steps = max_steps.max(all.len());
+        let current = shown.checked_sub(1).and_then(|i| all.get(i));
+        items.push(text(X0 - 8.0, y + 12.0, label.clone(), 12.0, Class::Muted, Anchor::End));
+        let active = active_lanes(r);
+        for l in 0..WARP_LANES {
+            let class = lane_class(r, active, current, l);
+            items.push(rect(X0 + l as f64 * CELL, y, CELL - 2.0, ROW - 4.0, class, None));
+        }
+        for (k, s) in all.iter().enumerate().take(40) {
+            let class = if k + 1 == shown {
+                Class::CellCurrent
+            } else if k < shown {
+                Class::CellDone
+            } else {
+                Class::CellTouched
+            };
+            items.push(rect(steps_x + k as f64 * CELL, y, CELL - 2.0, ROW - 4.0, class, Some(s.text.clone())));
+        }
+        if all.len() > 40 {
+            items.push(text(
+                steps_x + 40.0 * CELL + 4.0,
+                y + 12.0,
+                format!("+{}", all.len() - 40),
+                12.0,
+                Class::Muted,
+                Anchor::Start,
+            ));
+        }
+        y += ROW;
+    }
+    if reports.len() > 32 {
+        items.push(text(
+            X0,
+            y + 12.0,
+            format!("… {} more warp issues", reports.len() - 32),
+            12.0,
+            Class::Muted,
+            Anchor::Start,
+        ));
+        y += ROW;
+    }
+    let caption = match shown {
+        0 => format!("{} warp issues side by side; {} steps follow.", reports.len().min(32), max_steps),
+        k => format!("Step {k} of {max_steps} in every warp at once."),
+    };
+    let height = y + 24.0;
+    if let Some(Item::Rect { h, .. }) = items.first_mut() {
+        *h = height;
+    }
+    Scene { width: WIDTH, height, items, caption }
+}

@@ -1,0 +1,800 @@
+//! A whole `.cu` file: its top level read as a compiler's front end sees it. Kernels, `__device__`
+//! functions and templates are indexed by their tokens and parsed when chosen (a template once per set of
+//! arguments); host functions are skipped, but their launches (`k<<<grid, block, smem>>>(args)`) and the
+//! `dim3` and integer values those use are read.
+//!
+//! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
+//! size") while the executor stays optimised for speed.
+
+use super::pre::host_value;
+use super::{CudaParser, Stmt};
+use crate::lang::cexpr::{Parser, E};
+use crate::lang::lex::{lex, Tok, Token};
+use crate::lang::{InputError, Span};
+use crate::program::launch::Dim3;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// A template parameter: `class T`, `unsigned int blockSize`, `int N = 32`.
+#[derive(Clone, Debug)]
+pub(super) struct TParam {
+    pub name: String,
+    pub is_type: bool,
+    pub default: Option<Vec<Token>>,
+    /// A value parameter's type when it is not `int` (`unsigned int blockSize`): its value is converted to it.
+    pub ty: Vec<Tok>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FnKind {
+    Kernel,
+    Device,
+    Host,
+}
+
+/// A function of the file.
+#[derive(Clone, Debug)]
+pub(super) struct FnItem {
+    pub name: String,
+    pub kind: FnKind,
+    /// Its template parameters (empty for a non-template, or an explicit specialization).
+    pub params: Vec<TParam>,
+    pub is_template: bool,
+    /// `warpReduceSum<int>` for an explicit specialization `template <> ... warpReduceSum<int>(...)`.
+    pub spec: Option<String>,
+    /// Its tokens, from the first word after the template header to the closing `}`.
+    pub toks: Range<usize>,
+    pub span: Span,
+}
+
+/// A struct template used as a view of dynamic shared memory, as cuda-samples' `SharedMemory<T>`: a
+/// conversion `operator T *()` that returns an `extern __shared__` array.
+#[derive(Clone, Debug)]
+pub(super) struct SharedView {
+    pub name: String,
+    pub params: Vec<TParam>,
+    pub spec: Option<String>,
+    /// The conversion's target type (`T *`), as tokens.
+    pub target: Vec<Token>,
+}
+
+/// A launch in host code.
+#[derive(Clone, Debug)]
+pub(super) struct HostLaunch {
+    /// The kernel, with its template arguments as written (`reduce4<int, 256>`).
+    pub kernel: String,
+    pub grid: Option<Dim3>,
+    pub block: Option<Dim3>,
+    pub smem: Option<u64>,
+    /// Each argument's value, where it is a constant.
+    pub args: Vec<Option<i128>>,
+    pub span: Span,
+}
+
+/// What the top level of a file holds besides its declarations.
+#[derive(Default)]
+pub(super) struct FileItems {
+    pub fns: Vec<FnItem>,
+    pub views: Vec<SharedView>,
+    pub launches: Vec<HostLaunch>,
+    /// `template __global__ void reduce0<int>(int *, int *, unsigned int);`
+    pub instances: Vec<(String, Span)>,
+}
+
+/// CUDA's names in namespaces that warpscope knows: `cg::sync` is `sync`.
+const NAMESPACES: [&str; 4] = ["cooperative_groups", "std", "cuda", "nvcuda"];
+
+/// Drops namespace qualifiers (`cg::`, `cooperative_groups::`, `::`) before names, given the file's
+/// namespace aliases. Another qualifier stays part of the name (`thrust::fill`).
+#[cold]
+pub(super) fn strip_namespaces(toks: Vec<Token>) -> Vec<Token> {
+    let mut aliases: Vec<String> = NAMESPACES.iter().map(|s| s.to_string()).collect();
+    let mut out: Vec<Token> = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        // `namespace cg = cooperative_groups;`
+        if matches!(&toks[i].tok, Tok::Ident(w) if w == "namespace") {
+            if let (Some(Tok::Ident(a)), Some(Tok::Punct("="))) =
+                (toks.get(i + 1).map(|t| &t.tok), toks.get(i + 2).map(|t| &t.tok))
+            {
+                aliases.push(a.clone());
+                out.extend_from_slice(&toks[i..(i + 3).min(toks.len())]);
+                i += 3;
+                continue;
+            }
+        }
+        if matches!(toks[i].tok, Tok::Punct("::")) {
+            let prev = out.last().map(|t| t.tok.clone());
+            match prev {
+                Some(Tok::Ident(ns)) if aliases.contains(&ns) => {
+                    let first = out.pop().expect("a name").span;
+                    if let Some(next) = toks.get(i + 1) {
+                        out.push(Token {
+                            tok: next.tok.clone(),
+                            span: Span { start: first.start, end: next.span.end },
+                        });
+                    }
+                    i += 2;
+                    continue;
+                }
+                // Another namespace or class (`thrust::`, `std::chrono::`): one name, which host code may
+                // use freely; device code that uses it gets an error naming it.
+                Some(Tok::Ident(ns)) if !matches!(ns.as_str(), "namespace" | "using") => {
+                    if let Some(Token { tok: Tok::Ident(next), span }) = toks.get(i + 1) {
+                        let first = out.pop().expect("a name").span;
+                        out.push(Token {
+                            tok: Tok::Ident(format!("{ns}::{next}")),
+                            span: Span { start: first.start, end: span.end },
+                        });
+                        i += 2;
+                        continue;
+                    }
+                    i += 1;
+                    continue;
+                }
+                // `::threadIdx`: the global namespace.
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            }
+        }
+        out.push(toks[i].clone());
+        i += 1;
+    }
+    out
+}
+
+impl<'a> CudaParser<'a> {
+    #[cold]
+    fn tok(&self, i: usize) -> &Tok {
+        &self.p.toks[i.min(self.p.toks.len() - 1)].tok
+    }
+
+    /// The index just past the bracket that closes the one at `i` (`(`, `[`, `{` or template `<`).
+    #[cold]
+    fn matching(&self, i: usize) -> Result<usize, InputError> {
+        let (open, close) = match self.tok(i) {
+            Tok::Punct("(") => ("(", ")"),
+            Tok::Punct("[") => ("[", "]"),
+            Tok::Punct("{") => ("{", "}"),
+            Tok::Punct("<") => ("<", ">"),
+            _ => return Ok(i + 1),
+        };
+        let mut depth = 0i32;
+        let mut k = i;
+        while k < self.p.toks.len() {
+            match self.tok(k) {
+                Tok::Punct(p) if *p == open => depth += 1,
+                Tok::Punct(p) if *p == close => depth -= 1,
+                Tok::Punct(">>") if open == "<" => depth -= 2,
+                Tok::End => break,
+                _ => {}
+            }
+            k += 1;
+            if depth <= 0 {
+                return Ok(k);
+            }
+        }
+        Err(InputError::at(self.p.src, self.p.toks[i].span, format!("this `{open}` has no matching `{close}`")))
+    }
+
+    /// `template <class T, int N = 32>`: the parameters (the parser is after `template`).
+    #[cold]
+    fn template_params(&mut self) -> Result<Vec<TParam>, InputError> {
+        self.p.expect("<", "after `template`")?;
+        let mut out = Vec::new();
+        if self.p.eat(">") {
+            return Ok(out);
+        }
+        loop {
+            let is_type = self.p.at_word("class") || self.p.at_word("typename");
+            let mut ty = Vec::new();
+            if is_type {
+                self.p.bump();
+            } else {
+                let tn = self.p.type_name()?;
+                if tn.base != "int" || tn.pointers > 0 {
+                    ty.extend(tn.base.split(' ').map(|w| Tok::Ident(w.to_string())));
+                    ty.extend((0..tn.pointers).map(|_| Tok::Punct("*")));
+                }
+            }
+            let name = self.p.ident("a template parameter name")?;
+            let default = if self.p.eat("=") {
+                let start = self.p.pos;
+                while !(self.p.at(",") || self.p.at(">")) {
+                    if matches!(self.p.peek(), Tok::End) {
+                        return Err(self.p.err("expected `>` to close the template parameters"));
+                    }
+                    let next = self.matching(self.p.pos)?;
+                    self.p.pos = next;
+                }
+                Some(self.p.toks[start..self.p.pos].to_vec())
+            } else {
+                None
+            };
+            out.push(TParam { name, is_type, default, ty });
+            if self.p.eat(">") {
+                return Ok(out);
+            }
+            self.p.expect(",", "between template parameters")?;
+        }
+    }
+
+    /// Reads the file's top level: declarations become statements (`out`), functions are indexed.
+    #[cold]
+    pub(super) fn top_level(&mut self, out: &mut Vec<Stmt>) -> Result<(), InputError> {
+        let mut open_blocks = 0u32;
+        while !matches!(self.p.peek(), Tok::End) {
+            if let Tok::Hash(line) = self.p.peek().clone() {
+                let span = self.p.span();
+                self.p.bump();
+                if let Some(d) = self.define(&line, span)? {
+                    out.push(d);
+                }
+                continue;
+            }
+            // `namespace cg = cooperative_groups;`, `using namespace std;`
+            let using_alias = self.p.at_word("using") && matches!(self.tok(self.p.pos + 2), Tok::Punct("="));
+            if self.p.at_word("using") && !using_alias
+                || (self.p.at_word("namespace")
+                    && matches!(self.p.peek2(), Tok::Ident(_))
+                    && matches!(self.tok(self.p.pos + 2), Tok::Punct("=")))
+            {
+                while !self.p.eat(";") {
+                    if matches!(self.p.peek(), Tok::End) {
+                        return Err(self.p.err("expected `;`"));
+                    }
+                    self.p.bump();
+                }
+                continue;
+            }
+            // `namespace X {` and `extern "C" {`: their contents are top level too.
+            if self.p.at_word("namespace")
+                || (self.p.at_word("extern")
+                    && matches!(self.p.peek2(), Tok::Str)
+                    && matches!(self.tok(self.p.pos + 2), Tok::Punct("{")))
+            {
+                while !self.p.eat("{") {
+                    if matches!(self.p.peek(), Tok::End | Tok::Punct(";")) {
+                        return Err(self.p.err("expected `{` to open the namespace"));
+                    }
+                    self.p.bump();
+                }
+                open_blocks += 1;
+                continue;
+            }
+            if self.p.at_word("extern") && matches!(self.p.peek2(), Tok::Str) {
+                self.p.bump();
+                self.p.bump();
+            }
+            if open_blocks > 0 && self.p.at("}") {
+                self.p.bump();
+                open_blocks -= 1;
+                continue;
+            }
+            if self.p.at_word("template") {
+                self.template_item()?;
+                continue;
+            }
+            // `enum E { A, B };` (host code's, or values a kernel could use: not modelled, read past).
+            if self.p.at_word("enum") {
+                let end = self.brace_after(self.p.pos)?;
+                self.p.pos = end;
+                self.p.eat(";");
+                continue;
+            }
+            // `typedef unsigned int uint;` and `using real = float;`: another name for a type.
+            let alias = self.p.at_word("typedef") && !matches!(self.p.peek2(), Tok::Ident(w) if w == "struct")
+                || self.p.at_word("using") && matches!(self.tok(self.p.pos + 2), Tok::Punct("="));
+            if alias {
+                self.type_alias()?;
+                continue;
+            }
+            if self.p.at_word("typedef")
+                || (self.p.at_word("struct") || self.p.at_word("class")) && self.struct_definition_ahead()
+            {
+                if self.struct_with_methods() {
+                    self.view_struct(Vec::new(), None)?;
+                } else {
+                    self.struct_def()?;
+                }
+                continue;
+            }
+            if let Some(kind) = self.function_ahead() {
+                self.function_item(kind, Vec::new(), false)?;
+                continue;
+            }
+            // A statement at the top level: a fragment's, or in a file with kernels a global declaration. Host
+            // globals of types warpscope does not know (`thrust::host_vector<int> v;`) may not parse: the
+            // first such error is kept, and reported only if the file turns out to have no kernel.
+            let at = self.p.pos;
+            match self.statement(true) {
+                Ok(s) => {
+                    // `const int TILE_DIM = 32;`: a constant host code can use in a launch too.
+                    if let Stmt::Decl(ds) = &s {
+                        for d in ds.iter().filter(|d| d.storage == super::Storage::Const) {
+                            let known = |n: &str| self.constants.get(n).copied();
+                            if let Some(v) =
+                                d.init.as_ref().and_then(|e| super::pre::const_eval(self.p.src, e, &known).ok())
+                            {
+                                self.constants.insert(d.name.to_string(), v);
+                            }
+                        }
+                    }
+                    // A host string (`const char *sSDKsample = "transpose";`) never reaches a kernel.
+                    let host_string = matches!(&s, Stmt::Decl(ds) if ds.iter().any(|d| matches!(d.init.as_ref().map(|e| &e.kind), Some(E::Str))));
+                    if !host_string {
+                        out.push(s);
+                    }
+                }
+                Err(e) => {
+                    self.deferred.get_or_insert(e);
+                    self.p.pos = at;
+                    while !matches!(self.p.peek(), Tok::End) && !self.p.eat(";") {
+                        let next = self.matching(self.p.pos)?;
+                        self.p.pos = next;
+                    }
+                }
+            }
+        }
+        if open_blocks > 0 {
+            return Err(self.p.err("expected `}` to close the namespace"));
+        }
+        Ok(())
+    }
+
+    /// `typedef TYPE NAME;` or `using NAME = TYPE;`.
+    fn type_alias(&mut self) -> Result<(), InputError> {
+        let using = self.p.at_word("using");
+        self.p.bump();
+        let (name, tn) = if using {
+            let name = self.p.ident("the alias's name")?;
+            self.p.expect("=", "after the alias's name")?;
+            (name, self.p.type_name()?)
+        } else {
+            let tn = self.p.type_name()?;
+            (self.p.ident("the typedef's name")?, tn)
+        };
+        let ty = super::wrap_ptr(self.resolve(&tn)?, tn.pointers);
+        self.p.expect(";", "after the type alias")?;
+        self.types.aliases.push((name.clone(), ty));
+        self.p.types.insert(name);
+        Ok(())
+    }
+
+    /// Whether a function definition or prototype starts here: qualifiers or a type, then a name and `(`.
+    #[cold]
+    fn function_ahead(&self) -> Option<FnKind> {
+        let mut k = self.p.pos;
+        let mut kind = FnKind::Host;
+        let mut words = 0;
+        loop {
+            match self.tok(k) {
+                Tok::Ident(w) if w == "__global__" => kind = FnKind::Kernel,
+                Tok::Ident(w) if w == "__device__" && kind == FnKind::Host => kind = FnKind::Device,
+                Tok::Ident(w) if w == "__launch_bounds__" => {
+                    k = self.matching(k + 1).ok()?;
+                    continue;
+                }
+                Tok::Ident(w) if w == "operator" => return None,
+                Tok::Ident(_) => {
+                    if matches!(self.tok(k + 1), Tok::Punct("(")) {
+                        return (words > 0).then_some(kind);
+                    }
+                    // `name<int>(`: an explicit specialization's name.
+                    if matches!(self.tok(k + 1), Tok::Punct("<")) && words > 0 {
+                        let after = self.matching(k + 1).ok()?;
+                        if matches!(self.tok(after), Tok::Punct("(")) {
+                            return Some(kind);
+                        }
+                    }
+                    words += 1;
+                }
+                Tok::Punct("*" | "&") if words > 0 => {}
+                Tok::Punct("<") if words > 0 => {
+                    k = self.matching(k).ok()?;
+                    continue;
+                }
+                _ => return None,
+            }
+            k += 1;
+        }
+    }
+
+    /// A function at the top level: indexed (its body is parsed when it runs). `spec`: an explicit
+    /// specialization's arguments.
+    #[cold]
+    fn function_item(&mut self, kind: FnKind, params: Vec<TParam>, is_template: bool) -> Result<(), InputError> {
+        let start = self.p.pos;
+        // To the name: the identifier before the parameter list's `(`.
+        let mut k = start;
+        let (name, name_span, spec) = loop {
+            match self.tok(k).clone() {
+                Tok::Ident(w) if w == "__launch_bounds__" => k = self.matching(k + 1)?,
+                Tok::Ident(w) if matches!(self.tok(k + 1), Tok::Punct("(")) => break (w, self.p.toks[k].span, None),
+                Tok::Ident(w) if matches!(self.tok(k + 1), Tok::Punct("<")) && k > start => {
+                    let after = self.matching(k + 1)?;
+                    if matches!(self.tok(after), Tok::Punct("(")) {
+                        let save = self.p.pos;
+                        self.p.pos = k + 1;
+                        let args = self.p.template_args()?;
+                        self.p.pos = save;
+                        break (w.clone(), self.p.toks[k].span, Some(format!("{w}<{args}>")));
+                    }
+                    k = after;
+                }
+                Tok::Punct("<") => k = self.matching(k)?,
+                _ => k += 1,
+            }
+        };
+        let open = self.matching(k + 1)?;
+        // After the parameters: `const`, `__launch_bounds__`... then the body or `;`.
+        let mut b = open;
+        while !matches!(self.tok(b), Tok::Punct("{" | ";") | Tok::End) {
+            b += 1;
+        }
+        if !matches!(self.tok(b), Tok::Punct("{")) {
+            // A prototype.
+            self.p.pos = b + 1;
+            return Ok(());
+        }
+        let end = self.matching(b)?;
+        // A template host function's launches name its own parameters (`reduce<T><<<...>>>`): not instances.
+        if kind == FnKind::Host && params.is_empty() {
+            self.host_body(b, end)?;
+        }
+        if is_template || spec.is_some() {
+            self.p.templates.insert(name.clone());
+        }
+        self.files.fns.push(FnItem { name, kind, params, is_template, spec, toks: start..end, span: name_span });
+        self.p.pos = end;
+        Ok(())
+    }
+
+    /// `template <...> declaration`, `template <> specialization` or `template instantiation;`.
+    #[cold]
+    fn template_item(&mut self) -> Result<(), InputError> {
+        let span = self.p.span();
+        self.p.bump();
+        if !self.p.at("<") {
+            // An explicit instantiation: `template __global__ void reduce0<int>(int *, int *, unsigned int);`
+            let mut k = self.p.pos;
+            let mut found = None;
+            while !matches!(self.tok(k), Tok::Punct(";") | Tok::End) {
+                if let (Tok::Ident(w), Tok::Punct("<")) = (self.tok(k).clone(), self.tok(k + 1)) {
+                    let save = self.p.pos;
+                    self.p.pos = k + 1;
+                    let args = self.p.template_args()?;
+                    let after = self.p.pos;
+                    self.p.pos = save;
+                    if matches!(self.tok(after), Tok::Punct("(")) && found.is_none() {
+                        found = Some((format!("{w}<{args}>"), self.p.toks[k].span));
+                    }
+                    k = after;
+                    continue;
+                }
+                k += 1;
+            }
+            let Some(found) = found else {
+                return Err(InputError::at(
+                    self.p.src,
+                    span,
+                    "expected an explicit instantiation such as `template __global__ void k<int>(int *);`",
+                ));
+            };
+            self.files.instances.push(found);
+            self.p.pos = k + 1;
+            return Ok(());
+        }
+        let params = self.template_params()?;
+        let specialization = params.is_empty();
+        if (self.p.at_word("struct") || self.p.at_word("class")) && self.struct_definition_ahead()
+            || self.struct_specialization_ahead()
+        {
+            return self.view_struct(params, Some(specialization));
+        }
+        match self.function_ahead() {
+            Some(kind) => self.function_item(kind, params, !specialization),
+            None => Err(self
+                .p
+                .err(format!("expected a function or struct after the template header, found {}", self.p.describe()))),
+        }
+    }
+
+    #[cold]
+    fn struct_specialization_ahead(&self) -> bool {
+        (self.p.at_word("struct") || self.p.at_word("class"))
+            && matches!(self.p.peek2(), Tok::Ident(_))
+            && matches!(self.tok(self.p.pos + 2), Tok::Punct("<"))
+    }
+
+    /// Whether the struct ahead has member functions (then it is read as a view, not a data layout).
+    #[cold]
+    fn struct_with_methods(&self) -> bool {
+        let Ok(end) = self.brace_after(self.p.pos) else { return false };
+        (self.p.pos..end)
+            .any(|k| matches!(self.tok(k), Tok::Ident(w) if w == "operator") || matches!(self.tok(k), Tok::Punct("(")))
+    }
+
+    #[cold]
+    fn brace_after(&self, from: usize) -> Result<usize, InputError> {
+        let mut k = from;
+        while !matches!(self.tok(k), Tok::Punct("{") | Tok::End) {
+            k += 1;
+        }
+        self.matching(k)
+    }
+
+    /// A struct with member functions. The one kind warpscope runs is cuda-samples' `SharedMemory<T>`:
+    /// a conversion to a pointer into `extern __shared__` memory. Any other is an error when used.
+    #[cold]
+    fn view_struct(&mut self, params: Vec<TParam>, template: Option<bool>) -> Result<(), InputError> {
+        self.p.bump(); // struct
+        let name = self.p.ident("the struct's name")?;
+        let spec = if self.p.at("<") {
+            let args = self.p.template_args()?;
+            Some(format!("{name}<{args}>"))
+        } else {
+            None
+        };
+        let body_end = self.brace_after(self.p.pos)?;
+        let body_start = self.p.pos;
+        let mut target = Vec::new();
+        let mut shared = false;
+        for k in body_start..body_end {
+            if matches!(self.tok(k), Tok::Ident(w) if w == "operator") && target.is_empty() {
+                let mut e = k + 1;
+                while !matches!(self.tok(e), Tok::Punct("(") | Tok::End) {
+                    e += 1;
+                }
+                target = self.p.toks[k + 1..e].to_vec();
+            }
+            if matches!(self.tok(k), Tok::Ident(w) if w == "__shared__") {
+                shared = true;
+            }
+        }
+        self.p.pos = body_end;
+        self.p.eat(";");
+        if shared && !target.is_empty() {
+            self.files.views.push(SharedView { name: name.clone(), params, spec, target });
+            if template.is_some() {
+                self.p.templates.insert(name);
+            }
+        }
+        // Other structs with methods are left out; using one is an error that names it.
+        Ok(())
+    }
+
+    /// Reads a host function's body for launches and the constants they use.
+    #[cold]
+    fn host_body(&mut self, open: usize, end: usize) -> Result<(), InputError> {
+        let macros = std::rc::Rc::clone(&self.macros);
+        let macros = &*macros;
+        let mut known: HashMap<String, i128> = self.constants.clone();
+        let mut dims: HashMap<String, Dim3> = HashMap::new();
+        let src = self.p.src;
+        let toks = self.p.toks[open + 1..end - 1].to_vec();
+        // Statements: split on `;`, `{` and `}` at any depth (host control flow is not followed).
+        let mut stmts: Vec<&[Token]> = Vec::new();
+        let mut from = 0;
+        for (k, t) in toks.iter().enumerate() {
+            if matches!(t.tok, Tok::Punct(";" | "{" | "}")) {
+                stmts.push(&toks[from..k]);
+                from = k + 1;
+            }
+        }
+        // Host control flow is not followed, so only a variable given a value exactly once is a constant
+        // (`threads += 64`, `s <<= 5`, `i++`, `grid.x = …` or a second `=` make it unknown).
+        let mut writes: HashMap<&str, u32> = HashMap::new();
+        for (k, t) in toks.iter().enumerate() {
+            let Tok::Ident(w) = &t.tok else { continue };
+            let next = toks.get(k + 1).map(|t| &t.tok);
+            let after_member = match (next, toks.get(k + 3).map(|t| &t.tok)) {
+                (Some(Tok::Punct(".")), Some(Tok::Punct(op))) => Some(*op),
+                _ => None,
+            };
+            let prev = k.checked_sub(1).and_then(|j| toks.get(j)).map(|t| &t.tok);
+            let assigned = |op: &str| {
+                matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "<<=" | ">>=" | "&=" | "|=" | "^=" | "++" | "--")
+            };
+            let written = matches!(next, Some(Tok::Punct(op)) if assigned(op))
+                || after_member.is_some_and(assigned)
+                || matches!(prev, Some(Tok::Punct("++" | "--")));
+            if written {
+                *writes.entry(w.as_str()).or_insert(0) += 1;
+            }
+        }
+        let once = |name: &str| writes.get(name).copied().unwrap_or(0) <= 1;
+        let value = |ts: &[Token], known: &HashMap<String, i128>| host_value(src, ts, macros, known);
+        for s in stmts {
+            // `dim3 name(a, b, c)` / `dim3 name = dim3(a, b)` / `int name = expr` / `name = expr`.
+            let words: Vec<&Tok> = s.iter().map(|t| &t.tok).collect();
+            let launch_at = (0..s.len().saturating_sub(2))
+                .find(|&k| matches!(words[k], Tok::Punct("<<")) && matches!(words[k + 1], Tok::Punct("<")));
+            if let Some(k) = launch_at {
+                if let Some(l) = self.read_launch(s, k, &known, &dims) {
+                    self.files.launches.push(l);
+                }
+                continue;
+            }
+            if let Some(Tok::Ident(first)) = words.first() {
+                let eq = words.iter().position(|t| matches!(t, Tok::Punct("=")));
+                if first == "dim3" {
+                    if let Some(Tok::Ident(name)) = words.get(1) {
+                        let args = match (words.get(2), eq) {
+                            (Some(Tok::Punct("(")), _) => s.get(3..s.len().saturating_sub(1)),
+                            (_, Some(e)) if matches!(words.get(e + 1), Some(Tok::Ident(w)) if w == "dim3") => {
+                                s.get(e + 3..s.len().saturating_sub(1))
+                            }
+                            _ => None,
+                        };
+                        match args.and_then(|a| dim3_of(a, &|ts| value(ts, &known))).filter(|_| once(name)) {
+                            Some(d) => {
+                                dims.insert(name.clone(), d);
+                            }
+                            None => {
+                                dims.remove(name);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                if let Some(e) = eq {
+                    if e >= 1 {
+                        if let Tok::Ident(name) = words[e - 1] {
+                            match value(&s[e + 1..], &known).filter(|_| once(name)) {
+                                Some(v) => {
+                                    known.insert(name.clone(), v);
+                                }
+                                None => {
+                                    known.remove(name);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn read_launch(
+        &self,
+        s: &[Token],
+        k: usize,
+        known: &HashMap<String, i128>,
+        dims: &HashMap<String, Dim3>,
+    ) -> Option<HostLaunch> {
+        // The kernel: the name (and template arguments) before `<<<`.
+        let mut n = k;
+        let mut name_toks: &[Token] = &[];
+        if n > 0 && matches!(s[n - 1].tok, Tok::Punct(">")) {
+            let mut depth = 0;
+            while n > 0 {
+                n -= 1;
+                match s[n].tok {
+                    Tok::Punct(">") => depth += 1,
+                    Tok::Punct("<") => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if n > 0 {
+            name_toks = &s[n - 1..k];
+        }
+        let Some(Tok::Ident(_)) = name_toks.first().map(|t| &t.tok) else { return None };
+        // The name as written (`reduce4<int, 256>`); `canonical` spells it as the kernel list does.
+        let text: String = name_toks
+            .iter()
+            .map(|t| match &t.tok {
+                Tok::Ident(w) => w.clone(),
+                Tok::Int(v) => v.to_string(),
+                Tok::Punct(",") => ", ".into(),
+                Tok::Punct(x) => x.to_string(),
+                _ => String::new(),
+            })
+            .collect();
+        self.launch_config(s, k, text, known, dims)
+    }
+
+    #[cold]
+    fn launch_config(
+        &self,
+        s: &[Token],
+        k: usize,
+        kernel: String,
+        known: &HashMap<String, i128>,
+        dims: &HashMap<String, Dim3>,
+    ) -> Option<HostLaunch> {
+        let src = self.p.src;
+        let macros = &*self.macros;
+        let close = (k..s.len().saturating_sub(1))
+            .find(|&j| matches!(s[j].tok, Tok::Punct(">>")) && matches!(s[j + 1].tok, Tok::Punct(">")))?;
+        let config = split_top(s.get(k + 2..close)?);
+        let value = |ts: &[Token]| host_value(src, ts, macros, known);
+        let dim = |ts: &[Token]| -> Option<Dim3> {
+            if let [Token { tok: Tok::Ident(w), .. }] = ts {
+                if let Some(d) = dims.get(w) {
+                    return Some(*d);
+                }
+            }
+            if let Some(Token { tok: Tok::Ident(w), .. }) = ts.first() {
+                if w == "dim3" && ts.len() >= 3 {
+                    return dim3_of(&ts[2..ts.len() - 1], &value);
+                }
+            }
+            let v = value(ts)?;
+            Some(Dim3 { x: u32::try_from(v).ok()?, y: 1, z: 1 })
+        };
+        let grid = config.first().and_then(|t| dim(t));
+        let block = config.get(1).and_then(|t| dim(t));
+        let smem = config.get(2).and_then(|t| value(t)).and_then(|v| u64::try_from(v).ok());
+        let args_open = close + 2;
+        let args = if matches!(s.get(args_open).map(|t| &t.tok), Some(Tok::Punct("("))) {
+            split_top(s.get(args_open + 1..s.len().saturating_sub(1)).unwrap_or(&[])).iter().map(|a| value(a)).collect()
+        } else {
+            Vec::new()
+        };
+        let span = Span { start: s.first()?.span.start, end: s.last()?.span.end };
+        Some(HostLaunch { kernel, grid, block, smem, args, span })
+    }
+}
+
+/// Splits tokens on the commas outside brackets.
+#[cold]
+fn split_top(toks: &[Token]) -> Vec<&[Token]> {
+    let mut out = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    for (k, t) in toks.iter().enumerate() {
+        match t.tok {
+            Tok::Punct("(" | "[" | "{") => depth += 1,
+            Tok::Punct(")" | "]" | "}") => depth -= 1,
+            Tok::Punct(",") if depth == 0 => {
+                out.push(&toks[from..k]);
+                from = k + 1;
+            }
+            _ => {}
+        }
+    }
+    if from < toks.len() {
+        out.push(&toks[from..]);
+    }
+    out
+}
+
+#[cold]
+fn dim3_of(args: &[Token], value: &dyn Fn(&[Token]) -> Option<i128>) -> Option<Dim3> {
+    let parts = split_top(args);
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    let mut v = [1u32; 3];
+    for (k, p) in parts.iter().enumerate() {
+        v[k] = u32::try_from(value(p)?).ok()?;
+    }
+    Some(Dim3 { x: v[0], y: v[1], z: v[2] })
+}
+
+/// Canonical text of a kernel name with template arguments, as the parser writes it.
+#[cold]
+pub(super) fn canonical(src_name: &str) -> String {
+    let Ok(mut toks) = lex(src_name) else { return src_name.trim().to_string() };
+    let mut p = Parser::new(src_name, std::mem::take(&mut toks));
+    let Ok(name) = p.ident("a name") else { return src_name.trim().to_string() };
+    if p.at("<") {
+        match p.template_args() {
+            Ok(a) => format!("{name}<{a}>"),
+            Err(_) => src_name.trim().to_string(),
+        }
+    } else {
+        name
+    }
+}

@@ -1,0 +1,289 @@
+//! The expression language: one address per thread, written as a C expression over the thread's built-in
+//! variables, with an optional predicate.
+//!
+//! ```text
+//! 4*lane + 4
+//! (threadIdx.y * blockDim.x + threadIdx.x) * 4
+//! 16*lane if lane < 20          // the predicate becomes the active mask
+//! base + 8*min(tid, n - 1)      // base and n set with --set
+//! ```
+//!
+//! Variables: `lane`, `warp`, `tid` (the linear thread index), `threadIdx.x/y/z`, `blockIdx.*`, `blockDim.*`,
+//! `gridDim.*`, `warpSize`, and any name given a value with `--set`. Operators: C's arithmetic, bitwise,
+//! comparison and logical operators, `?:`, `min(a, b)`, `max(a, b)`, `abs(a)`.
+
+use super::cexpr::{Ex, Parser, UnOp, E};
+use super::lex::{lex, Tok};
+use super::{InputError, Span};
+use crate::program::launch::BUILTIN_NAMES;
+use std::collections::BTreeMap;
+
+/// A parsed address expression with its optional predicate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    /// The address.
+    pub addr: Ex,
+    /// The predicate: lanes where it is 0 are inactive.
+    pub pred: Option<Ex>,
+    /// The source text.
+    pub source: String,
+}
+
+/// An evaluation error: what went wrong and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalError {
+    /// What went wrong.
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+impl Pattern {
+    /// Parses `ADDR` or `ADDR if PRED`. `vars` are the user's extra variable names (from `--set`).
+    pub fn parse(source: &str, vars: &[String]) -> Result<Pattern, InputError> {
+        let toks = lex(source)?;
+        if let Some(t) = toks.iter().find(|t| matches!(t.tok, Tok::Hash(_))) {
+            return Err(InputError::at(source, t.span, "`#` lines belong in CUDA snippets, not in an expression"));
+        }
+        let mut p = Parser::new(source, toks);
+        if matches!(p.peek(), Tok::End) {
+            return Err(p.err("empty expression: write an address such as 4*lane"));
+        }
+        let addr = p.ternary()?;
+        let pred = if p.at_word("if") {
+            p.bump();
+            if matches!(p.peek(), Tok::End) {
+                return Err(p.err("expected a condition after `if`"));
+            }
+            Some(p.ternary()?)
+        } else {
+            None
+        };
+        if !matches!(p.peek(), Tok::End) {
+            let hint =
+                if p.at_word("where") || p.at_word("when") { " (write the predicate as `ADDR if COND`)" } else { "" };
+            return Err(
+                p.err(format!("expected an operator or the end of the expression, found {}{hint}", p.describe()))
+            );
+        }
+        check(source, &addr, vars)?;
+        if let Some(pr) = &pred {
+            check(source, pr, vars)?;
+        }
+        Ok(Pattern { addr, pred, source: source.to_string() })
+    }
+
+    /// The thread's address, or `None` when the predicate is false.
+    pub fn eval(&self, var: &dyn Fn(&str) -> Option<i128>) -> Result<Option<i128>, EvalError> {
+        if let Some(p) = &self.pred {
+            if eval(p, var)? == 0 {
+                return Ok(None);
+            }
+        }
+        eval(&self.addr, var).map(Some)
+    }
+}
+
+/// Checks that an expression uses only what the language allows and only known variables.
+fn check(src: &str, e: &Ex, vars: &[String]) -> Result<(), InputError> {
+    let bad = |what: &str| Err(InputError::at(src, e.span, format!("{what} is not allowed in an address expression")));
+    match &e.kind {
+        E::Int(_) => Ok(()),
+        E::Float => Err(InputError::at(src, e.span, "a floating-point number cannot be an address")),
+        E::Name(_) | E::Member(_, _, false) => match e.dotted_name() {
+            Some(n) if BUILTIN_NAMES.contains(&n.as_str()) || vars.contains(&n) => Ok(()),
+            Some(n) => {
+                let mut known: Vec<&str> = BUILTIN_NAMES.to_vec();
+                known.extend(vars.iter().map(String::as_str));
+                Err(InputError::at(
+                    src,
+                    e.span,
+                    format!(
+                        "unknown variable `{n}` (known: {}; give others a value with --set NAME=VALUE)",
+                        known.join(", ")
+                    ),
+                ))
+            }
+            None => bad("a field access"),
+        },
+        E::Unary(UnOp::AddrOf | UnOp::Deref, _) => bad("a pointer operation"),
+        E::Unary(_, a) => check(src, a, vars),
+        E::Binary(_, a, b) => {
+            check(src, a, vars)?;
+            check(src, b, vars)
+        }
+        E::Ternary(c, a, b) => {
+            check(src, c, vars)?;
+            check(src, a, vars)?;
+            check(src, b, vars)
+        }
+        E::Call(name, args) => {
+            let arity = match name.as_str() {
+                "min" | "max" => 2,
+                "abs" => 1,
+                _ => {
+                    return Err(InputError::at(
+                        src,
+                        e.op_span,
+                        format!("unknown function `{name}` (known: min, max, abs)"),
+                    ))
+                }
+            };
+            if args.len() != arity {
+                return Err(InputError::at(
+                    src,
+                    e.span,
+                    format!("`{name}` takes {arity} argument(s), found {}", args.len()),
+                ));
+            }
+            args.iter().try_for_each(|a| check(src, a, vars))
+        }
+        E::Index(..) => bad("indexing"),
+        E::Member(..) => bad("`->`"),
+        E::Assign(..) => bad("assignment"),
+        E::IncDec(..) => bad("`++`/`--`"),
+        E::Cast(..) | E::SizeofType(_) | E::SizeofExpr(_) => bad("a cast"),
+        E::Str => bad("a string"),
+    }
+}
+
+/// Evaluates a checked expression.
+pub fn eval(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Result<i128, EvalError> {
+    let fail = |message: String, span: Span| Err(EvalError { message, span });
+    match &e.kind {
+        E::Int(n) => Ok(*n),
+        E::Name(_) | E::Member(..) => {
+            let name = e.dotted_name().unwrap_or_default();
+            match var(&name) {
+                Some(v) => Ok(v),
+                None => fail(format!("unknown variable `{name}`"), e.span),
+            }
+        }
+        E::Unary(op, a) => {
+            let v = eval(a, var)?;
+            Ok(match op {
+                UnOp::Neg => -v,
+                UnOp::Plus => v,
+                UnOp::Not => !v,
+                UnOp::LNot => i128::from(v == 0),
+                UnOp::AddrOf | UnOp::Deref => return fail("pointer operations are not allowed here".into(), e.op_span),
+            })
+        }
+        E::Binary(op, a, b) => {
+            let x = eval(a, var)?;
+            // Short-circuit like C, so `lane < 20 && 100 / (20 - lane)` is safe.
+            match op {
+                super::cexpr::BinOp::LAnd if x == 0 => return Ok(0),
+                super::cexpr::BinOp::LOr if x != 0 => return Ok(1),
+                _ => {}
+            }
+            let y = eval(b, var)?;
+            op.apply(x, y).or_else(|m| fail(m, e.op_span))
+        }
+        E::Ternary(c, a, b) => {
+            if eval(c, var)? != 0 {
+                eval(a, var)
+            } else {
+                eval(b, var)
+            }
+        }
+        E::Call(name, args) => {
+            let vals: Vec<i128> = args.iter().map(|a| eval(a, var)).collect::<Result<_, _>>()?;
+            match (name.as_str(), vals.as_slice()) {
+                ("min", [a, b]) => Ok(*a.min(b)),
+                ("max", [a, b]) => Ok(*a.max(b)),
+                ("abs", [a]) => Ok(a.abs()),
+                _ => fail(format!("unknown function `{name}`"), e.op_span),
+            }
+        }
+        _ => fail("not allowed in an address expression".into(), e.span),
+    }
+}
+
+/// An expression's value as an address of `bits` bits, or why it is not one (`who` names the thread).
+pub fn address_of(value: i128, bits: u32, op_text: &str, who: &str) -> Result<u64, String> {
+    let max = if bits == 64 { u64::MAX } else { u64::from(u32::MAX) };
+    u64::try_from(value).ok().filter(|&a| a <= max).ok_or_else(|| {
+        if value < 0 {
+            format!("{who}: the address is negative ({value})")
+        } else if bits == 32 {
+            format!("{who}: the address {value:#x} does not fit in 32 bits; {op_text} takes a 32-bit address (add .E for 64 bits)")
+        } else {
+            format!("{who}: the address {value:#x} does not fit in 64 bits")
+        }
+    })
+}
+
+/// The span of the whole expression text, without surrounding blanks.
+pub fn whole_span(source: &str) -> Span {
+    let lead = source.len() - source.trim_start().len();
+    Span { start: lead, end: source.trim_end().len().max(lead + 1) }
+}
+
+/// User variables from `--set NAME=VALUE`, by name.
+pub type Vars = BTreeMap<String, i128>;
+
+/// How an expression's value changes with `blockIdx` when every other variable keeps its value: the
+/// coefficients of `blockIdx.x`, `.y`, `.z` when the expression is affine in them, `None` when it is not (or
+/// when that cannot be shown). `var` gives the values at the block being run. The whole-grid analysis uses
+/// this to prove that two blocks' addresses differ by a translation.
+pub fn slope(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]> {
+    use super::cexpr::BinOp as B;
+    const ZERO: [i128; 3] = [0; 3];
+    let zero = |s: &[i128; 3]| *s == ZERO;
+    let scale = |s: [i128; 3], k: i128| -> Option<[i128; 3]> {
+        Some([s[0].checked_mul(k)?, s[1].checked_mul(k)?, s[2].checked_mul(k)?])
+    };
+    match &e.kind {
+        E::Int(_) => Some(ZERO),
+        E::Name(_) | E::Member(..) => Some(match e.dotted_name().as_deref() {
+            Some("blockIdx.x") => [1, 0, 0],
+            Some("blockIdx.y") => [0, 1, 0],
+            Some("blockIdx.z") => [0, 0, 1],
+            _ => ZERO,
+        }),
+        E::Unary(op, a) => {
+            let s = slope(a, var)?;
+            match op {
+                UnOp::Plus => Some(s),
+                UnOp::Neg => scale(s, -1),
+                _ if zero(&s) => Some(ZERO),
+                _ => None,
+            }
+        }
+        E::Binary(op, a, b) => {
+            let (sa, sb) = (slope(a, var)?, slope(b, var)?);
+            match op {
+                B::Add => Some([sa[0].checked_add(sb[0])?, sa[1].checked_add(sb[1])?, sa[2].checked_add(sb[2])?]),
+                B::Sub => Some([sa[0].checked_sub(sb[0])?, sa[1].checked_sub(sb[1])?, sa[2].checked_sub(sb[2])?]),
+                B::Mul if zero(&sa) => scale(sb, eval(a, var).ok()?),
+                B::Mul if zero(&sb) => scale(sa, eval(b, var).ok()?),
+                B::Shl if zero(&sb) => {
+                    let k = eval(b, var).ok().filter(|k| (0..64).contains(k))?;
+                    scale(sa, 1i128 << k)
+                }
+                _ if zero(&sa) && zero(&sb) => Some(ZERO),
+                _ => None,
+            }
+        }
+        E::Ternary(c, a, b) => {
+            if !zero(&slope(c, var)?) {
+                return None;
+            }
+            if eval(c, var).ok()? != 0 {
+                slope(a, var)
+            } else {
+                slope(b, var)
+            }
+        }
+        E::Call(_, args) => {
+            for a in args {
+                if !zero(&slope(a, var)?) {
+                    return None;
+                }
+            }
+            Some(ZERO)
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,351 @@
+//! The input languages: text in, the engine's types out. This is the only fallible entry to the core; every
+//! error carries the line and column where it starts and an excerpt with a caret.
+
+pub mod addresses;
+pub mod cexpr;
+#[cfg(feature = "lang-cuda")]
+pub mod cuda;
+pub mod expr;
+pub mod lex;
+pub mod params;
+#[cfg(feature = "lang-ptx")]
+pub mod ptx;
+#[cfg(feature = "lang-sass")]
+pub mod sass;
+
+use crate::model::access::{Instr, LaneSet, WarpAddrs, WARP_LANES};
+use crate::program::launch::Launch;
+use crate::program::{Builder, Op, PredRef, Program, Site};
+use expr::Vars;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::rc::Rc;
+
+pub use crate::text::Span;
+
+/// A problem with the user's input: what is wrong and where (1-based line and column).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct InputError {
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// The offending line followed by a caret line under the problem.
+    pub excerpt: String,
+}
+
+impl InputError {
+    /// Builds an error for `span` of `source`.
+    pub fn at(source: &str, span: Span, message: impl Into<String>) -> InputError {
+        let start = span.start.min(source.len());
+        let start = (0..=start).rev().find(|&i| source.is_char_boundary(i)).unwrap_or(0);
+        let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+        let line = source[..start].matches('\n').count() + 1;
+        let column = source[line_start..start].chars().count() + 1;
+        let text = &source[line_start..line_end];
+        let mut end = span.end.clamp(start, line_end);
+        while !source.is_char_boundary(end) {
+            end += 1;
+        }
+        let width = source[start..end].chars().count().max(1);
+        InputError { message: message.into(), line, column, excerpt: excerpt(text, column - 1, width) }
+    }
+}
+
+/// Line and column lookups in a text without rescanning it: line starts found once, and the character
+/// column of the last lookup kept, so that many lookups in one long line stay linear overall.
+pub struct LineIndex<'a> {
+    src: &'a str,
+    starts: Vec<usize>,
+    last: std::cell::Cell<(usize, usize)>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes `src`.
+    pub fn new(src: &'a str) -> LineIndex<'a> {
+        let mut starts = vec![0];
+        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { src, starts, last: std::cell::Cell::new((0, 0)) }
+    }
+
+    /// The 1-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset.min(self.src.len()))
+    }
+
+    /// The text of 1-based line `line`, without its newline.
+    pub fn text(&self, line: usize) -> &'a str {
+        let start = self.starts.get(line.wrapping_sub(1)).copied().unwrap_or(self.src.len());
+        let end = self.starts.get(line).map_or(self.src.len(), |e| e - 1);
+        self.src.get(start..end.max(start)).unwrap_or("")
+    }
+
+    /// `line:column` (1-based; the column counts characters) of a byte offset.
+    pub fn pos(&self, offset: usize) -> String {
+        let mut offset = offset.min(self.src.len());
+        while !self.src.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line(offset);
+        let start = self.starts[line - 1];
+        let (at, chars) = self.last.get();
+        let col = if at >= start && at <= offset {
+            chars + self.src[at..offset].chars().count()
+        } else {
+            self.src[start..offset].chars().count()
+        };
+        self.last.set((offset, col));
+        format!("{line}:{}", col + 1)
+    }
+}
+
+/// At most this many characters of a line are shown under an error; a longer line (a minified paste, a
+/// thousand braces) is cut to a window around the problem, so the message fits on a screen.
+pub const EXCERPT_CHARS: usize = 100;
+
+/// The line and a caret line under `width` characters from character `at`, windowed to [`EXCERPT_CHARS`].
+fn excerpt(text: &str, at: usize, width: usize) -> String {
+    let n = text.chars().count();
+    if n <= EXCERPT_CHARS {
+        return format!("{text}\n{}{}", " ".repeat(at), "^".repeat(width));
+    }
+    // Keep up to 40 characters of context before the problem.
+    let from = at.saturating_sub(40);
+    let to = (from + EXCERPT_CHARS).min(n);
+    let (lead, trail) = (if from > 0 { "…" } else { "" }, if to < n { "…" } else { "" });
+    let shown: String = text.chars().skip(from).take(to - from).collect();
+    let caret_at = at - from + lead.chars().count();
+    let width = width.min(to.saturating_sub(at)).max(1);
+    format!("{lead}{shown}{trail}\n{}{}", " ".repeat(caret_at), "^".repeat(width))
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}\n{}", self.line, self.column, self.message, self.excerpt)
+    }
+}
+
+/// Checks a thread's address against the instruction's address width.
+fn checked_addr(source: &str, value: i128, instr: &Instr, who: &str) -> Result<u64, InputError> {
+    expr::address_of(value, instr.address_bits(), &instr.text, who).map_err(|why| {
+        let span = expr::whole_span(source);
+        InputError::at(source, span, why)
+    })
+}
+
+/// Evaluates an address expression for the lanes of `mask` of one warp (warp 0 of a 32-thread block).
+pub fn warp_from_expr(source: &str, instr: &Instr, mask: LaneSet) -> Result<WarpAddrs, InputError> {
+    let pattern = expr::Pattern::parse(source, &[])?;
+    let launch = Launch::default();
+    let mut addrs = [None; WARP_LANES];
+    for (lane, slot) in addrs.iter_mut().enumerate() {
+        if !mask.contains(lane) {
+            continue;
+        }
+        let t = launch.thread(lane as u32);
+        let value = pattern
+            .eval(&|name| launch.builtin(&t, name))
+            .map_err(|err| InputError::at(source, err.span, format!("{} (lane {lane})", err.message)))?;
+        if let Some(v) = value {
+            *slot = Some(checked_addr(source, v, instr, &format!("lane {lane}"))?);
+        }
+    }
+    Ok(WarpAddrs(addrs))
+}
+
+/// The input languages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lang {
+    /// One address expression per thread.
+    Expr,
+    /// CUDA: a snippet, a kernel or a whole `.cu` file.
+    Cuda,
+    /// SASS text.
+    Sass,
+    /// A PTX module.
+    Ptx,
+    /// Raw addresses, 32 per warp.
+    Addresses,
+}
+
+impl Lang {
+    /// All languages, in the order the page lists them.
+    pub const ALL: [Lang; 5] = [Lang::Expr, Lang::Cuda, Lang::Ptx, Lang::Sass, Lang::Addresses];
+
+    /// The short name used by the CLI, the page and URLs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Expr => "expr",
+            Lang::Cuda => "cuda",
+            Lang::Sass => "sass",
+            Lang::Ptx => "ptx",
+            Lang::Addresses => "addresses",
+        }
+    }
+
+    /// Whether this build carries the language's front end. The command line carries every one; the page
+    /// splits CUDA, PTX and SASS between three analysis workers (`warpscope-engine`, `-ptx`, `-sass`) to keep
+    /// each within its size budget.
+    pub fn available(self) -> bool {
+        match self {
+            Lang::Cuda => cfg!(feature = "lang-cuda"),
+            Lang::Ptx => cfg!(feature = "lang-ptx"),
+            Lang::Sass => cfg!(feature = "lang-sass"),
+            Lang::Expr | Lang::Addresses => true,
+        }
+    }
+
+    /// Parses a short name.
+    pub fn parse(text: &str) -> Result<Lang, String> {
+        Lang::ALL
+            .iter()
+            .copied()
+            .find(|l| l.name() == text)
+            .ok_or_else(|| format!("unknown language `{text}` (known: expr, cuda, ptx, sass, addresses)"))
+    }
+}
+
+/// Everything needed to turn text into a trace.
+#[derive(Clone, Debug)]
+pub struct Source<'a> {
+    /// The language.
+    pub lang: Lang,
+    /// The text.
+    pub text: &'a str,
+    /// The instruction, for `expr` (required) and `addresses` (the default before any op line).
+    pub op: Option<Instr>,
+    /// The launch.
+    pub launch: Launch,
+    /// `--set` values: variables, registers (`R4`, `UR4`) and constant-bank words (`c[0x0][0x160]`).
+    pub vars: &'a Vars,
+    /// The kernel to run, for listings with several (`--kernel`).
+    pub kernel: Option<&'a str>,
+    /// The compute capability the program runs on.
+    pub cc: crate::model::arch::Cc,
+}
+
+/// A lowered pattern: the program, and the block size the pattern itself implies (address lists give one
+/// row per warp).
+pub struct Lowered {
+    /// The program.
+    pub program: Program,
+    /// The block size to run, when the language decides it.
+    pub block: Option<crate::program::launch::Dim3>,
+    /// The grid the input itself gives (a CUDA file's launch), overriding the settings'.
+    pub grid: Option<crate::program::launch::Dim3>,
+}
+
+/// Parses the source and lowers it into a program (the only fallible step; running can still stop on a value
+/// the program needs but cannot know).
+pub fn lower(src: &Source) -> Result<Lowered, InputError> {
+    let program = match src.lang {
+        Lang::Expr => expr_program(src)?,
+        #[cfg(feature = "lang-cuda")]
+        Lang::Cuda => {
+            let sm = u32::from(src.cc.major) * 10 + u32::from(src.cc.minor);
+            let l = cuda::lower(src.text, src.launch, src.vars, cuda::Options { kernel: src.kernel, sm })?;
+            return Ok(Lowered { program: l.program, block: l.block, grid: l.grid });
+        }
+        #[cfg(feature = "lang-sass")]
+        Lang::Sass => sass::lower(
+            src.text,
+            src.launch,
+            src.vars,
+            sass::Options { kernel: src.kernel, sm: u32::from(src.cc.major) * 10 + u32::from(src.cc.minor) },
+        )?,
+        #[cfg(feature = "lang-ptx")]
+        Lang::Ptx => ptx::lower(
+            src.text,
+            src.launch,
+            src.vars,
+            ptx::Options { kernel: src.kernel, sm: u32::from(src.cc.major) * 10 + u32::from(src.cc.minor) },
+        )?,
+        Lang::Addresses => {
+            let (program, block) = addresses::lower(src.text, src.op.clone())?;
+            return Ok(Lowered { program, block: Some(block), grid: None });
+        }
+        #[allow(unreachable_patterns)]
+        lang => {
+            return Err(InputError::at(
+                src.text,
+                Span { start: 0, end: 1 },
+                format!("this build of warpscope has no {} front end", lang.name()),
+            ))
+        }
+    };
+    Ok(Lowered { program, block: None, grid: None })
+}
+
+/// An address expression as a program: the expression, then the instruction for the lanes it gives.
+fn expr_program(src: &Source) -> Result<Program, InputError> {
+    let text = src.text;
+    let Some(instr) = src.op.clone() else {
+        return Err(InputError::at(
+            text,
+            Span { start: 0, end: 1 },
+            "an address expression needs an instruction (--op)",
+        ));
+    };
+    let names: Vec<String> = src.vars.keys().cloned().collect();
+    let pattern = expr::Pattern::parse(text, &names)?;
+    let mut b = Builder::new();
+    let span = Span { start: 0, end: text.len().max(1) };
+    let (dst, pred) = (b.reg(), b.pred());
+    b.emit(
+        Op::Eval {
+            dst,
+            pred,
+            expr: Rc::new(pattern),
+            vars: Rc::new(src.vars.clone()),
+            addr_bits: instr.address_bits(),
+            op_text: instr.text.clone().into(),
+        },
+        None,
+        span,
+    );
+    let site = b.site(
+        (0, 0),
+        Site {
+            line: 1,
+            text: text.trim().to_string(),
+            access: text.trim().to_string(),
+            instr,
+            notes: Vec::new(),
+            source: None,
+        },
+    );
+    let ctx = b.ctx("the address depends on ");
+    b.emit(Op::Mem { site, addr: dst, plg: None, ctx, data: None }, Some(PredRef::of(pred)), span);
+    Ok(b.finish())
+}
+
+/// Parses `--set NAME=VALUE`. Names are identifiers (variables, pointers), registers (`R4`, `UR4`) or
+/// constant-bank words (`c[0x0][0x160]`, normalised to that form); values are integer expressions.
+pub fn parse_set(text: &str) -> Result<(String, i128), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("--set `{text}`: expected NAME=VALUE"))?;
+    let name = name.trim();
+    let key = match name.strip_prefix('c').or_else(|| name.strip_prefix('C')) {
+        Some(rest) if rest.trim_start().starts_with('[') => {
+            let (bank, off) =
+                params::parse_cbank(name).ok_or_else(|| format!("--set `{name}`: expected c[BANK][OFFSET]"))?;
+            params::check_cbank(bank, off).map_err(|e| format!("--set {e}"))?;
+            params::cbank_key(bank, off)
+        }
+        _ if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') => {
+            return Err(format!("--set `{name}`: a name is letters, digits, `_` and `.`"))
+        }
+        _ => name.to_string(),
+    };
+    let toks = lex::lex(value).map_err(|e| format!("--set {name}: {e}"))?;
+    let mut p = cexpr::Parser::new(value, toks);
+    let e = p.ternary().map_err(|e| format!("--set {name}: {e}"))?;
+    if !matches!(p.peek(), lex::Tok::End) {
+        return Err(format!("--set {name}: unexpected {} after the value", p.describe()));
+    }
+    let v = expr::eval(&e, &|_| None).map_err(|e| format!("--set {name}: {}", e.message))?;
+    Ok((key, v))
+}

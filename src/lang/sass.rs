@@ -1,0 +1,2208 @@
+//! SASS snippets, as `cuobjdump -sass` / `nvdisasm` print them and as the instruction pages write them,
+//! lowered into the program every language shares (branches, loops and reconvergence run there).
+//!
+//! Accepted and ignored: `/*0040*/` addresses, encodings in comments, trailing `;`, scheduling and barrier
+//! annotations (`?WAIT6`, `&wr0`, `&req_6`, `{...}`), labels, and header lines (`Function : ...`). Known
+//! instructions: S2R, CS2R, S2UR, MOV, MOV32I, UMOV, IADD, IADD32I, IADD3, IMAD (.WIDE, .WIDE.U32, .HI, .X,
+//! .MOV, .SHL, .IADD), IMUL, ISCADD, SHL, SHR, SHF, LOP, LOP32I, LOP3.LUT, BFE, SEL, ISETP, LEA and LEA.HI
+//! (seeds/003: `.X`, `.CC` carry chains, negated offsets, omitted Rc, constant-bank operands and the `Plg`
+//! shared-window predicate, and the current `LEA Rd, Pcarry, ...` form), VIADD, control flow (BRA, BRA.DIV,
+//! EXIT, BAR, the pre-Volta SYNC/BRK/CONT), and the memory instructions LDG/LDS/LDL/LD/ST/STG/STS/STL.
+//! Branch targets are labels (`` `(.L_x_13) ``) or instruction addresses (`/*0040*/`). Any other instruction is
+//! fine until an address, branch or guard depends on a register it wrote: then the error says which
+//! instruction that was; CALL and indirect branches are errors when reached.
+//!
+//! Registers and constant-bank words start unknown unless `--set` gives them (`R4=0x1000`,
+//! `c[0x0][0x160]=0x7f0000000000`). By default `c[0x0][0x0..0x14]` hold blockDim and gridDim and
+//! `c[0x0][0x20]` / `c[0x0][0x28]` the initial stack pointer (local offset 0xfffc00), as on current GPUs.
+
+use super::expr::Vars;
+use super::params;
+use super::{InputError, Span};
+use crate::model::access::Instr;
+use crate::model::cost::DEFAULT_SHARED_WINDOW;
+use crate::model::report::Note;
+use crate::program::launch::Launch;
+use crate::program::{
+    BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SourceLine, Special, Src,
+    UnOp, Width,
+};
+use std::collections::HashMap;
+
+/// The initial stack pointer the defaults put in `c[0x0][0x20]` and `c[0x0][0x28]`: a local-window offset.
+pub const DEFAULT_STACK_TOP: u32 = 0x00ff_fc00;
+/// Lines of SASS warpscope runs at most.
+pub const MAX_LINES: usize = 20_000;
+
+pub use super::params::{cbank_key, check_cbank, parse_cbank, CBANK_BYTES};
+
+/// Parses `c[0x0][R0+0x8]`, `c[0x0][RZ]` or `c[0x0][R2-0x4]` (an indexed constant read), or says why not.
+fn parse_cbank_indexed(t: &str) -> Option<Result<Operand, String>> {
+    let rest = t.strip_prefix('c').or_else(|| t.strip_prefix('C'))?.trim_start().strip_prefix('[')?;
+    let (bank, rest) = rest.split_once(']')?;
+    let bank = parse_u32(bank)?;
+    let inner = rest.trim_start().strip_prefix('[')?.strip_suffix(']')?;
+    let normal = inner.replace(' ', "").replace('-', "+-");
+    let mut reg = None;
+    let mut off: i64 = 0;
+    let mut seen_reg = false;
+    for term in normal.split('+').filter(|s| !s.is_empty()) {
+        match parse_reg(term) {
+            Some(Operand::Reg { idx, neg: false, not: false, abs: false, .. }) if !seen_reg => {
+                reg = idx;
+                seen_reg = true;
+            }
+            _ => match parse_u32(term) {
+                Some(v) => off += i64::from(v as i32),
+                None => return Some(Err(format!("`{t}`: expected c[BANK][Rn+OFFSET]"))),
+            },
+        }
+    }
+    if !seen_reg {
+        return None;
+    }
+    let off = u32::try_from(off).ok().filter(|&o| o < CBANK_BYTES);
+    Some(match off {
+        Some(off) => Ok(Operand::CBankIdx { bank, reg, off }),
+        None => Err(format!("`{t}`: the offset is outside the 64 KB constant bank")),
+    })
+}
+
+use super::params::parse_u32;
+
+/// A 32-bit word from `--set`: the word's own value, or the high half of the word below when that was given a
+/// 64-bit value (so `c[0x0][0x160]=0x7000_0000_0000` sets 0x160 and 0x164, and `R4=...` sets R4 and R5).
+fn wide_var(vars: &Vars, key: &str, below: Option<String>) -> Option<u32> {
+    if let Some(&v) = vars.get(key) {
+        return Some(v as u32);
+    }
+    let v = *vars.get(&below?)?;
+    (v > i128::from(u32::MAX)).then_some((v >> 32) as u32)
+}
+
+/// A value, or why it is unknown.
+#[derive(Clone, Debug, PartialEq)]
+enum Operand {
+    Reg {
+        idx: Option<u32>,
+        neg: bool,
+        not: bool,
+        abs: bool,
+        wide: bool,
+        cc: bool,
+    },
+    UReg(Option<u32>),
+    /// A negated or inverted uniform register: `-UR6` (ptxas's division idiom), `~UR4`.
+    UMod {
+        idx: Option<u32>,
+        neg: bool,
+        not: bool,
+    },
+    Pred {
+        idx: Option<u32>,
+        not: bool,
+        uniform: bool,
+    },
+    Imm(u32),
+    FImm(f64),
+    /// `c[bank][offset]`, possibly negated (`-c[0x0][0xc]`) or inverted.
+    CBank {
+        bank: u32,
+        off: u32,
+        neg: bool,
+        not: bool,
+    },
+    /// `c[bank][Rn + offset]`: a constant word at a register's offset (`LDC R6, c[0x0][R0+0x8]`).
+    CBankIdx {
+        bank: u32,
+        reg: Option<u32>,
+        off: u32,
+    },
+    Special(String),
+    Mem {
+        base: Option<(Option<u32>, bool)>,
+        ubase: Option<Option<u32>>,
+        offset: i64,
+    },
+    Other,
+}
+
+#[derive(Clone, Debug)]
+struct Line {
+    no: usize,
+    /// The `/*0040*/` address in front of it (addresses restart in each function).
+    addr: Option<u64>,
+    guard: Option<(Option<u32>, bool)>,
+    opcode: String,
+    mods: Vec<String>,
+    ops: Vec<(Operand, Span)>,
+    text: String,
+    span: Span,
+    mem_text: String,
+    /// The CUDA line nvdisasm's line information (`-g`) puts it on.
+    source: Option<SourceLine>,
+}
+
+/// nvdisasm's line information (`nvdisasm -g`, a cubin built with `-lineinfo`): `//## File "k.cu", line 42`,
+/// with `-gi` followed by ` inlined at "k.cu", line 60`. The first file and line are the instruction's own.
+fn line_info(raw: &str) -> Option<SourceLine> {
+    let rest = raw.trim_start().strip_prefix("//##")?.trim_start().strip_prefix("File")?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let (file, rest) = rest.split_once('"')?;
+    let rest = rest.trim_start().strip_prefix(',')?.trim_start().strip_prefix("line")?.trim_start();
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let line = rest[..digits].parse().ok().filter(|&l| l > 0)?;
+    Some(SourceLine { file: file.to_string(), line })
+}
+
+fn parse_reg(t: &str) -> Option<Operand> {
+    let (neg, t) = t.strip_prefix('-').map_or((false, t), |r| (true, r));
+    let (not, t) = t.strip_prefix('~').map_or((false, t), |r| (true, r));
+    let (abs, t) = match t.strip_prefix('|').and_then(|r| r.strip_suffix('|')) {
+        Some(r) => (true, r),
+        None => (false, t),
+    };
+    let mut parts = t.split('.');
+    let name = parts.next()?;
+    let mut wide = false;
+    let mut cc = false;
+    for m in parts {
+        match m.to_ascii_uppercase().as_str() {
+            "64" => wide = true,
+            "CC" => cc = true,
+            "REUSE" | "U32" | "H0" | "H1" | "B0" | "B1" | "B2" | "B3" | "X" | "Y" | "Z" | "W" => {}
+            _ => return None,
+        }
+    }
+    let up = name.to_ascii_uppercase();
+    if up == "RZ" {
+        return Some(Operand::Reg { idx: None, neg, not, abs, wide, cc });
+    }
+    if let Some(n) = up.strip_prefix("UR") {
+        let idx = if n == "Z" { None } else { Some(n.parse::<u32>().ok().filter(|&i| i < 64)?) };
+        return match (neg, not, abs) {
+            (false, false, false) => Some(Operand::UReg(idx)),
+            // |UR| is not an operand form compilers write.
+            (_, _, true) => None,
+            _ => Some(Operand::UMod { idx, neg, not }),
+        };
+    }
+    let n = up.strip_prefix('R')?;
+    let idx = n.parse::<u32>().ok().filter(|&i| i < 256)?;
+    Some(Operand::Reg { idx: Some(idx), neg, not, abs, wide, cc })
+}
+
+fn parse_pred(t: &str) -> Option<Operand> {
+    let (not, t) = t.strip_prefix('!').map_or((false, t), |r| (true, r));
+    let up = t.to_ascii_uppercase();
+    match up.as_str() {
+        "PT" => Some(Operand::Pred { idx: None, not, uniform: false }),
+        "UPT" => Some(Operand::Pred { idx: None, not, uniform: true }),
+        _ => {
+            if let Some(n) = up.strip_prefix("UP") {
+                n.parse::<u32>().ok().filter(|&i| i < 7).map(|i| Operand::Pred { idx: Some(i), not, uniform: true })
+            } else {
+                let n = up.strip_prefix('P')?;
+                n.parse::<u32>().ok().filter(|&i| i < 7).map(|i| Operand::Pred { idx: Some(i), not, uniform: false })
+            }
+        }
+    }
+}
+
+fn parse_operand(t: &str) -> Result<Operand, String> {
+    let t = t.trim();
+    if let Some(p) = parse_pred(t) {
+        return Ok(p);
+    }
+    if let Some(r) = parse_reg(t) {
+        return Ok(r);
+    }
+    {
+        let (neg, u) = t.strip_prefix('-').map_or((false, t), |r| (true, r.trim_start()));
+        let (not, u) = u.strip_prefix('~').map_or((false, u), |r| (true, r.trim_start()));
+        if let Some((bank, off)) = parse_cbank(u) {
+            check_cbank(bank, off)?;
+            return Ok(Operand::CBank { bank, off, neg, not });
+        }
+        if let Some(idx) = parse_cbank_indexed(u) {
+            return idx;
+        }
+    }
+    if t.to_ascii_uppercase().starts_with("SR_") || t.eq_ignore_ascii_case("SRZ") {
+        return Ok(Operand::Special(t.to_ascii_uppercase()));
+    }
+    if let Some(v) = parse_u32(t) {
+        return Ok(Operand::Imm(v));
+    }
+    if t.contains(['.', 'e', 'E']) && !t.contains('[') {
+        if let Ok(f) = t.trim_end_matches(['f', 'F']).parse::<f64>() {
+            return Ok(Operand::FImm(f));
+        }
+    }
+    let bracket = t.rfind('[').map(|i| &t[i..]);
+    if let Some(b) = bracket.filter(|b| b.ends_with(']')) {
+        let inner = &b[1..b.len() - 1];
+        let mut base = None;
+        let mut ubase = None;
+        let mut offset: i64 = 0;
+        let normal = inner.replace('-', "+-");
+        for term in normal.split('+').map(str::trim).filter(|s| !s.is_empty()) {
+            let term = term.replace(' ', "");
+            if let Some(Operand::Reg { idx, wide, neg: false, .. }) = parse_reg(&term) {
+                if base.is_some() {
+                    return Err(format!("two base registers in `{b}`"));
+                }
+                base = Some((idx, wide));
+            } else if let Some(Operand::UReg(u)) = parse_reg(&term) {
+                ubase = Some(u);
+            } else {
+                let (neg, digits) = term.strip_prefix('-').map_or((false, term.as_str()), |r| (true, r));
+                let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+                    Some(h) => i64::from_str_radix(h, 16),
+                    None => digits.parse::<i64>(),
+                }
+                .map_err(|_| format!("`{term}` is not a register or an offset in `{b}`"))?;
+                if v >= 1 << 32 {
+                    return Err(format!("the offset `{term}` is out of range"));
+                }
+                offset += if neg { -v } else { v };
+            }
+        }
+        return Ok(Operand::Mem { base, ubase, offset });
+    }
+    Ok(Operand::Other)
+}
+
+/// Splits operands at top-level commas (not inside brackets).
+fn split_operands(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push((start, &s[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push((start, &s[start..]));
+    out.into_iter().filter(|(_, t)| !t.trim().is_empty()).collect()
+}
+
+/// Removes comments and annotations from one line, keeping byte positions (replaced by spaces).
+fn clean(line: &str) -> String {
+    let mut b: Vec<u8> = line.as_bytes().to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"/*") {
+            let end = line[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+            b[i..end].iter_mut().for_each(|c| *c = b' ');
+            i = end;
+        } else if b[i..].starts_with(b"//") {
+            b[i..].iter_mut().for_each(|c| *c = b' ');
+            break;
+        } else {
+            i += 1;
+        }
+    }
+    let mut s = String::from_utf8_lossy(&b).into_owned();
+    // `;` ends the instruction: drop it and what follows (encodings, annotations after it).
+    if let Some(p) = s.find(';') {
+        s.replace_range(p.., &" ".repeat(s.len() - p));
+    }
+    // Scheduling annotations: `?WAIT6`, `&wr0`, `&req_6`, `&rd1`, `{...}` braces.
+    let bytes = s.clone();
+    let mut out: Vec<u8> = bytes.as_bytes().to_vec();
+    let mut j = 0;
+    while j < out.len() {
+        let c = out[j];
+        if c == b'?' || (c == b'&' && out.get(j + 1).is_some_and(|n| n.is_ascii_alphabetic())) {
+            while j < out.len() && !out[j].is_ascii_whitespace() {
+                out[j] = b' ';
+                j += 1;
+            }
+        } else if c == b'{' || c == b'}' {
+            out[j] = b' ';
+            j += 1;
+        } else {
+            j += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The instructions of a listing, with its labels, instruction addresses (branch targets) and functions.
+struct Listing {
+    lines: Vec<Line>,
+    /// Label name -> the index of the instruction after it.
+    labels: HashMap<String, usize>,
+    /// The functions, in listing order; a listing without headers is one unnamed function.
+    funcs: Vec<Func>,
+    /// The SASS architecture the header names (`EF_CUDA_SM90`, `code for sm_90`): 90.
+    arch: Option<u32>,
+}
+
+/// One function of a listing: a kernel, or a subroutine (`$__internal_0_$__cuda_sm70_shflsync_down`).
+#[derive(Clone, Debug)]
+pub struct Func {
+    /// The symbol as the listing spells it (mangled), or empty for a listing with no function header.
+    pub name: String,
+    /// The instructions `start..end` of the listing.
+    start: usize,
+    end: usize,
+    /// Whether it is a kernel (an entry point) rather than a subroutine.
+    pub entry: bool,
+}
+
+impl Func {
+    /// The name users know: demangled (`reduce4<int, (unsigned int)256>`), else the symbol as written.
+    pub fn shown(&self) -> String {
+        params::shown(&self.name)
+    }
+}
+
+/// The SM number of a `.headerflags` line (`EF_CUDA_SM90`, not the virtual arch) or of cuobjdump's
+/// `code for sm_90` / `arch = sm_90`.
+fn header_arch(t: &str) -> Option<u32> {
+    let tokens = t.split(|c: char| c.is_whitespace() || c == '"' || c == '(' || c == ')' || c == '@');
+    let mut prev = "";
+    for tok in tokens.filter(|x| !x.is_empty()) {
+        if let Some(n) = tok.strip_prefix("EF_CUDA_SM") {
+            if let Ok(v) = n.parse() {
+                return Some(v);
+            }
+        }
+        if let Some(n) = tok.strip_prefix("sm_") {
+            if matches!(prev, "for" | "=") {
+                if let Ok(v) = n.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse() {
+                    return Some(v);
+                }
+            }
+        }
+        prev = tok;
+    }
+    None
+}
+
+fn parse_lines(src: &str) -> Result<Listing, InputError> {
+    let mut lines = Vec::new();
+    let mut labels = HashMap::new();
+    let mut funcs: Vec<Func> = Vec::new();
+    let mut arch = None;
+    // Symbols declared `.type NAME,@function` and those nvdisasm marks as entries (`STO_CUDA_ENTRY`).
+    let mut declared: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut entries: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut offset = 0usize;
+    let start_func = |funcs: &mut Vec<Func>, name: &str, at: usize, entry: bool| {
+        if let Some(last) = funcs.last_mut() {
+            if last.start == at && last.name == name {
+                return;
+            }
+            last.end = at;
+        }
+        funcs.push(Func { name: name.to_string(), start: at, end: at, entry });
+    };
+    let mut source: Option<SourceLine> = None;
+    for (no, raw) in src.split('\n').enumerate() {
+        let line_start = offset;
+        offset += raw.len() + 1;
+        if raw.trim_start().starts_with("//##") {
+            source = line_info(raw);
+            continue;
+        }
+        let cleaned = clean(raw);
+        let t = cleaned.trim();
+        if arch.is_none() && (t.starts_with(".headerflags") || t.starts_with("code for") || t.starts_with("arch")) {
+            arch = header_arch(t);
+        }
+        if let Some(rest) = t.strip_prefix(".type") {
+            if let Some((name, kind)) = rest.split_once(',') {
+                if kind.trim() == "@function" {
+                    declared.insert(name.trim().to_string());
+                }
+            }
+        }
+        if let Some(rest) = t.strip_prefix(".other") {
+            if let Some((name, kind)) = rest.split_once(',') {
+                if kind.contains("STO_CUDA_ENTRY") {
+                    entries.insert(name.trim().to_string());
+                }
+            }
+        }
+        // cuobjdump: `Function : NAME` opens each kernel.
+        if let Some(rest) = t.strip_prefix("Function") {
+            if let Some(name) = rest.trim_start().strip_prefix(':') {
+                let name = name.trim();
+                start_func(&mut funcs, name, lines.len(), !name.starts_with('$'));
+                source = None;
+                continue;
+            }
+        }
+        if let Some(label) = t.strip_suffix(':') {
+            let label = label.trim();
+            // nvdisasm: `.text.NAME:` opens a kernel's section, `NAME:` a function declared with `.type`.
+            if let Some(name) = label.strip_prefix(".text.") {
+                start_func(&mut funcs, name, lines.len(), true);
+                source = None;
+            } else if declared.contains(label) {
+                let entry = entries.contains(label) || (!label.starts_with('$') && entries.is_empty());
+                start_func(&mut funcs, label, lines.len(), entry);
+            }
+            labels.insert(label.to_string(), lines.len());
+            continue;
+        }
+        if t.is_empty() || t.starts_with('.') {
+            continue;
+        }
+        // cuobjdump and nvdisasm put the instruction's address first: `/*0040*/`.
+        let addr = raw
+            .trim_start()
+            .strip_prefix("/*")
+            .and_then(|r| r.split_once("*/"))
+            .and_then(|(h, _)| u64::from_str_radix(h.trim(), 16).ok());
+
+        let lead = cleaned.len() - cleaned.trim_start().len();
+        let mut rest = t;
+        let mut col = lead;
+        let mut guard = None;
+        if let Some(r) = rest.strip_prefix('@') {
+            let end = r.find(char::is_whitespace).unwrap_or(r.len());
+            let g = &r[..end];
+            match parse_pred(g) {
+                Some(Operand::Pred { idx, not, .. }) => guard = Some((idx, not)),
+                _ => {
+                    return Err(InputError::at(
+                        src,
+                        Span { start: line_start + col, end: line_start + col + end + 1 },
+                        format!("`@{g}` is not a predicate guard (@P0, @!P1, @PT)"),
+                    ))
+                }
+            }
+            let skip = 1 + end;
+            let r2 = &rest[skip..];
+            col += skip + (r2.len() - r2.trim_start().len());
+            rest = r2.trim_start();
+        }
+        let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let mnemonic = &rest[..op_end];
+        // Header and other lines that are not instructions: an opcode is upper-case letters, digits, `.`, `_`.
+        let is_opcode = mnemonic.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && mnemonic.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '.' || c == '_');
+        if !is_opcode {
+            if guard.is_none() {
+                let first = mnemonic.to_ascii_lowercase();
+                if matches!(first.as_str(), "function" | "code" | "arch" | "headerflags" | "......" | "fatbin" | "elf")
+                    || first.starts_with("....")
+                {
+                    continue;
+                }
+            }
+            return Err(InputError::at(
+                src,
+                Span { start: line_start + col, end: line_start + col + mnemonic.len().max(1) },
+                format!("`{mnemonic}` is not a SASS instruction (opcodes are upper case, e.g. LDG.E.32)"),
+            ));
+        }
+        let mut parts = mnemonic.split('.');
+        let opcode = parts.next().unwrap_or("").to_string();
+        let mods: Vec<String> = parts.map(str::to_string).collect();
+        let operand_text = &rest[op_end..];
+        let ops_start = line_start + col + op_end;
+        let mut ops = Vec::new();
+        let mut mem_text = String::new();
+        for (off, o) in split_operands(operand_text) {
+            let lead = o.len() - o.trim_start().len();
+            let span = Span { start: ops_start + off + lead, end: ops_start + off + o.trim_end().len() };
+            let parsed = parse_operand(o).map_err(|m| InputError::at(src, span, m))?;
+            if matches!(parsed, Operand::Mem { .. }) {
+                mem_text = o.trim().to_string();
+            }
+            ops.push((parsed, span));
+        }
+        lines.push(Line {
+            no: no + 1,
+            addr,
+            guard,
+            opcode,
+            mods,
+            ops,
+            text: rest.trim().to_string(),
+            span: Span { start: line_start + col, end: line_start + col + rest.len() },
+            mem_text,
+            source: source.clone(),
+        });
+        if lines.len() > MAX_LINES {
+            return Err(InputError::at(
+                src,
+                Span { start: line_start, end: line_start + 1 },
+                format!("more than {MAX_LINES} instructions"),
+            ));
+        }
+    }
+    if funcs.first().is_none_or(|f| f.start > 0) {
+        // Instructions before any header (or a listing with none): one unnamed function.
+        funcs.insert(0, Func { name: String::new(), start: 0, end: 0, entry: true });
+        if funcs.len() > 1 {
+            funcs[0].end = funcs[1].start;
+        }
+    }
+    if let Some(last) = funcs.last_mut() {
+        last.end = lines.len();
+    }
+    // Functions with no instructions (a kernel header with nothing after it) are dropped.
+    funcs.retain(|f| f.end > f.start || f.name.is_empty());
+    Ok(Listing { lines, labels, funcs, arch })
+}
+
+/// The IEEE half-precision bits of a number (round to nearest), for the `HFMA2.MMA Rd, -RZ, RZ, a, b` idiom
+/// nvcc uses to put a small constant in a register.
+fn f16_bits(x: f64) -> u16 {
+    let sign = if x.is_sign_negative() { 0x8000u16 } else { 0 };
+    let a = x.abs();
+    if a.is_nan() {
+        return 0x7e00;
+    }
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a < 6.103515625e-5 {
+        // Subnormal: a multiple of 2^-24.
+        return sign | (a / 5.960464477539063e-8).round() as u16;
+    }
+    let e = a.log2().floor() as i32;
+    let m = (a / 2f64.powi(e) - 1.0) * 1024.0;
+    let (mut e, mut m) = (e, m.round() as u32);
+    if m == 1024 {
+        m = 0;
+        e += 1;
+    }
+    sign | (((e + 15) as u16) << 10) | m as u16
+}
+
+// ----------------------------------------------------------------------------------------------------------
+// Lowering: each SASS instruction becomes a few typed operations of the program (see `crate::program`).
+// SASS registers are 32 bits: each R, UR and P gets a register or predicate of its own, holding its value
+// zero-extended; 64-bit values (.WIDE results, [R2.64] addresses, constant pairs) are formed from pairs.
+// ----------------------------------------------------------------------------------------------------------
+
+type R<T> = Result<T, InputError>;
+
+const MEMORY_OPS: [&str; 8] = ["LDG", "STG", "LD", "ST", "LDS", "STS", "LDL", "STL"];
+/// Instructions that change nothing warpscope follows: scheduling, barriers for convergence (the machine
+/// reconverges at post-dominators by itself), fences, cache control.
+const NO_EFFECT: [&str; 17] = [
+    "NOP",
+    "BSSY",
+    "BSYNC",
+    "SSY",
+    "PBK",
+    "PCNT",
+    "WARPSYNC",
+    "DEPBAR",
+    "MEMBAR",
+    "ERRBAR",
+    "CCTL",
+    "YIELD",
+    "NANOSLEEP",
+    "BMOV",
+    "ENDCOLLECTIVE",
+    "FENCE",
+    "CCTLL",
+];
+
+struct Lower<'a> {
+    b: Builder,
+    src: &'a str,
+    vars: &'a Vars,
+    launch: Launch,
+    regs: HashMap<u32, Reg>,
+    uregs: HashMap<u32, Reg>,
+    preds: HashMap<u32, Pred>,
+    upreds: HashMap<u32, Pred>,
+    /// The carry flag of the `.CC` / `.X` chains (0 or 1).
+    cc: Reg,
+    /// The low half of the address the last LEA.LO formed (for LEA.HI's Plg).
+    lea_lo: Reg,
+    guard: Option<PredRef>,
+    span: Span,
+    no: usize,
+    /// The chosen kernel's parameters and their defaults.
+    params: Vec<(params::Param, Option<u64>)>,
+    /// Where they start in constant bank 0.
+    param_base: Option<u32>,
+    /// Why some parameters have no layout or default (added to their error).
+    param_note: String,
+    /// Memory sites by listing line (a subroutine inlined twice keeps one site).
+    sites: HashMap<usize, crate::program::SiteId>,
+}
+
+/// A 32-bit zero constant.
+const ZERO: Src = Src::Imm(0);
+
+impl Lower<'_> {
+    fn err(&self, span: Span, msg: impl Into<String>) -> InputError {
+        InputError::at(self.src, span, msg)
+    }
+
+    fn emit(&mut self, op: Op) {
+        self.b.emit(op, self.guard, self.span);
+    }
+
+    fn tmp(&mut self) -> Reg {
+        self.b.temp()
+    }
+
+    fn reg(&mut self, i: u32) -> Reg {
+        if let Some(&r) = self.regs.get(&i) {
+            return r;
+        }
+        let r = self.b.reg();
+        self.regs.insert(i, r);
+        r
+    }
+
+    fn ureg(&mut self, i: u32) -> Reg {
+        if let Some(&r) = self.uregs.get(&i) {
+            return r;
+        }
+        let r = self.b.reg();
+        self.uregs.insert(i, r);
+        r
+    }
+
+    fn pred_reg(&mut self, i: u32, uniform: bool) -> Pred {
+        let map = if uniform { &mut self.upreds } else { &mut self.preds };
+        if let Some(&p) = map.get(&i) {
+            return p;
+        }
+        let p = self.b.pred();
+        map.insert(i, p);
+        p
+    }
+
+    fn bin(&mut self, op: BinOp, w: Width, a: Src, b: Src) -> Src {
+        self.b.bin(op, w, a, b, self.guard, self.span)
+    }
+
+    fn zext(&mut self, a: Src) -> Src {
+        self.b.conv(a, 32, false, self.guard, self.span)
+    }
+
+    fn sext(&mut self, a: Src) -> Src {
+        self.b.conv(a, 32, true, self.guard, self.span)
+    }
+
+    fn unknown(&mut self, why: String) -> Src {
+        self.b.unknown(why, self.guard, self.span)
+    }
+
+    /// A constant-bank word: `--set`, the launch defaults, or unknown.
+    fn cbank(&mut self, bank: u32, off: u32) -> Src {
+        let key = cbank_key(bank, off);
+        if let Some(v) = wide_var(self.vars, &key, off.checked_sub(4).map(|p| cbank_key(bank, p))) {
+            return Src::Imm(u64::from(v));
+        }
+        if bank == 0 {
+            if let Some(v) = self.param_word(off) {
+                return v;
+            }
+        }
+        let l = &self.launch;
+        let v = match (bank, off) {
+            (0, 0x0) => Some(l.block.x),
+            (0, 0x4) => Some(l.block.y),
+            (0, 0x8) => Some(l.block.z),
+            (0, 0xc) => Some(l.grid.x),
+            (0, 0x10) => Some(l.grid.y),
+            (0, 0x14) => Some(l.grid.z),
+            (0, 0x20) | (0, 0x28) => Some(DEFAULT_STACK_TOP),
+            _ => None,
+        };
+        match v {
+            Some(v) => Src::Imm(u64::from(v)),
+            None => self.unknown(format!("the constant {key} has no value (give it one with --set {key}=VALUE)")),
+        }
+    }
+
+    /// The 32-bit word at `off` of bank 0 when it holds kernel parameters: their defaults, or unknown naming the
+    /// parameter. `None` below the parameters.
+    fn param_word(&mut self, off: u32) -> Option<Src> {
+        let base = self.param_base?;
+        let rel = off.checked_sub(base)?;
+        let key = cbank_key(0, off);
+        let mut word = 0u64;
+        let mut missing = None;
+        let mut any = false;
+        for (p, v) in &self.params {
+            let (lo, hi) = (p.offset, p.offset + p.size);
+            if hi <= rel || lo >= rel + 4 {
+                continue;
+            }
+            any = true;
+            match v {
+                Some(v) => {
+                    for byte in rel.max(lo)..(rel + 4).min(hi) {
+                        let b = (v >> (8 * (byte - lo))) & 0xff;
+                        word |= b << (8 * (byte - rel));
+                    }
+                }
+                None => missing = Some(p.clone()),
+            }
+        }
+        if let Some(p) = missing {
+            return Some(self.unknown(format!(
+                "the constant {key} holds parameter {} (a `{}`), which has no default (give it one with --set {}=VALUE)",
+                p.index,
+                p.ty,
+                cbank_key(0, base + p.offset)
+            )));
+        }
+        if any {
+            return Some(Src::Imm(word));
+        }
+        let past = self.params.last().is_none_or(|(p, _)| rel >= p.offset + p.size);
+        if past && !self.param_note.is_empty() {
+            let note = self.param_note.clone();
+            return Some(self.unknown(format!(
+                "the constant {key} is a kernel parameter with no value: {note} (give it one with --set {key}=VALUE)"
+            )));
+        }
+        None
+    }
+
+    fn special(&mut self, name: &str) -> Src {
+        let which = match name {
+            "SR_TID.X" => Some(Special::Tid(0)),
+            "SR_TID.Y" => Some(Special::Tid(1)),
+            "SR_TID.Z" => Some(Special::Tid(2)),
+            "SR_CTAID.X" => Some(Special::Ctaid(0)),
+            "SR_CTAID.Y" => Some(Special::Ctaid(1)),
+            "SR_CTAID.Z" => Some(Special::Ctaid(2)),
+            "SR_NTID.X" => Some(Special::Ntid(0)),
+            "SR_NTID.Y" => Some(Special::Ntid(1)),
+            "SR_NTID.Z" => Some(Special::Ntid(2)),
+            "SR_NCTAID.X" => Some(Special::Nctaid(0)),
+            "SR_NCTAID.Y" => Some(Special::Nctaid(1)),
+            "SR_NCTAID.Z" => Some(Special::Nctaid(2)),
+            "SR_LANEID" => Some(Special::Lane),
+            "SR_WARPID" | "SR_VIRTID" => Some(Special::Warp),
+            // The block's rank in its cluster (sm_90 on): 0 for the one-block clusters of a plain launch.
+            "SR_CGACTAID" | "SR_CLUSTERCTARANK" => return ZERO,
+            "SR_LTMASK" | "SR_LEMASK" | "SR_GTMASK" | "SR_GEMASK" | "SR_EQMASK" => {
+                let d = self.tmp();
+                self.emit(Op::Special { dst: d, which: Special::Lane });
+                let bit = self.bin(BinOp::Shl, Width::W32, Src::Imm(1), Src::Reg(d));
+                let lt = self.bin(BinOp::Sub, Width::W32, bit, Src::Imm(1));
+                return match name {
+                    "SR_EQMASK" => bit,
+                    "SR_LTMASK" => lt,
+                    "SR_LEMASK" => self.bin(BinOp::Or, Width::W32, lt, bit),
+                    "SR_GEMASK" => self.bin(BinOp::Xor, Width::W32, lt, Src::Imm(0xFFFF_FFFF)),
+                    _ => {
+                        let le = self.bin(BinOp::Or, Width::W32, lt, bit);
+                        self.bin(BinOp::Xor, Width::W32, le, Src::Imm(0xFFFF_FFFF))
+                    }
+                };
+            }
+            "SRZ" => return ZERO,
+            _ => None,
+        };
+        match which {
+            Some(which) => {
+                let d = self.tmp();
+                self.emit(Op::Special { dst: d, which });
+                Src::Reg(d)
+            }
+            None => self.unknown(format!("the special register {name} is not modelled")),
+        }
+    }
+
+    fn pred_ref(&mut self, o: &Operand) -> Option<PredRef> {
+        match o {
+            Operand::Pred { idx: None, not, .. } => Some(PredRef { idx: None, neg: *not }),
+            Operand::Pred { idx: Some(i), not, uniform } => {
+                let p = self.pred_reg(*i, *uniform);
+                Some(PredRef { idx: Some(p), neg: *not })
+            }
+            _ => None,
+        }
+    }
+
+    /// A source operand's 32-bit value, with `-`, `~` and `|.|` applied.
+    fn val(&mut self, o: &Operand, span: Span) -> R<Src> {
+        Ok(match o {
+            Operand::Reg { idx, neg, not, abs, .. } => {
+                let mut v = match idx {
+                    None => ZERO,
+                    Some(i) => Src::Reg(self.reg(*i)),
+                };
+                if *abs {
+                    let s = self.sext(v);
+                    let n = self.bin(BinOp::Sub, Width::W64, ZERO, s);
+                    let m = self.bin(BinOp::MaxS, Width::W64, s, n);
+                    v = self.zext(m);
+                }
+                if *not {
+                    v = self.bin(BinOp::Xor, Width::W32, v, Src::Imm(0xFFFF_FFFF));
+                }
+                if *neg {
+                    v = self.bin(BinOp::Sub, Width::W32, ZERO, v);
+                }
+                v
+            }
+            Operand::UReg(None) => ZERO,
+            Operand::UReg(Some(i)) => Src::Reg(self.ureg(*i)),
+            Operand::UMod { idx, neg, not } => {
+                let mut v = match idx {
+                    None => ZERO,
+                    Some(i) => Src::Reg(self.ureg(*i)),
+                };
+                if *not {
+                    v = self.bin(BinOp::Xor, Width::W32, v, Src::Imm(0xFFFF_FFFF));
+                }
+                if *neg {
+                    v = self.bin(BinOp::Sub, Width::W32, ZERO, v);
+                }
+                v
+            }
+            Operand::Imm(v) => Src::Imm(u64::from(*v)),
+            Operand::CBank { bank, off, neg, not } => {
+                let mut v = self.cbank(*bank, *off);
+                if *not {
+                    v = self.bin(BinOp::Xor, Width::W32, v, Src::Imm(0xFFFF_FFFF));
+                }
+                if *neg {
+                    v = self.bin(BinOp::Sub, Width::W32, ZERO, v);
+                }
+                v
+            }
+            Operand::CBankIdx { .. } => {
+                return Err(self.err(span, "a constant word at a register's offset is read only by LDC"));
+            }
+            Operand::Special(s) => self.special(s),
+            Operand::Pred { .. } => {
+                let p = self.pred_ref(o).unwrap_or(PredRef::TRUE);
+                let d = self.tmp();
+                self.emit(Op::PredToReg { dst: d, p });
+                Src::Reg(d)
+            }
+            _ => return Err(self.err(span, "this operand has no value")),
+        })
+    }
+
+    /// A 64-bit value from a register pair (`R2` and `R3`), a constant pair, or a 32-bit operand.
+    fn pair(&mut self, o: &Operand, span: Span) -> R<Src> {
+        let (lo, hi) = match o {
+            Operand::Reg { idx: None, .. } | Operand::UReg(None) => return Ok(ZERO),
+            Operand::Reg { idx: Some(i), .. } => (Src::Reg(self.reg(*i)), Src::Reg(self.reg(i + 1))),
+            Operand::UReg(Some(i)) => (Src::Reg(self.ureg(*i)), Src::Reg(self.ureg(i + 1))),
+            Operand::CBank { bank, off, neg: false, not: false } => {
+                (self.cbank(*bank, *off), self.cbank(*bank, off + 4))
+            }
+            _ => return self.val(o, span).map(|v| self.zext(v)),
+        };
+        Ok(self.join(lo, hi))
+    }
+
+    fn join(&mut self, lo: Src, hi: Src) -> Src {
+        let lo = self.zext(lo);
+        let hi = self.zext(hi);
+        let h = self.bin(BinOp::Shl, Width::W64, hi, Src::Imm(32));
+        // The low half first: when both are unknown, errors name the register the address starts from.
+        self.bin(BinOp::Or, Width::W64, lo, h)
+    }
+
+    fn set(&mut self, o: &Operand, v: Src) {
+        match o {
+            Operand::Reg { idx: Some(i), .. } => {
+                let r = self.reg(*i);
+                let v = self.zext(v);
+                self.emit(Op::Mov { dst: r, a: v });
+            }
+            Operand::UReg(Some(i)) => {
+                let r = self.ureg(*i);
+                let v = self.zext(v);
+                self.emit(Op::Mov { dst: r, a: v });
+            }
+            Operand::Pred { idx: Some(i), uniform, .. } => {
+                let p = self.pred_reg(*i, *uniform);
+                self.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w: Width::W64, a: v, b: ZERO });
+            }
+            _ => {}
+        }
+    }
+
+    fn set_pred(&mut self, o: &Operand, p: PredRef) {
+        if let Operand::Pred { idx: Some(i), uniform, .. } = o {
+            let d = self.pred_reg(*i, *uniform);
+            self.emit(Op::PredLogic { dst: d, op: PredOp::And, a: p, b: PredRef::TRUE });
+        }
+    }
+
+    /// Writes a 64-bit value to a register pair.
+    fn set_pair(&mut self, o: &Operand, v: Src) {
+        let (lo, hi) = match o {
+            Operand::Reg { idx: Some(i), .. } => (self.reg(*i), self.reg(i + 1)),
+            Operand::UReg(Some(i)) => (self.ureg(*i), self.ureg(i + 1)),
+            _ => return,
+        };
+        let l = self.zext(v);
+        let h = self.bin(BinOp::ShrU, Width::W64, v, Src::Imm(32));
+        self.emit(Op::Mov { dst: lo, a: l });
+        self.emit(Op::Mov { dst: hi, a: h });
+    }
+
+    /// Marks what an unmodelled instruction writes as unknown.
+    fn unmodelled(&mut self, l: &Line) {
+        let why = |r: &str| format!("{r} was written by {} at line {}, which warpscope does not model", l.opcode, l.no);
+        for d in destinations(l) {
+            match d {
+                Operand::Reg { idx: Some(i), .. } => {
+                    let w = self.b.why(why(&format!("R{i}")));
+                    let r = self.reg(i);
+                    self.emit(Op::Unknown { dst: r, why: w });
+                }
+                Operand::UReg(Some(i)) => {
+                    let w = self.b.why(why(&format!("UR{i}")));
+                    let r = self.ureg(i);
+                    self.emit(Op::Unknown { dst: r, why: w });
+                }
+                Operand::Pred { idx: Some(i), uniform, .. } => {
+                    let v = self.unknown(why(&format!("{}P{i}", if uniform { "U" } else { "" })));
+                    self.set(&d, v);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Every destination register an unknown or unmodelled instruction writes: the first register operand (and the
+/// registers after it for wide forms), or the first two predicates of a predicate-writing instruction.
+fn destinations(line: &Line) -> Vec<Operand> {
+    let plain = |i: u32| Operand::Reg { idx: Some(i), neg: false, not: false, abs: false, wide: false, cc: false };
+    let mut out = Vec::new();
+    for (k, (op, _)) in line.ops.iter().enumerate() {
+        match op {
+            Operand::Pred { idx: Some(_), .. } if k < 2 => out.push(op.clone()),
+            Operand::Reg { idx: Some(i), .. } => {
+                out.push(plain(*i));
+                if line.mods.iter().any(|m| m == "WIDE" || m == "64" || m == "128") {
+                    for j in 1..4 {
+                        out.push(plain(i + j));
+                    }
+                }
+                break;
+            }
+            Operand::UReg(Some(_)) => {
+                out.push(op.clone());
+                break;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+fn has(l: &Line, m: &str) -> bool {
+    l.mods.iter().any(|x| x == m)
+}
+
+/// The kernels of a SASS listing, in listing order: (mangled symbol, demangled name) for each entry function.
+/// An error when the text is not a listing.
+pub fn kernels(src: &str) -> Result<Vec<(String, String)>, InputError> {
+    let listing = parse_lines(src)?;
+    Ok(listing.funcs.iter().filter(|f| f.entry && !f.name.is_empty()).map(|f| (f.name.clone(), f.shown())).collect())
+}
+
+/// What the SASS lowering needs besides the text.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'a> {
+    /// The kernel to run (`--kernel`): a mangled or demangled name; the first kernel when `None`.
+    pub kernel: Option<&'a str>,
+    /// The compute capability's SM number (80 for CC 8.0), for the parameter offsets when the listing's header
+    /// does not name its architecture.
+    pub sm: u32,
+}
+
+/// Lowers SASS into a program.
+pub fn lower(src: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Program, InputError> {
+    if src.len() > super::lex::MAX_INPUT_BYTES {
+        return Err(InputError::at(src, Span { start: 0, end: 1 }, "the input is larger than 1 MB"));
+    }
+    let listing = parse_lines(src)?;
+    let lines = &listing.lines;
+    if lines.is_empty() {
+        return Err(InputError::at(
+            src,
+            Span { start: 0, end: 1 },
+            "no SASS instructions: paste lines such as `LDG.E.32 R0, [R2];`",
+        ));
+    }
+    let kernels: Vec<&Func> = listing.funcs.iter().filter(|f| f.entry).collect();
+    let chosen = match opts.kernel.map(str::trim).filter(|k| !k.is_empty()) {
+        Some(want) => {
+            let names: Vec<&str> = kernels.iter().map(|f| f.name.as_str()).collect();
+            params::find_kernel(want, &names).map(|i| kernels[i])
+        }
+        .ok_or_else(|| {
+            let names: Vec<String> = kernels.iter().map(|f| f.shown()).collect();
+            InputError::at(
+                src,
+                Span { start: 0, end: 1 },
+                format!("no kernel `{want}` in this listing (its kernels: {})", names.join(", ")),
+            )
+        })?,
+        None => kernels.first().copied().ok_or_else(|| {
+            InputError::at(src, Span { start: 0, end: 1 }, "this listing has no kernel, only subroutines")
+        })?,
+    };
+    let mut lw = Lower {
+        b: Builder::new(),
+        src,
+        vars,
+        launch,
+        regs: HashMap::new(),
+        uregs: HashMap::new(),
+        preds: HashMap::new(),
+        upreds: HashMap::new(),
+        cc: 0,
+        lea_lo: 0,
+        guard: None,
+        span: Span { start: 0, end: 1 },
+        no: 0,
+        params: Vec::new(),
+        param_base: None,
+        param_note: String::new(),
+        sites: HashMap::new(),
+    };
+    // Kernel parameters and their defaults.
+    let sm = listing.arch.unwrap_or(opts.sm);
+    lw.param_base = params::param_base(sm);
+    let sig = params::signature(&chosen.name);
+    let mut defaulted = Vec::new();
+    if let (Some(sig), Some(base)) = (&sig, lw.param_base) {
+        let values = params::defaults(&sig.params, &launch);
+        for (p, v) in sig.params.iter().zip(values) {
+            let key = cbank_key(0, base + p.offset);
+            if v.is_some() && !vars.contains_key(&key) {
+                defaulted.push(format!("{key} ({}, {}) = {}", p.index, p.ty, show_default(&p.kind, v.unwrap_or(0))));
+            }
+            lw.params.push((p.clone(), v));
+        }
+        if let Some((i, ty)) = &sig.unknown_layout {
+            lw.param_note = format!(
+                "parameter {i} of {} is a `{ty}`, whose layout warpscope does not know, so it and the parameters after it have no default",
+                sig.name
+            );
+        }
+    } else if sig.is_none() && !chosen.name.is_empty() && !params::CAN_DEMANGLE {
+        lw.param_note =
+            "the page could not read the parameter types from the kernel name (the command line can)".into();
+    } else if sig.is_none() && !chosen.name.is_empty() {
+        lw.param_note =
+            format!("the kernel name `{}` is not a mangled C++ name, so its parameter types are unknown", chosen.name);
+    } else if lw.param_base.is_none() {
+        lw.param_note = format!("warpscope does not know where sm_{sm} keeps kernel parameters");
+    }
+    if kernels.len() > 1 {
+        let names: Vec<String> = kernels.iter().map(|f| f.shown()).collect();
+        let ran = chosen.shown();
+        lw.b.note(Note::new(
+            "sass-kernel",
+            format!(
+                "This listing has {} kernels ({}); this is {ran}. Choose another with --kernel NAME or the kernel menu.",
+                kernels.len(),
+                names.join(", ")
+            ),
+            "the listing's function headers",
+        ));
+    }
+    if !defaulted.is_empty() {
+        lw.b.note(Note::new(
+            "sass-param-defaults",
+            format!(
+                "Kernel parameters given defaults (pointers get their own 256-byte-aligned bases, as cudaMalloc gives; integers the launch's thread count): {}. Give other values with --set, e.g. --set {}=VALUE.",
+                defaulted.join("; "),
+                defaulted[0].split(' ').next().unwrap_or("c[0x0][0x160]")
+            ),
+            "MODEL.md section I: kernel parameters in SASS",
+        ));
+    }
+    if !chosen.name.is_empty() {
+        lw.b.set_kernel(chosen.shown());
+    }
+    lw.b.set_kernels(kernels.iter().filter(|f| !f.name.is_empty()).map(|f| (f.name.clone(), f.shown())).collect());
+    lw.cc = lw.b.reg();
+    lw.lea_lo = lw.b.reg();
+    // The start: every register and predicate the listing names gets its `--set` value or becomes unknown.
+    let mut gprs = std::collections::BTreeSet::new();
+    let mut urs = std::collections::BTreeSet::new();
+    for l in lines {
+        for (o, _) in &l.ops {
+            match o {
+                Operand::Reg { idx: Some(i), .. } => gprs.extend(*i..(i + 4).min(256)),
+                Operand::UReg(Some(i)) | Operand::UMod { idx: Some(i), .. } => urs.extend(*i..(i + 2).min(64)),
+                Operand::Mem { base, ubase, .. } => {
+                    if let Some((Some(i), _)) = base {
+                        gprs.extend(*i..(i + 2).min(256));
+                    }
+                    if let Some(Some(i)) = ubase {
+                        urs.extend(*i..(i + 2).min(64));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let start = Span { start: 0, end: 1 };
+    lw.span = start;
+    for (set, prefix) in [(gprs, "R"), (urs, "UR")] {
+        for i in set {
+            let value = wide_var(vars, &format!("{prefix}{i}"), i.checked_sub(1).map(|p| format!("{prefix}{p}")));
+            let r = if prefix == "R" { lw.reg(i) } else { lw.ureg(i) };
+            match value {
+                Some(v) => lw.b.emit(Op::Mov { dst: r, a: Src::Imm(u64::from(v)) }, None, start),
+                None => {
+                    let w = lw.b.why(format!("{prefix}{i} has no value (give it one with --set {prefix}{i}=VALUE)"));
+                    lw.b.emit(Op::Unknown { dst: r, why: w }, None, start);
+                }
+            }
+        }
+    }
+    for uniform in [false, true] {
+        for i in 0..7 {
+            let name = format!("{}P{i}", if uniform { "U" } else { "" });
+            let v = lw.unknown(format!("{name} has no value"));
+            let p = lw.pred_reg(i, uniform);
+            lw.b.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w: Width::W64, a: v, b: ZERO }, None, start);
+        }
+    }
+    let w = lw.b.why("the carry flag (CC.CF) was not set by an earlier .CC instruction");
+    lw.b.emit(Op::Unknown { dst: lw.cc, why: w }, None, start);
+    let w = lw.b.why("no LEA.LO computed the low half of the address before");
+    lw.b.emit(Op::Unknown { dst: lw.lea_lo, why: w }, None, start);
+    let end_label = lw.b.label();
+    let f = listing.funcs.iter().position(|f| std::ptr::eq(f, chosen)).unwrap_or(0);
+    body(&mut lw, &listing, f, None, 0)?;
+    lw.b.place(end_label);
+    Ok(lw.b.finish())
+}
+
+/// How a default shows in the note: pointers in hex.
+fn show_default(kind: &params::Kind, v: u64) -> String {
+    match kind {
+        params::Kind::Pointer => format!("{v:#x}"),
+        _ => v.to_string(),
+    }
+}
+
+/// Calls nest at most this deep (compiler-emitted subroutines call nothing further; recursion is refused).
+const MAX_CALL_DEPTH: usize = 8;
+
+/// Lowers function `f` of the listing. A call inlines its callee, whose returns branch to `ret` (the
+/// instruction after the call); a return in the kernel itself ends the thread.
+fn body(lw: &mut Lower, listing: &Listing, f: usize, ret: Option<Label>, depth: usize) -> R<()> {
+    let func = &listing.funcs[f];
+    let lines = &listing.lines;
+    let range = func.start..func.end;
+    // One label per instruction, for branches.
+    let labels: Vec<Label> = range.clone().map(|_| lw.b.label()).collect();
+    let fall_out = lw.b.label();
+    let target = |lw: &Lower, l: &Line| -> R<Label> {
+        let found = l.ops.iter().find_map(|(o, sp)| {
+            let raw = &lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())];
+            let name = raw.trim().trim_start_matches('`').trim_start_matches('(').trim_end_matches(')').trim();
+            let by_label = listing.labels.get(name).copied();
+            let by_addr = match o {
+                Operand::Imm(a) => range.clone().find(|&i| lines[i].addr == Some(u64::from(*a))),
+                _ => None,
+            };
+            by_label.or(by_addr)
+        });
+        match found {
+            Some(i) if range.contains(&i) => Ok(labels[i - range.start]),
+            Some(i) if i == range.end => Ok(fall_out),
+            Some(_) => {
+                Err(lw.err(l.span, format!("{}: the branch target is in another function of the listing", l.opcode)))
+            }
+            None => Err(
+                lw.err(l.span, format!("{}: the branch target is not a label or an address of this listing", l.opcode))
+            ),
+        }
+    };
+    for k in range.clone() {
+        let l = &lines[k];
+        lw.b.place(labels[k - range.start]);
+        lw.guard = l.guard.map(|(idx, not)| match idx {
+            None => PredRef { idx: None, neg: not },
+            Some(i) => PredRef { idx: Some(lw.pred_reg(i, false)), neg: not },
+        });
+        lw.span = l.span;
+        lw.no = l.no;
+        let mark = lw.b.temps_mark();
+        if MEMORY_OPS.contains(&l.opcode.as_str()) {
+            memory(lw, l, k)?;
+        } else {
+            match l.opcode.as_str() {
+                "BRA" | "JMP" => {
+                    let t = target(lw, l)?;
+                    if has(l, "DIV") {
+                        // BRA.DIV: taken when the warp's active lanes are not all of its live lanes.
+                        let p = lw.b.pred();
+                        lw.emit(Op::Converged { dst: p });
+                        lw.b.bra(t, Some(PredRef::not(p)), l.span);
+                    } else {
+                        lw.b.bra(t, lw.guard, l.span);
+                    }
+                }
+                "SYNC" | "BRK" | "CONT" => {
+                    // Pre-Volta reconvergence: jump to the target of the innermost SSY/PBK/PCNT around it.
+                    let opener = match l.opcode.as_str() {
+                        "SYNC" => "SSY",
+                        "BRK" => "PBK",
+                        _ => "PCNT",
+                    };
+                    let found = (range.start..k).rev().find_map(|j| {
+                        let o = &lines[j];
+                        if o.opcode != opener {
+                            return None;
+                        }
+                        let t = target(lw, o).ok()?;
+                        let at = labels.iter().position(|x| *x == t).map_or(range.end, |p| p + range.start);
+                        (at > k).then_some(t)
+                    });
+                    match found {
+                        Some(t) => lw.b.bra(t, lw.guard, l.span),
+                        None => {
+                            return Err(
+                                lw.err(l.span, format!("{} has no enclosing {opener} in this listing", l.opcode))
+                            )
+                        }
+                    }
+                }
+                "EXIT" | "KILL" => lw.emit(Op::Exit),
+                "BAR" => {
+                    if has(l, "ARV") {
+                        // Arrive without waiting: nothing to follow.
+                    } else {
+                        lw.emit(Op::Bar);
+                    }
+                }
+                "CALL" => {
+                    // A direct call to a function of the listing runs inline; the instruction after the call is
+                    // where its RET comes back to (the compiler's calling convention puts that address in the
+                    // return register).
+                    let callee = l.ops.iter().find_map(|(_, sp)| {
+                        let raw = &lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())];
+                        let name =
+                            raw.trim().trim_start_matches('`').trim_start_matches('(').trim_end_matches(')').trim();
+                        listing.funcs.iter().position(|g| g.name == name && !name.is_empty())
+                    });
+                    let Some(g) = callee else {
+                        let c = lw.b.ctx(format!(
+                            "{} at line {} is reached: its target is not a function of this listing",
+                            l.opcode, l.no
+                        ));
+                        lw.emit(Op::Trap { ctx: c });
+                        lw.b.release(mark);
+                        continue;
+                    };
+                    if depth >= MAX_CALL_DEPTH {
+                        return Err(lw.err(l.span, format!("calls nest more than {MAX_CALL_DEPTH} deep (recursion?)")));
+                    }
+                    let back = lw.b.label();
+                    let skip = lw.guard.map(|g| PredRef { idx: g.idx, neg: !g.neg });
+                    if skip.is_some() {
+                        // A guarded call: lanes whose guard fails go straight on.
+                        lw.b.bra(back, skip, l.span);
+                    }
+                    let saved = lw.guard.take();
+                    body(lw, listing, g, Some(back), depth + 1)?;
+                    lw.guard = saved;
+                    lw.b.place(back);
+                }
+                "RET" => match ret {
+                    Some(back) => lw.b.bra(back, lw.guard, l.span),
+                    None => lw.emit(Op::Exit),
+                },
+                "BRX" | "JMX" | "BPT" => {
+                    let c = lw.b.ctx(format!(
+                        "{} at line {} is reached: warpscope does not follow indirect branches or breakpoints",
+                        l.opcode, l.no
+                    ));
+                    lw.emit(Op::Trap { ctx: c });
+                }
+                op if NO_EFFECT.contains(&op) => {}
+                _ => execute(lw, l)?,
+            }
+        }
+        lw.b.release(mark);
+    }
+    lw.b.place(fall_out);
+    if let Some(back) = ret {
+        // Running off the end of a subroutine returns.
+        lw.b.bra(back, None, func_end_span(lines, &range));
+    }
+    Ok(())
+}
+
+fn func_end_span(lines: &[Line], range: &std::ops::Range<usize>) -> Span {
+    lines.get(range.end.saturating_sub(1)).map_or(Span { start: 0, end: 1 }, |l| l.span)
+}
+
+fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
+    let text = std::iter::once(l.opcode.clone()).chain(l.mods.iter().cloned()).collect::<Vec<_>>().join(".");
+    let mut instr = Instr::parse(&text).map_err(|e| {
+        InputError::at(lw.src, Span { start: l.span.start + e.column, end: l.span.start + e.column + e.len }, e.message)
+    })?;
+    let Some((mem_idx, (Operand::Mem { base, ubase, offset }, mem_span))) =
+        l.ops.iter().enumerate().find(|(_, (o, _))| matches!(o, Operand::Mem { .. }))
+    else {
+        return Err(lw.err(l.span, format!("{} needs an address operand such as [R2] or [R2+0x10]", l.opcode)));
+    };
+    let (base, ubase, offset, mem_span) = (*base, *ubase, *offset, *mem_span);
+    // Errors about the address point at the address operand.
+    lw.span = mem_span;
+    if let Some((_, true)) = base {
+        instr.extended = true;
+    }
+    let wide = |w: bool| instr.extended || w;
+    let mut addr: Src = match base {
+        None => ZERO,
+        Some((idx, w)) if wide(w) => {
+            let r = Operand::Reg { idx, neg: false, not: false, abs: false, wide: true, cc: false };
+            lw.pair(&r, mem_span)?
+        }
+        Some((None, _)) => ZERO,
+        Some((Some(i), _)) => Src::Reg(lw.reg(i)),
+    };
+    if let Some(u) = ubase {
+        let uv = match u {
+            None => ZERO,
+            Some(i) => Src::Reg(lw.ureg(i)),
+        };
+        addr = lw.bin(BinOp::Add, Width::W64, addr, uv);
+    }
+    addr = lw.bin(BinOp::Add, Width::W64, addr, Src::Imm(offset as u64));
+    if instr.address_bits() == 32 {
+        addr = lw.bin(BinOp::And, Width::W64, addr, Src::Imm(0xFFFF_FFFF));
+    }
+    let addr = match addr {
+        Src::Reg(r) => r,
+        imm => {
+            let r = lw.tmp();
+            lw.emit(Op::Mov { dst: r, a: imm });
+            r
+        }
+    };
+    // An explicit Plg predicate after the address (generic LD/ST, seeds/004).
+    let plg = match (instr.base.fixed_space(), l.ops.get(mem_idx + 1).or_else(|| l.ops.get(mem_idx + 2))) {
+        (None, Some((o @ Operand::Pred { .. }, _))) => lw.pred_ref(o),
+        _ => None,
+    };
+    let store = instr.is_store();
+    let site = match lw.sites.get(&k) {
+        Some(&site) => site,
+        None => {
+            let site = lw.b.site(
+                (k, 0),
+                Site {
+                    line: l.no,
+                    text: l.text.clone(),
+                    access: l.mem_text.clone(),
+                    instr: instr.clone(),
+                    notes: Vec::new(),
+                    source: l.source.clone(),
+                },
+            );
+            lw.sites.insert(k, site);
+            site
+        }
+    };
+    let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", l.opcode));
+    lw.emit(Op::Mem { site, addr, plg, ctx, data: None });
+    if !store {
+        if let Some((Operand::Reg { idx: Some(i), .. }, _)) = l.ops.first() {
+            for r in 0..instr.size_bytes.div_ceil(4) {
+                let w = lw.b.why(format!("R{} holds data loaded at line {}", i + r, l.no));
+                let d = lw.reg(i + r);
+                lw.emit(Op::Unknown { dst: d, why: w });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn execute(lw: &mut Lower, l: &Line) -> R<()> {
+    let op = |i: usize| l.ops.get(i).map(|(o, _)| o.clone()).unwrap_or(Operand::Other);
+    let sp = |i: usize| l.ops.get(i).map_or(l.span, |(_, s)| *s);
+    let need = |lw: &Lower, n: usize| -> R<()> {
+        if l.ops.len() < n {
+            Err(lw.err(l.span, format!("{} needs {n} operands, found {}", l.opcode, l.ops.len())))
+        } else {
+            Ok(())
+        }
+    };
+    let dest = op(0);
+    let writes_cc = matches!(dest, Operand::Reg { cc: true, .. });
+    match l.opcode.as_str() {
+        "S2R" | "CS2R" | "S2UR" => {
+            need(lw, 2)?;
+            let v = lw.val(&op(1), sp(1))?;
+            if l.opcode == "CS2R" && !has(l, "32") {
+                let v = lw.zext(v);
+                lw.set_pair(&dest, v);
+            } else {
+                lw.set(&dest, v);
+            }
+        }
+        "HFMA2" if matches!((op(1), op(2)), (Operand::Reg { idx: None, .. }, Operand::Reg { idx: None, .. })) => {
+            // `HFMA2.MMA Rd, -RZ, RZ, a, b`: 0 * 0 + (a, b) as two halves, nvcc's way to load a constant.
+            need(lw, 5)?;
+            let half = |o: &Operand| match o {
+                Operand::FImm(f) => Some(u64::from(f16_bits(*f))),
+                Operand::Imm(v) => Some(u64::from(f16_bits(f64::from(*v)))),
+                _ => None,
+            };
+            match (half(&op(3)), half(&op(4))) {
+                (Some(a), Some(b)) => lw.set(&dest, Src::Imm(a << 16 | b)),
+                _ => lw.unmodelled(l),
+            }
+        }
+        "ULDC" | "LDC" if matches!(op(1), Operand::CBank { .. }) => {
+            need(lw, 2)?;
+            if has(l, "64") {
+                let v = lw.pair(&op(1), sp(1))?;
+                lw.set_pair(&dest, v);
+            } else {
+                let v = lw.val(&op(1), sp(1))?;
+                lw.set(&dest, v);
+            }
+        }
+        "MOV" | "MOV32I" | "UMOV" => {
+            need(lw, 2)?;
+            let v = lw.val(&op(1), sp(1))?;
+            lw.set(&dest, v);
+        }
+        "IADD" | "IADD32I" => {
+            need(lw, 3)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let (a, b) = (lw.zext(a), lw.zext(b));
+            let mut s = lw.bin(BinOp::Add, Width::W64, a, b);
+            if has(l, "X") {
+                s = lw.bin(BinOp::Add, Width::W64, s, Src::Reg(lw.cc));
+            }
+            if writes_cc {
+                let c = lw.bin(BinOp::ShrU, Width::W64, s, Src::Imm(32));
+                let cc = lw.cc;
+                lw.emit(Op::Mov { dst: cc, a: c });
+            }
+            lw.set(&dest, s);
+        }
+        "VIADD" => {
+            need(lw, 3)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let s = lw.bin(BinOp::Add, Width::W32, a, b);
+            lw.set(&dest, s);
+        }
+        "IADD3" | "UIADD3" => {
+            // IADD3 Rd, [Pc0, [Pc1,]] Ra, Rb, Rc [, Pcin0, Pcin1]
+            let mut rest: Vec<(Operand, Span)> = l.ops.iter().skip(1).cloned().collect();
+            let mut carry_outs = Vec::new();
+            while matches!(rest.first(), Some((Operand::Pred { .. }, _))) && rest.len() > 3 {
+                carry_outs.push(rest.remove(0).0);
+            }
+            if rest.len() < 3 {
+                return Err(lw.err(l.span, "IADD3 needs three source operands"));
+            }
+            let x = has(l, "X");
+            let mut s = ZERO;
+            for (o, span) in &rest[..3] {
+                let v = match o {
+                    // -R in a carry chain is ~R + 1.
+                    Operand::Reg { neg: true, idx, .. } if !x => {
+                        let r = match idx {
+                            None => ZERO,
+                            Some(i) => Src::Reg(lw.reg(*i)),
+                        };
+                        let n = lw.bin(BinOp::Xor, Width::W32, r, Src::Imm(0xFFFF_FFFF));
+                        let n = lw.zext(n);
+                        lw.bin(BinOp::Add, Width::W64, n, Src::Imm(1))
+                    }
+                    Operand::UMod { idx, neg: true, not: false } if !x => {
+                        let r = match idx {
+                            None => ZERO,
+                            Some(i) => Src::Reg(lw.ureg(*i)),
+                        };
+                        let n = lw.bin(BinOp::Xor, Width::W32, r, Src::Imm(0xFFFF_FFFF));
+                        let n = lw.zext(n);
+                        lw.bin(BinOp::Add, Width::W64, n, Src::Imm(1))
+                    }
+                    Operand::CBank { bank, off, neg: true, not: false } if !x => {
+                        let c = lw.cbank(*bank, *off);
+                        let n = lw.bin(BinOp::Xor, Width::W32, c, Src::Imm(0xFFFF_FFFF));
+                        let n = lw.zext(n);
+                        lw.bin(BinOp::Add, Width::W64, n, Src::Imm(1))
+                    }
+                    _ => {
+                        let v = lw.val(o, *span)?;
+                        lw.zext(v)
+                    }
+                };
+                s = lw.bin(BinOp::Add, Width::W64, s, v);
+            }
+            if x {
+                for (o, span) in &rest[3..] {
+                    let v = lw.val(o, *span)?;
+                    s = lw.bin(BinOp::Add, Width::W64, s, v);
+                }
+            }
+            let hi = lw.bin(BinOp::ShrU, Width::W64, s, Src::Imm(32));
+            for (i, p) in carry_outs.iter().enumerate() {
+                let c = lw_gt(lw, hi, i as u64);
+                lw.set(p, c);
+            }
+            lw.set(&dest, s);
+        }
+        "XMAD" => lw.unmodelled(l),
+        "IMAD" | "IMUL" | "IMUL32I" | "UIMAD" => {
+            // IMAD Rd, [Pcarry,] Ra, Rb, Rc [, Pcin]; IMUL Rd, Ra, Rb.
+            let mut rest: Vec<(Operand, Span)> = l.ops.iter().skip(1).cloned().collect();
+            let carry_out =
+                if matches!(rest.first(), Some((Operand::Pred { .. }, _))) { Some(rest.remove(0).0) } else { None };
+            let mul_only = l.opcode.starts_with("IMUL");
+            if rest.len() < if mul_only { 2 } else { 3 } {
+                return Err(lw.err(l.span, format!("{} needs more operands", l.opcode)));
+            }
+            let signed = !has(l, "U32") && !has(l, "MOV") && !has(l, "SHL");
+            let wide = has(l, "WIDE");
+            let hi = has(l, "HI");
+            let a = lw.val(&rest[0].0, rest[0].1)?;
+            let b = lw.val(&rest[1].0, rest[1].1)?;
+            let cin = if has(l, "X") {
+                match rest.get(3) {
+                    Some((p @ Operand::Pred { .. }, s)) => lw.val(p, *s)?,
+                    _ => Src::Reg(lw.cc),
+                }
+            } else {
+                ZERO
+            };
+            let (a, b) = if signed && wide { (lw.sext(a), lw.sext(b)) } else { (lw.zext(a), lw.zext(b)) };
+            let product = lw.bin(BinOp::Mul, Width::W64, a, b);
+            if wide {
+                let c = if mul_only { ZERO } else { lw.pair(&rest[2].0, rest[2].1)? };
+                let r = lw.bin(BinOp::Add, Width::W64, product, c);
+                let r = lw.bin(BinOp::Add, Width::W64, r, cin);
+                lw.set_pair(&dest, r);
+            } else if hi && !mul_only {
+                // IMAD.HI: the addend is the register pair {Rc+1, Rc}, and the result the high word of the
+                // 64-bit sum (ptxas zeroes Rc to add Rc+1 to the high half: the integer-division idiom).
+                let c = match &rest[2].0 {
+                    o @ Operand::Reg { neg: false, not: false, abs: false, .. } => lw.pair(o, rest[2].1)?,
+                    _ => {
+                        lw.unmodelled(l);
+                        return Ok(());
+                    }
+                };
+                let full = lw.bin(BinOp::Add, Width::W64, product, c);
+                let full = lw.bin(BinOp::Add, Width::W64, full, cin);
+                let r = lw.bin(BinOp::ShrU, Width::W64, full, Src::Imm(32));
+                if carry_out.is_some() || writes_cc {
+                    lw.unmodelled(l);
+                    return Ok(());
+                }
+                lw.set(&dest, r);
+            } else {
+                let c = if mul_only {
+                    ZERO
+                } else {
+                    let c = lw.val(&rest[2].0, rest[2].1)?;
+                    lw.zext(c)
+                };
+                let p = if hi { lw.bin(BinOp::ShrU, Width::W64, product, Src::Imm(32)) } else { product };
+                let full = lw.bin(BinOp::Add, Width::W64, p, c);
+                let full = lw.bin(BinOp::Add, Width::W64, full, cin);
+                let carry = lw.bin(BinOp::ShrU, Width::W64, full, Src::Imm(32));
+                let carry = lw.bin(BinOp::MinU, Width::W64, carry, Src::Imm(1));
+                if let Some(p) = carry_out {
+                    lw.set(&p, carry);
+                }
+                if writes_cc {
+                    let cc = lw.cc;
+                    lw.emit(Op::Mov { dst: cc, a: carry });
+                }
+                lw.set(&dest, full);
+            }
+        }
+        "ISCADD" | "ISCADD32I" => {
+            need(lw, 4)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let s = lw.val(&op(3), sp(3))?;
+            let s = lw.bin(BinOp::And, Width::W32, s, Src::Imm(31));
+            let sh = lw.bin(BinOp::Shl, Width::W32, a, s);
+            let r = lw.bin(BinOp::Add, Width::W32, sh, b);
+            lw.set(&dest, r);
+        }
+        "SHL" | "SHR" => {
+            need(lw, 3)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let s = lw.val(&op(2), sp(2))?;
+            let kind = match (l.opcode.as_str(), has(l, "U32")) {
+                ("SHL", _) => BinOp::Shl,
+                (_, false) => BinOp::ShrS,
+                _ => BinOp::ShrU,
+            };
+            let r = lw.bin(kind, Width::W32, a, s);
+            lw.set(&dest, r);
+        }
+        "SHF" | "USHF" => {
+            need(lw, 4)?;
+            let lo = lw.val(&op(1), sp(1))?;
+            let s = lw.val(&op(2), sp(2))?;
+            let hiw = lw.val(&op(3), sp(3))?;
+            let v = lw.join(lo, hiw);
+            let s = lw.bin(BinOp::And, Width::W64, s, Src::Imm(63));
+            let kind = if has(l, "L") {
+                BinOp::Shl
+            } else if has(l, "S32") || has(l, "S64") {
+                BinOp::ShrS
+            } else {
+                BinOp::ShrU
+            };
+            let shifted = lw.bin(kind, Width::W64, v, s);
+            let r = if has(l, "HI") { lw.bin(BinOp::ShrU, Width::W64, shifted, Src::Imm(32)) } else { shifted };
+            lw.set(&dest, r);
+        }
+        "LOP" | "LOP32I" | "ULOP" => {
+            need(lw, 3)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let r = if has(l, "AND") {
+                lw.bin(BinOp::And, Width::W32, a, b)
+            } else if has(l, "OR") {
+                lw.bin(BinOp::Or, Width::W32, a, b)
+            } else if has(l, "XOR") {
+                lw.bin(BinOp::Xor, Width::W32, a, b)
+            } else {
+                b
+            };
+            lw.set(&dest, r);
+        }
+        "LOP3" | "ULOP3" => {
+            // LOP3.LUT [Pd,] Rd, Ra, Rb, Rc, lut [, Pq]: with a predicate first, Pd = (result != 0).
+            let pd = matches!(dest, Operand::Pred { .. });
+            let first = usize::from(pd);
+            need(lw, first + 5)?;
+            let Operand::Imm(lut) = op(first + 4) else {
+                lw.unmodelled(l);
+                return Ok(());
+            };
+            let a = lw.val(&op(first + 1), sp(first + 1))?;
+            let b = lw.val(&op(first + 2), sp(first + 2))?;
+            let c = lw.val(&op(first + 3), sp(first + 3))?;
+            let not = |lw: &mut Lower, v: Src| lw.bin(BinOp::Xor, Width::W32, v, Src::Imm(0xFFFF_FFFF));
+            let (na, nb, nc) = (not(lw, a), not(lw, b), not(lw, c));
+            let mut out = ZERO;
+            for k in 0..8u32 {
+                if lut & (1 << k) != 0 {
+                    let pa = if k & 4 != 0 { a } else { na };
+                    let pb = if k & 2 != 0 { b } else { nb };
+                    let pc = if k & 1 != 0 { c } else { nc };
+                    let t = lw.bin(BinOp::And, Width::W32, pa, pb);
+                    let t = lw.bin(BinOp::And, Width::W32, t, pc);
+                    out = lw.bin(BinOp::Or, Width::W32, out, t);
+                }
+            }
+            if pd {
+                lw.set(&dest, out);
+                lw.set(&op(1), out);
+            } else {
+                lw.set(&dest, out);
+            }
+        }
+        "BFE" => {
+            need(lw, 3)?;
+            let Operand::Imm(ctl) = op(2) else {
+                lw.unmodelled(l);
+                return Ok(());
+            };
+            let a = lw.val(&op(1), sp(1))?;
+            let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
+            let r = if len == 0 || pos >= 32 {
+                ZERO
+            } else {
+                let len = len.min(32 - pos);
+                // Move the field to the top, then shift it down (arithmetically for BFE.S32).
+                let up = lw.bin(BinOp::Shl, Width::W32, a, Src::Imm(u64::from(32 - len - pos)));
+                let kind = if has(l, "U32") { BinOp::ShrU } else { BinOp::ShrS };
+                lw.bin(kind, Width::W32, up, Src::Imm(u64::from(32 - len)))
+            };
+            lw.set(&dest, r);
+        }
+        "SEL" | "USEL" => {
+            need(lw, 4)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let p = lw.pred_ref(&op(3));
+            match p {
+                Some(p) => {
+                    let d = lw.tmp();
+                    lw.emit(Op::Sel { dst: d, p, a, b });
+                    lw.set(&dest, Src::Reg(d));
+                }
+                None => {
+                    let c = lw.val(&op(3), sp(3))?;
+                    let p = lw.b.pred();
+                    lw.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w: Width::W64, a: c, b: ZERO });
+                    let d = lw.tmp();
+                    lw.emit(Op::Sel { dst: d, p: PredRef::of(p), a, b });
+                    lw.set(&dest, Src::Reg(d));
+                }
+            }
+        }
+        "ISETP" | "UISETP" => {
+            need(lw, 5)?;
+            let cmp = match l.mods.first().map(String::as_str) {
+                Some("LT") => Cmp::Lt,
+                Some("LE") => Cmp::Le,
+                Some("GT") => Cmp::Gt,
+                Some("GE") => Cmp::Ge,
+                Some("EQ") => Cmp::Eq,
+                Some("NE") => Cmp::Ne,
+                other => {
+                    return Err(lw.err(l.span, format!("ISETP.{} is not modelled", other.unwrap_or(""))));
+                }
+            };
+            let signed = !has(l, "U32");
+            let a = lw.val(&op(2), sp(2))?;
+            let b = lw.val(&op(3), sp(3))?;
+            let c = lw.pred_ref(&op(4)).unwrap_or(PredRef::TRUE);
+            let t = lw.b.pred();
+            if has(l, "EX") {
+                // The high words of a 64-bit compare: the low words' outcome (the same comparison, unsigned)
+                // arrives through the last predicate and decides when the high words are equal.
+                let Some(low) = lw.pred_ref(&op(5)) else {
+                    return Err(lw.err(l.span, "ISETP.EX needs the low words' predicate as its last operand"));
+                };
+                let eq = lw.b.pred();
+                lw.emit(Op::Setp { dst: eq, cmp: Cmp::Eq, signed, w: Width::W32, a, b });
+                let tie = lw.b.pred();
+                lw.emit(Op::PredLogic { dst: tie, op: PredOp::And, a: PredRef::of(eq), b: low });
+                match cmp {
+                    Cmp::Eq => {
+                        lw.emit(Op::PredLogic { dst: t, op: PredOp::And, a: PredRef::of(tie), b: PredRef::TRUE })
+                    }
+                    Cmp::Ne => lw.emit(Op::PredLogic { dst: t, op: PredOp::Or, a: PredRef::not(eq), b: low }),
+                    _ => {
+                        let strict = match cmp {
+                            Cmp::Ge | Cmp::Gt => Cmp::Gt,
+                            _ => Cmp::Lt,
+                        };
+                        let s = lw.b.pred();
+                        lw.emit(Op::Setp { dst: s, cmp: strict, signed, w: Width::W32, a, b });
+                        lw.emit(Op::PredLogic { dst: t, op: PredOp::Or, a: PredRef::of(s), b: PredRef::of(tie) });
+                    }
+                }
+            } else {
+                lw.emit(Op::Setp { dst: t, cmp, signed, w: Width::W32, a, b });
+            }
+            let combine = if has(l, "OR") {
+                PredOp::Or
+            } else if has(l, "XOR") {
+                PredOp::Xor
+            } else {
+                PredOp::And
+            };
+            for (k, v) in [(0usize, PredRef::of(t)), (1, PredRef::not(t))] {
+                if let Operand::Pred { idx: Some(i), uniform, .. } = op(k) {
+                    let d = lw.pred_reg(i, uniform);
+                    lw.emit(Op::PredLogic { dst: d, op: combine, a: v, b: c });
+                }
+            }
+        }
+        "LEA" | "ULEA" => lea(lw, l)?,
+        "R2UR" => {
+            need(lw, 2)?;
+            let v = lw.val(&op(1), sp(1))?;
+            lw.set(&dest, v);
+        }
+        "LDC" | "ULDC" if matches!(op(1), Operand::CBankIdx { .. }) => {
+            let Operand::CBankIdx { bank, reg, off } = op(1) else { return Ok(()) };
+            match reg {
+                // `c[0x0][RZ]`: the register is zero, so this is the word at the offset.
+                None => {
+                    if has(l, "64") {
+                        let o = Operand::CBank { bank, off, neg: false, not: false };
+                        let v = lw.pair(&o, sp(1))?;
+                        lw.set_pair(&dest, v);
+                    } else {
+                        let v = lw.cbank(bank, off);
+                        lw.set(&dest, v);
+                    }
+                }
+                Some(r) => {
+                    let why = format!(
+                        "{} at line {} reads the constant bank at an offset in R{r}, which warpscope does not follow",
+                        l.opcode, l.no
+                    );
+                    let v = lw.unknown(why);
+                    if has(l, "64") {
+                        let v2 = lw.zext(v);
+                        lw.set_pair(&dest, v2);
+                    } else {
+                        lw.set(&dest, v);
+                    }
+                }
+            }
+        }
+        "IMNMX" | "VIMNMX" | "UIMNMX" => {
+            // IMNMX Rd, Ra, Rb, Pp: the minimum when Pp holds, else the maximum.
+            need(lw, 4)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let (a, b) = if has(l, "U32") { (lw.zext(a), lw.zext(b)) } else { (lw.sext(a), lw.sext(b)) };
+            let (min, max) = if has(l, "U32") { (BinOp::MinU, BinOp::MaxU) } else { (BinOp::MinS, BinOp::MaxS) };
+            let lo = lw.bin(min, Width::W64, a, b);
+            let hi = lw.bin(max, Width::W64, a, b);
+            match lw.pred_ref(&op(3)) {
+                Some(p) if p.idx.is_none() => lw.set(&dest, if p.neg { hi } else { lo }),
+                Some(p) => {
+                    let d = lw.tmp();
+                    lw.emit(Op::Sel { dst: d, p, a: lo, b: hi });
+                    lw.set(&dest, Src::Reg(d));
+                }
+                None => return Err(lw.err(sp(3), format!("{} needs a predicate as its last operand", l.opcode))),
+            }
+        }
+        "IABS" => {
+            need(lw, 2)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let s = lw.sext(a);
+            let n = lw.bin(BinOp::Sub, Width::W64, ZERO, s);
+            let m = lw.bin(BinOp::MaxS, Width::W64, s, n);
+            lw.set(&dest, m);
+        }
+        "POPC" | "UPOPC" | "BREV" | "UBREV" | "FLO" | "UFLO" => {
+            need(lw, 2)?;
+            let a = lw.val(&op(l.ops.len() - 1), sp(l.ops.len() - 1))?;
+            let f = match l.opcode.trim_start_matches('U') {
+                "POPC" => UnOp::Popc,
+                "BREV" => UnOp::Brev,
+                _ => UnOp::Flo { signed: !has(l, "U32") },
+            };
+            let d = lw.tmp();
+            lw.emit(Op::Un { f, dst: d, a });
+            let mut r = Src::Reg(d);
+            if f == (UnOp::Flo { signed: !has(l, "U32") }) && has(l, "SH") {
+                // FLO.SH: the shift that brings the bit to the top, 31 - position (0xffffffff stays).
+                let nf = lw.bin(BinOp::Xor, Width::W32, r, Src::Imm(31));
+                let none = lw.b.pred();
+                lw.emit(Op::Setp {
+                    dst: none,
+                    cmp: Cmp::Eq,
+                    signed: false,
+                    w: Width::W32,
+                    a: r,
+                    b: Src::Imm(0xFFFF_FFFF),
+                });
+                let s = lw.tmp();
+                lw.emit(Op::Sel { dst: s, p: PredRef::of(none), a: r, b: nf });
+                r = Src::Reg(s);
+            }
+            lw.set(&dest, r);
+        }
+        "I2F" | "I2FP" | "F2I" | "MUFU" => {
+            // The integer-division idiom: I2F.U32.RP, MUFU.RCP, F2I.FTZ.U32.TRUNC (f32 only).
+            let bad_width = l
+                .mods
+                .iter()
+                .any(|m| matches!(m.as_str(), "F64" | "S64" | "U64" | "F16" | "S16" | "U16" | "S8" | "U8"));
+            let f = match l.opcode.as_str() {
+                "MUFU" if has(l, "RCP") => Some(UnOp::Rcp),
+                "MUFU" => None,
+                // Only the truncating form: without `.TRUNC` F2I rounds to nearest, which is not followed.
+                "F2I" if !bad_width && has(l, "TRUNC") => Some(UnOp::F2I { signed: !has(l, "U32") }),
+                "I2F" | "I2FP" if !bad_width && !has(l, "RZ") && !has(l, "RM") => {
+                    Some(UnOp::I2F { signed: !has(l, "U32"), up: has(l, "RP") })
+                }
+                _ => None,
+            };
+            match f {
+                Some(f) => {
+                    need(lw, 2)?;
+                    let a = lw.val(&op(1), sp(1))?;
+                    let d = lw.tmp();
+                    lw.emit(Op::Un { f, dst: d, a });
+                    lw.set(&dest, Src::Reg(d));
+                }
+                None => lw.unmodelled(l),
+            }
+        }
+        "PRMT" | "UPRMT" => {
+            // PRMT Rd, Ra, sel, Rb: byte i of the result is byte sel[4i+2:4i] of {Rb, Ra} (Ra the low word),
+            // replicated from its sign bit when sel[4i+3] is set. A selector in a register is not followed.
+            need(lw, 4)?;
+            let sel = match op(2) {
+                Operand::Imm(v) if l.mods.iter().all(|m| m == "REUSE") => v,
+                _ => {
+                    lw.unmodelled(l);
+                    return Ok(());
+                }
+            };
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(3), sp(3))?;
+            let both = lw.join(a, b);
+            let mut out = ZERO;
+            for i in 0..4u64 {
+                let nib = u64::from(sel >> (4 * i)) & 0xf;
+                let byte = lw.bin(BinOp::ShrU, Width::W64, both, Src::Imm(8 * (nib & 7)));
+                let byte = lw.bin(BinOp::And, Width::W64, byte, Src::Imm(0xff));
+                let byte = if nib & 8 != 0 {
+                    // Sign replicate: 0xff when the byte's top bit is set.
+                    let top = lw.bin(BinOp::ShrU, Width::W64, byte, Src::Imm(7));
+                    lw.bin(BinOp::Mul, Width::W64, top, Src::Imm(0xff))
+                } else {
+                    byte
+                };
+                let placed = lw.bin(BinOp::Shl, Width::W64, byte, Src::Imm(8 * i));
+                out = lw.bin(BinOp::Or, Width::W64, out, placed);
+            }
+            lw.set(&dest, out);
+        }
+        "PLOP3" | "UPLOP3" => {
+            // PLOP3.LUT Pd, Pq, Pa, Pb, Pc, lut, lut2: Pd = lut(Pa, Pb, Pc) (Pq from the second table).
+            need(lw, 6)?;
+            let (Some(pa), Some(pb), Some(pc)) = (lw.pred_ref(&op(2)), lw.pred_ref(&op(3)), lw.pred_ref(&op(4))) else {
+                lw.unmodelled(l);
+                return Ok(());
+            };
+            let bits: Vec<Src> = [pa, pb, pc]
+                .iter()
+                .map(|p| {
+                    let d = lw.tmp();
+                    lw.emit(Op::PredToReg { dst: d, p: *p });
+                    Src::Reg(d)
+                })
+                .collect();
+            for (k, table) in [(0usize, op(5)), (1, op(6))] {
+                let Operand::Imm(lut) = table else { continue };
+                let mut out = ZERO;
+                for t in 0..8u32 {
+                    if lut & (1 << t) != 0 {
+                        let pick = |lw: &mut Lower, v: Src, on: bool| {
+                            if on {
+                                v
+                            } else {
+                                lw.bin(BinOp::Xor, Width::W32, v, Src::Imm(1))
+                            }
+                        };
+                        let x = pick(lw, bits[0], t & 4 != 0);
+                        let y = pick(lw, bits[1], t & 2 != 0);
+                        let z = pick(lw, bits[2], t & 1 != 0);
+                        let v = lw.bin(BinOp::And, Width::W32, x, y);
+                        let v = lw.bin(BinOp::And, Width::W32, v, z);
+                        out = lw.bin(BinOp::Or, Width::W32, out, v);
+                    }
+                }
+                lw.set(&op(k), out);
+            }
+        }
+        "VOTE" | "VOTEU" => {
+            // VOTE.ANY|ALL|EQ Rd, Pd, Pp: Rd the ballot of Pp over the running lanes, Pd the vote.
+            let Some(p) = l.ops.last().and_then(|(o, _)| lw.pred_ref(o)) else {
+                return Err(lw.err(l.span, format!("{} needs a predicate to vote on", l.opcode)));
+            };
+            let reg =
+                l.ops.iter().position(|(o, _)| matches!(o, Operand::Reg { idx: Some(_), .. } | Operand::UReg(Some(_))));
+            let pdst = l.ops.iter().take(l.ops.len() - 1).find_map(|(o, _)| match o {
+                Operand::Pred { idx: Some(i), uniform, .. } => Some(lw.pred_reg(*i, *uniform)),
+                _ => None,
+            });
+            if has(l, "EQ") {
+                lw.unmodelled(l);
+                return Ok(());
+            }
+            let d = reg.map(|_| lw.tmp());
+            lw.emit(Op::Vote { dst: d, pdst, all: has(l, "ALL"), p });
+            if let (Some(k), Some(d)) = (reg, d) {
+                lw.set(&op(k), Src::Reg(d));
+            }
+        }
+        "SHFL" => {
+            // SHFL.mode Pd, Rd, Ra, b, c.
+            need(lw, 5)?;
+            let mode = if has(l, "IDX") {
+                ShflMode::Idx
+            } else if has(l, "UP") {
+                ShflMode::Up
+            } else if has(l, "DOWN") {
+                ShflMode::Down
+            } else if has(l, "BFLY") {
+                ShflMode::Bfly
+            } else {
+                return Err(lw.err(l.span, "SHFL needs a mode: .IDX, .UP, .DOWN or .BFLY"));
+            };
+            let a = lw.val(&op(2), sp(2))?;
+            let b = lw.val(&op(3), sp(3))?;
+            let c = lw.val(&op(4), sp(4))?;
+            let pdst = match op(0) {
+                Operand::Pred { idx: Some(i), uniform, .. } => Some(lw.pred_reg(i, uniform)),
+                _ => None,
+            };
+            let inactive = lw.b.why(format!("SHFL at line {} read a lane that is not running", l.no));
+            let d = lw.tmp();
+            lw.emit(Op::Shfl { mode, dst: d, pdst, a, b, c, inactive });
+            lw.set(&op(1), Src::Reg(d));
+        }
+        _ => lw.unmodelled(l),
+    }
+    Ok(())
+}
+
+/// 1 when `hi > i`, else 0 (IADD3's carries: `hi` is the high word of the three-way sum).
+fn lw_gt(lw: &mut Lower, hi: Src, i: u64) -> Src {
+    let d = lw.bin(BinOp::Sub, Width::W64, hi, Src::Imm(i));
+    // hi - i when hi > i, else 0 (hi is at most 2): min with 1 gives the flag.
+    let z = lw.bin(BinOp::MaxS, Width::W64, d, ZERO);
+    lw.bin(BinOp::MinU, Width::W64, z, Src::Imm(1))
+}
+
+fn imm(o: &Operand) -> u32 {
+    match o {
+        Operand::Imm(v) => *v,
+        _ => 0,
+    }
+}
+
+/// LEA and LEA.HI as seeds/003 defines them, and the current `LEA Rd, Pcarry, Ra, Sb, scale` form.
+fn lea(lw: &mut Lower, l: &Line) -> R<()> {
+    let mut ops: Vec<(Operand, Span)> = l.ops.clone();
+    let hi = has(l, "HI");
+    let x = has(l, "X");
+    // Seeds' form: `LEA{.HI}{.X} Plg, Rd, ...`: a predicate first is Plg.
+    let plg = if matches!(ops.first(), Some((Operand::Pred { .. }, _))) { Some(ops.remove(0).0) } else { None };
+    let Some((dest, dest_span)) = ops.first().cloned() else {
+        return Err(lw.err(l.span, "LEA needs a destination register"));
+    };
+    ops.remove(0);
+    let writes_cc = matches!(dest, Operand::Reg { cc: true, .. });
+    if writes_cc && plg.is_some() {
+        return Err(lw.err(dest_span, "LEA can write at most one of CC and Plg (seeds/003)"));
+    }
+    // Current form: a predicate right after Rd is the carry out.
+    let carry_out = if matches!(ops.first(), Some((Operand::Pred { .. }, _))) { Some(ops.remove(0).0) } else { None };
+    // Current form: with .X, a trailing predicate is the carry in.
+    let carry_in_pred =
+        if x && matches!(ops.last(), Some((Operand::Pred { .. }, _))) { ops.pop().map(|o| o.0) } else { None };
+    let is_imm = |o: &Operand| matches!(o, Operand::Imm(_));
+    // Ra, Sb, [Rc], [scale].
+    let ((ra, ra_s), (sb, sb_s), rc, scale) = match (hi, ops.as_slice()) {
+        (false, [a, b]) => (a.clone(), b.clone(), None, 0),
+        (false, [a, b, (Operand::Imm(s), _)]) => (a.clone(), b.clone(), None, *s),
+        (true, [a, b, (s, _)]) if is_imm(s) => (a.clone(), b.clone(), None, imm(s)),
+        (true, [a, b, c]) => (a.clone(), b.clone(), Some(c.clone()), 0),
+        (true, [a, b, c, (Operand::Imm(s), _)]) => (a.clone(), b.clone(), Some(c.clone()), *s),
+        (true, [a, b]) => (a.clone(), b.clone(), None, 0),
+        _ => {
+            return Err(lw.err(
+                l.span,
+                if hi {
+                    "LEA.HI takes [Plg,] Rd, [-]Ra, Sb, [Rc,] [scale] (Rc defaults to RZ, scale to 0)"
+                } else {
+                    "LEA takes [Plg,] Rd, [-]Ra, Sb[, scale]; Rc cannot be given with LEA.LO (seeds/003)"
+                },
+            ))
+        }
+    };
+    if scale > 31 {
+        return Err(lw.err(l.span, format!("the scale #{scale} is out of range: ScaleU05 is 0..31")));
+    }
+    let negate = matches!(ra, Operand::Reg { neg: true, .. });
+    let plain = |o: &Operand| match o {
+        Operand::Reg { idx, .. } => {
+            Operand::Reg { idx: *idx, neg: false, not: false, abs: false, wide: false, cc: false }
+        }
+        other => other.clone(),
+    };
+    let cin = if x {
+        match &carry_in_pred {
+            Some(p) => lw.val(p, l.span)?,
+            None => Src::Reg(lw.cc),
+        }
+    } else {
+        ZERO
+    };
+    let a = lw.val(&plain(&ra), ra_s)?;
+    let b = lw.val(&sb, sb_s)?;
+    let b = lw.zext(b);
+    let sum = if hi {
+        let c = match &rc {
+            Some((rc, s)) => lw.val(&plain(rc), *s)?,
+            None => ZERO,
+        };
+        let mut off = lw.join(a, c);
+        if negate {
+            off = lw.bin(BinOp::Sub, Width::W64, ZERO, off);
+        }
+        // The high word of (off << scale): bits 32-scale .. 64-scale of off.
+        let high = lw.bin(BinOp::ShrU, Width::W64, off, Src::Imm(u64::from(32 - scale)));
+        let high = lw.zext(high);
+        let s = lw.bin(BinOp::Add, Width::W64, high, b);
+        lw.bin(BinOp::Add, Width::W64, s, cin)
+    } else {
+        let off = if negate { lw.bin(BinOp::Sub, Width::W32, ZERO, a) } else { a };
+        let scaled = lw.bin(BinOp::Shl, Width::W32, off, Src::Imm(u64::from(scale)));
+        let s = lw.bin(BinOp::Add, Width::W64, scaled, b);
+        lw.bin(BinOp::Add, Width::W64, s, cin)
+    };
+    let value = lw.zext(sum);
+    let carry = lw.bin(BinOp::ShrU, Width::W64, sum, Src::Imm(32));
+    if writes_cc {
+        let cc = lw.cc;
+        lw.emit(Op::Mov { dst: cc, a: carry });
+    }
+    if let Some(p) = &carry_out {
+        lw.set(p, carry);
+    }
+    if let Some(p) = &plg {
+        // Plg = !(the effective address lies in the shared window). A 32-bit (LEA.LO) result can never be in
+        // the window, which sits above 4 GB; LEA.HI checks the 64-bit address it forms with the preceding
+        // LEA.LO's low half.
+        if hi {
+            let lo = Src::Reg(lw.lea_lo);
+            let addr = lw.join(lo, value);
+            let base = vars_window(lw.vars);
+            let off = lw.bin(BinOp::Sub, Width::W64, addr, Src::Imm(base));
+            let q = lw.b.pred();
+            lw.emit(Op::Setp {
+                dst: q,
+                cmp: Cmp::Ge,
+                signed: false,
+                w: Width::W64,
+                a: off,
+                b: Src::Imm(crate::model::cost::WINDOW_BYTES),
+            });
+            lw.set_pred(p, PredRef::of(q));
+        } else {
+            lw.set_pred(p, PredRef::TRUE);
+        }
+    }
+    if !hi {
+        let r = lw.lea_lo;
+        lw.emit(Op::Mov { dst: r, a: value });
+    }
+    lw.set(&dest, value);
+    Ok(())
+}
+
+fn vars_window(vars: &Vars) -> u64 {
+    vars.get("shared_window").map_or(DEFAULT_SHARED_WINDOW, |&v| v as u64)
+}

@@ -1,0 +1,442 @@
+//! The memory instruction: which space, load or store, width, cache operator, and the per-lane addresses.
+//!
+//! Instructions are parsed once, here, from SASS mnemonics (`LDG.E.CG.64`, `LDS.U.128`, `ST.E.64`, ...) as
+//! the seeds write them. After parsing nothing in the engine can fail.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The number of lanes in a warp on every compute capability.
+pub const WARP_LANES: usize = 32;
+
+/// The mnemonic without modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Base {
+    /// Load from the global window (`LDG`).
+    Ldg,
+    /// Store to the global window (`STG`).
+    Stg,
+    /// Generic load: the address picks global, shared or local memory (`LD`).
+    Ld,
+    /// Generic store (`ST`).
+    St,
+    /// Load within the shared window (`LDS`).
+    Lds,
+    /// Store within the shared window (`STS`).
+    Sts,
+    /// Load within the local window (`LDL`).
+    Ldl,
+    /// Store within the local window (`STL`).
+    Stl,
+}
+
+impl Base {
+    /// True for stores.
+    pub fn is_store(self) -> bool {
+        matches!(self, Base::Stg | Base::St | Base::Sts | Base::Stl)
+    }
+
+    /// The space the mnemonic names, or `None` for the generic `LD`/`ST`.
+    pub fn fixed_space(self) -> Option<Space> {
+        match self {
+            Base::Ldg | Base::Stg => Some(Space::Global),
+            Base::Lds | Base::Sts => Some(Space::Shared),
+            Base::Ldl | Base::Stl => Some(Space::Local),
+            Base::Ld | Base::St => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Base::Ldg => "LDG",
+            Base::Stg => "STG",
+            Base::Ld => "LD",
+            Base::St => "ST",
+            Base::Lds => "LDS",
+            Base::Sts => "STS",
+            Base::Ldl => "LDL",
+            Base::Stl => "STL",
+        }
+    }
+}
+
+/// A memory space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Space {
+    /// Device memory through L2 (and L1 where the CC caches it).
+    Global,
+    /// Per-block on-chip shared memory, organised in banks.
+    Shared,
+    /// Per-thread memory, interleaved across the warp and stored like global memory.
+    Local,
+}
+
+impl fmt::Display for Space {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+        })
+    }
+}
+
+/// A cache operator from the seeds' syntax (`.cop`). Loads and stores have different sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CacheOp {
+    /// `.CA`: cache at all levels (the load default). `.CS` maps to it.
+    Ca,
+    /// `.CG`: cache in L2 and below, not L1. `.LU` on LDG maps to it.
+    Cg,
+    /// `.CS`: streaming (stores; on loads it maps to `.CA`).
+    Cs,
+    /// `.LU`: last use.
+    Lu,
+    /// `.CV`: volatile, fetch again.
+    Cv,
+    /// `.CI`: inconsistent (read-only, non-coherent) data. SASS `.CONSTANT` means the same.
+    Ci,
+    /// `.WB`: write back (the store default).
+    Wb,
+    /// `.WT`: write through.
+    Wt,
+}
+
+/// A parsed memory instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Instr {
+    /// The mnemonic.
+    pub base: Base,
+    /// `.E`: a 64-bit address held in two registers.
+    pub extended: bool,
+    /// The cache operator as written (defaults: `.CA` for loads, `.WB` for stores).
+    pub cop: CacheOp,
+    /// Access size in bytes: 1, 2, 4, 8 or 16.
+    pub size_bytes: u32,
+    /// `.U` (LDS) or `.U.128` (LDG): the uniform-address hint.
+    pub uniform_hint: bool,
+    /// The mnemonic as the user wrote it, upper-cased.
+    pub text: String,
+}
+
+/// An error in an instruction mnemonic, with the 0-based byte column where it starts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct OpError {
+    /// What is wrong.
+    pub message: String,
+    /// Byte offset of the offending part in the mnemonic.
+    pub column: usize,
+    /// Length of the offending part (at least 1).
+    pub len: usize,
+}
+
+impl Instr {
+    /// Parses a SASS memory mnemonic with its modifiers, for example `LDG.E.CG.64` or `LDS.U.128`.
+    ///
+    /// Modifiers that do not change what warpscope counts (`.SYS`, `.GPU`, `.STRONG`, eviction hints, ...)
+    /// are accepted so that text copied from `cuobjdump -sass` works.
+    pub fn parse(text: &str) -> Result<Instr, OpError> {
+        let upper = text.trim().to_ascii_uppercase();
+        let lead = text.len() - text.trim_start().len();
+        let mut parts = Vec::new();
+        let mut start = 0usize;
+        for piece in upper.split('.') {
+            parts.push((start + lead, piece));
+            start += piece.len() + 1;
+        }
+        let Some(&(_, head)) = parts.first() else {
+            return Err(OpError { message: "empty instruction".into(), column: 0, len: 1 });
+        };
+        let base = match head {
+            "LDG" => Base::Ldg,
+            "STG" => Base::Stg,
+            "LD" => Base::Ld,
+            "ST" => Base::St,
+            "LDS" => Base::Lds,
+            "STS" => Base::Sts,
+            "LDL" => Base::Ldl,
+            "STL" => Base::Stl,
+            "" => return Err(OpError { message: "empty instruction".into(), column: lead, len: 1 }),
+            other => {
+                return Err(OpError {
+                    message: format!(
+                        "`{other}` is not a memory instruction warpscope knows (LDG, STG, LD, ST, LDS, STS, LDL, STL)"
+                    ),
+                    column: lead,
+                    len: other.len().max(1),
+                })
+            }
+        };
+        let store = base.is_store();
+        let mut instr = Instr {
+            base,
+            extended: false,
+            cop: if store { CacheOp::Wb } else { CacheOp::Ca },
+            size_bytes: 4,
+            uniform_hint: false,
+            text: upper.clone(),
+        };
+        let mut seen_cop: Option<usize> = None;
+        let mut seen_size: Option<usize> = None;
+        let mut i = 1;
+        while i < parts.len() {
+            let (col, m) = parts[i];
+            let err = |message: String| OpError { message, column: col, len: m.len().max(1) };
+            let window = matches!(base, Base::Lds | Base::Sts | Base::Ldl | Base::Stl);
+            let cop = match (m, store) {
+                ("CA", false) => Some(CacheOp::Ca),
+                ("CG", _) => Some(CacheOp::Cg),
+                ("CS", _) => Some(CacheOp::Cs),
+                ("LU", false) => Some(CacheOp::Lu),
+                ("CV", false) => Some(CacheOp::Cv),
+                ("CI", false) | ("CONSTANT", false) => Some(CacheOp::Ci),
+                ("WB", true) => Some(CacheOp::Wb),
+                ("WT", true) => Some(CacheOp::Wt),
+                _ => None,
+            };
+            if let Some(cop) = cop {
+                if matches!(base, Base::Lds | Base::Sts) {
+                    return Err(err(format!("shared-memory instructions take no cache operator, found `.{m}`")));
+                }
+                if base == Base::Ldl && cop == CacheOp::Cg {
+                    return Err(err("LDL takes .CA, .CS, .LU, .CV or .CI, not `.CG`".into()));
+                }
+                if let Some(prev) = seen_cop {
+                    return Err(err(format!("a second cache operator `.{m}` (the first is at column {})", prev + 1)));
+                }
+                seen_cop = Some(col);
+                instr.cop = cop;
+                i += 1;
+                continue;
+            }
+            let size = match m {
+                "U8" | "S8" => Some(1),
+                "8" if store => Some(1),
+                "U16" | "S16" => Some(2),
+                "16" if store => Some(2),
+                "32" => Some(4),
+                "64" => Some(8),
+                "128" => Some(16),
+                _ => None,
+            };
+            if let Some(size) = size {
+                if let Some(prev) = seen_size {
+                    return Err(err(format!("a second size `.{m}` (the first is at column {})", prev + 1)));
+                }
+                seen_size = Some(col);
+                instr.size_bytes = size;
+                i += 1;
+                continue;
+            }
+            match m {
+                "E" if window => {
+                    return Err(err(format!(
+                        "`.E` (64-bit address) does not apply to {}: it addresses a 16 MB window",
+                        base.name()
+                    )));
+                }
+                "E" => instr.extended = true,
+                // `.U` on LDS is the uniform hint; on LDG it only appears as `.U.128`.
+                "U" if base == Base::Lds => instr.uniform_hint = true,
+                "U" if base == Base::Ldg && parts.get(i + 1).map(|p| p.1) == Some("128") => {
+                    instr.uniform_hint = true;
+                }
+                // Memory-ordering scopes, eviction-priority and L2-prefetch hints from current SASS: accepted,
+                // they do not change which bytes move.
+                "SYS" | "GPU" | "CTA" | "STRONG" | "WEAK" | "MMIO" | "EF" | "EN" | "EL" | "LTC64B" | "LTC128B"
+                | "LTC256B" | "ZFILL" | "NA" | "PRIVATE" | "BYPASS" => {}
+                "" => return Err(err("empty modifier (two dots in a row or a trailing dot)".into())),
+                _ => {
+                    return Err(err(format!(
+                        "unknown modifier `.{m}` for {} (sizes: .U8 .S8 .U16 .S16 .32 .64 .128; cache operators: {})",
+                        base.name(),
+                        if store { ".WB .CG .CS .WT" } else { ".CA .CG .CS .LU .CV .CI" }
+                    )))
+                }
+            }
+            i += 1;
+        }
+        Ok(instr)
+    }
+
+    /// Bits in the address operand: 64 with `.E`, else 32.
+    pub fn address_bits(&self) -> u32 {
+        if self.extended {
+            64
+        } else {
+            32
+        }
+    }
+
+    /// True for stores.
+    pub fn is_store(&self) -> bool {
+        self.base.is_store()
+    }
+
+    /// The cache operator after the seeds' aliases: on loads `.CS` maps to `.CA`, and on LDG `.LU` maps to
+    /// `.CG` (seeds/001).
+    pub fn effective_cop(&self) -> CacheOp {
+        match (self.base, self.cop) {
+            (b, CacheOp::Cs) if !b.is_store() => CacheOp::Ca,
+            (Base::Ldg, CacheOp::Lu) => CacheOp::Cg,
+            (_, c) => c,
+        }
+    }
+}
+
+impl fmt::Display for Instr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The set of lanes of one warp, as a 32-bit mask (bit i = lane i). Serialised as a list of lane numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LaneSet(pub u32);
+
+impl LaneSet {
+    /// All 32 lanes.
+    pub const ALL: LaneSet = LaneSet(u32::MAX);
+
+    /// Lanes `first..=last`.
+    pub fn range(first: u32, last: u32) -> LaneSet {
+        let mut m = 0u32;
+        for l in first..=last.min(31) {
+            m |= 1 << l;
+        }
+        LaneSet(m)
+    }
+
+    /// Adds a lane.
+    pub fn insert(&mut self, lane: usize) {
+        self.0 |= 1 << lane;
+    }
+
+    /// True if the lane is in the set.
+    pub fn contains(self, lane: usize) -> bool {
+        lane < WARP_LANES && self.0 & (1 << lane) != 0
+    }
+
+    /// Number of lanes in the set.
+    pub fn len(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// True when no lane is in the set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The lanes, lowest first.
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        (0..WARP_LANES).filter(move |&l| self.contains(l))
+    }
+
+    /// The set written as ranges: `0-15, 20, 22-23`.
+    pub fn ranges(self) -> String {
+        crate::text::ranges(self.iter())
+    }
+
+    /// The set as a phrase: `lane 3` or `lanes 0-7, 9`.
+    pub fn phrase(self) -> String {
+        crate::text::lanes_phrase(self.iter())
+    }
+}
+
+impl Serialize for LaneSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter().map(|l| l as u32))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LaneSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LaneSet, D::Error> {
+        let lanes: Vec<u32> = Vec::deserialize(d)?;
+        let mut s = LaneSet::default();
+        for l in lanes {
+            if l as usize >= WARP_LANES {
+                return Err(serde::de::Error::custom(format!("lane {l} is not a lane of a warp (0..31)")));
+            }
+            s.insert(l as usize);
+        }
+        Ok(s)
+    }
+}
+
+/// One warp's addresses: `None` for an inactive lane. Values are byte addresses in the operand's own space
+/// (a generic or global address, or an offset within the shared or local window).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WarpAddrs(pub [Option<u64>; WARP_LANES]);
+
+impl WarpAddrs {
+    /// Builds the addresses from a function of the lane, keeping only the lanes in `mask`.
+    pub fn from_fn(mask: LaneSet, mut f: impl FnMut(usize) -> u64) -> WarpAddrs {
+        let mut a = [None; WARP_LANES];
+        for (lane, slot) in a.iter_mut().enumerate() {
+            if mask.contains(lane) {
+                *slot = Some(f(lane));
+            }
+        }
+        WarpAddrs(a)
+    }
+
+    /// The active lanes.
+    pub fn mask(&self) -> LaneSet {
+        let mut m = LaneSet::default();
+        for (lane, a) in self.0.iter().enumerate() {
+            if a.is_some() {
+                m.insert(lane);
+            }
+        }
+        m
+    }
+}
+
+/// One space's active lanes of a warp issue, compacted: lane numbers in ascending order and each lane's
+/// aligned address. A fixed-size array, so costing an issue allocates nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct Lanes {
+    /// The lanes, ascending.
+    pub lane: [u8; WARP_LANES],
+    /// Each lane's address.
+    pub addr: [u64; WARP_LANES],
+    /// How many lanes.
+    pub n: usize,
+}
+
+impl Lanes {
+    /// No lanes.
+    pub const EMPTY: Lanes = Lanes { lane: [0; WARP_LANES], addr: [0; WARP_LANES], n: 0 };
+
+    /// Adds a lane (lanes must come in ascending order).
+    pub fn push(&mut self, lane: usize, addr: u64) {
+        self.lane[self.n] = lane as u8;
+        self.addr[self.n] = addr;
+        self.n += 1;
+    }
+
+    /// The lanes as a set.
+    pub fn set(&self) -> LaneSet {
+        let mut s = LaneSet::default();
+        for &l in &self.lane[..self.n] {
+            s.insert(usize::from(l));
+        }
+        s
+    }
+
+    /// (lane, address) pairs.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.lane[..self.n].iter().zip(&self.addr[..self.n]).map(|(&l, &a)| (usize::from(l), a))
+    }
+
+    /// Each lane's address or `None`, as [`WarpAddrs`] holds them.
+    pub fn to_options(&self) -> [Option<u64>; WARP_LANES] {
+        let mut out = [None; WARP_LANES];
+        for (l, a) in self.iter() {
+            out[l] = Some(a);
+        }
+        out
+    }
+}

@@ -1,0 +1,255 @@
+//! The one entry point of the core: [`analyze`] one warp's memory instruction on one compute capability.
+//!
+//! It decides each lane's space (generic addresses by window), checks windows and alignment, then hands
+//! each space's lanes to `global`, `shared` or `local` under the rule `arch` chose. It cannot fail: inputs
+//! were validated when they were parsed.
+
+use super::{global, shared};
+use crate::model::access::{Base, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
+use crate::model::arch::{self, BankMode, Cc, L1Choice, MemoryAccess};
+use crate::model::count::{flags, Counts, Part, PartCost};
+use crate::model::report::{BankCost, Cost, MemoryCost, Note, Report, SpaceTag, Warning, WarningKind};
+use serde::{Deserialize, Serialize};
+
+/// Bytes in the shared and in the local window (seeds/000: "Each address window is 16 MB in size").
+pub const WINDOW_BYTES: u64 = 16 << 20;
+/// Default generic address of the shared window (MODEL.md: high in the generic space, so small example
+/// addresses are global).
+pub const DEFAULT_SHARED_WINDOW: u64 = 0x0000_7F00_0000_0000;
+/// Default generic address of the local window.
+pub const DEFAULT_LOCAL_WINDOW: u64 = 0x0000_7F00_0100_0000;
+
+/// Where the shared and local windows sit in the generic address space, and how much of each is allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Windows {
+    /// Generic address of the start of the shared window.
+    pub shared_base: u64,
+    /// Generic address of the start of the local window.
+    pub local_base: u64,
+    /// Shared bytes allocated per block; lanes past it are error lanes. `None`: the whole window.
+    pub shared_alloc_bytes: Option<u64>,
+    /// Local bytes allocated per thread; lanes past it are error lanes. `None`: the whole window.
+    pub local_alloc_bytes: Option<u64>,
+}
+
+impl Default for Windows {
+    fn default() -> Windows {
+        Windows {
+            shared_base: DEFAULT_SHARED_WINDOW,
+            local_base: DEFAULT_LOCAL_WINDOW,
+            shared_alloc_bytes: None,
+            local_alloc_bytes: None,
+        }
+    }
+}
+
+/// Settings that change the result, besides the CC and the instruction. A config struct, not bool
+/// parameters, so that call sites say what they mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// `-Xptxas -dlcm=ca|cg`, or the CC's default.
+    pub l1: L1Choice,
+    /// Kepler's bank mode (4-byte is the default; a no-op elsewhere).
+    pub bank_mode: BankMode,
+    /// Misaligned lanes of LDL/LDS/ST/STS/STL/LD become error lanes instead of warnings (seeds/000: they "can
+    /// optionally raise an error"). LDG always aligns silently (seeds/001).
+    pub strict_align: bool,
+    /// The windows.
+    pub windows: Windows,
+}
+
+fn push_unique(notes: &mut Vec<Note>, new: impl IntoIterator<Item = Note>) {
+    for n in new {
+        if !notes.iter().any(|m| m.id == n.id) {
+            notes.push(n);
+        }
+    }
+}
+
+/// Analyses one warp-level memory instruction.
+pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report {
+    analyze_lanes(cc, instr, warp, None, cfg)
+}
+
+/// The model notes that touch one part of an issue: the rule's notes for its CC and settings, and those
+/// that the part's addresses call for. The detailed report and the block totals both take their notes here.
+pub fn part_notes(cc: Cc, instr: &Instr, cfg: &Config, p: &Part) -> Vec<Note> {
+    let mut notes = Vec::new();
+    match &p.cost {
+        PartCost::Banks(b) => {
+            arch::bank_rule(cc, instr.size_bytes, cfg.bank_mode, Some(&mut notes));
+            arch::shared_exception_notes(p.flags, b.wavefronts, &mut notes);
+        }
+        PartCost::Memory(_) => {
+            if p.space == Space::Local {
+                notes.push(Note::new("local-interleave", if instr.size_bytes > 4 {
+                        "Local memory interleaves consecutive words across lanes; the layout of 64- and 128-bit local values is not documented, so warpscope interleaves at the access width"
+                    } else {
+                        "Local memory interleaves consecutive 32-bit words across lanes, so lanes reading the same per-thread address are coalesced"
+                    }, "PG, Local Memory; MODEL.md section C"));
+            }
+            let acc = MemoryAccess {
+                space: p.space,
+                base: instr.base,
+                cop: instr.effective_cop(),
+                size_bytes: instr.size_bytes,
+            };
+            arch::memory_rule(cc, acc, cfg.l1, Some(&mut notes));
+            if p.flags & flags::DOUBLE_COUNTED != 0 {
+                notes.push(Note::new("split-double-count", "The warp was split into half- or quarter-warp requests and one block is charged in more than one request: that is the documented cost (each request is broken into cache-line requests issued independently)", "PG-5.0 F.4.2"));
+            }
+            if p.flags & flags::MOVED_UNUSED != 0 {
+                notes.push(Note::new("counts-not-performance", "These counts are per warp, not performance: neighbouring warps often reuse the same lines from cache (the Best Practices Guide's misaligned copy reaches about 9/10 of peak bandwidth, not the 4/5 the sector count suggests)", "BPG 9.2.1.2"));
+            }
+        }
+    }
+    if instr.uniform_hint {
+        push_unique(
+            &mut notes,
+            [Note::new("uniform-hint", "The .U uniform hint tells the hardware that addresses are likely uniform (or equal in lane pairs); it does not change the counts warpscope models", "seeds/000 (.U), seeds/001 (.U.128)")],
+        );
+    }
+    notes
+}
+
+/// The notes of a whole issue: each part's, once each, in the order global, shared, local.
+pub fn issue_notes(cc: Cc, instr: &Instr, cfg: &Config, c: &Counts) -> Vec<Note> {
+    let mut notes = Vec::new();
+    for p in c.parts() {
+        push_unique(&mut notes, part_notes(cc, instr, cfg, p));
+    }
+    notes
+}
+
+/// The warnings of an issue: lanes outside a window, misaligned lanes, stores to the same address.
+pub fn warnings(instr: &Instr, cfg: &Config, c: &Counts) -> Vec<Warning> {
+    let size = instr.size_bytes;
+    let mut out = Vec::new();
+    if !c.out_of_window.is_empty() {
+        out.push(Warning {
+            kind: WarningKind::OutOfWindow,
+            lanes: c.out_of_window,
+            text: format!(
+                "lanes {} address memory outside the window or the allocation: on hardware they read 0 and raise an error; they move no data here",
+                c.out_of_window.ranges()
+            ),
+        });
+    }
+    if !c.misaligned.is_empty() {
+        let strict = cfg.strict_align && instr.base != Base::Ldg;
+        out.push(Warning {
+            kind: if strict { WarningKind::MisalignedError } else { WarningKind::Misaligned },
+            lanes: c.misaligned,
+            text: if strict {
+                format!("lanes {} are not aligned to {size} bytes: with strict alignment they raise an error and move no data", c.misaligned.ranges())
+            } else {
+                format!("lanes {} are not aligned to {size} bytes: the hardware forces them down to the aligned address", c.misaligned.ranges())
+            },
+        });
+    }
+    if !c.same_address.is_empty() {
+        out.push(Warning {
+            kind: WarningKind::SameAddressStore,
+            lanes: c.same_address,
+            text: format!(
+                "lanes {} store to the same address: one undefined lane's value is written",
+                c.same_address.ranges()
+            ),
+        });
+    }
+    out
+}
+
+/// Analyses one warp-level memory instruction whose generic address may come with an explicit `Plg`
+/// predicate (seeds/004): `plg` holds the lanes whose Plg is true ("local or global"); the others go to shared
+/// memory. Without it (`None`), the address alone decides the space, as current hardware does.
+///
+/// The counts come from the same gathering and costing as [`crate::model::count::count`]; this path also records
+/// the steps the animation shows, and the notes and warnings.
+pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Report {
+    let mut addrs = [0u64; WARP_LANES];
+    let mut mask = 0u32;
+    for (l, x) in warp.0.iter().enumerate() {
+        if let Some(x) = x {
+            addrs[l] = *x;
+            mask |= 1 << l;
+        }
+    }
+    let mut g = crate::model::count::gather(instr, &addrs, mask, plg.map(|p| p.0), cfg);
+    let mut counts =
+        Counts { error_lanes: g.errors, misaligned: g.misaligned, out_of_window: g.out_of_window, ..Counts::default() };
+    let mut parts: Vec<Report> = Vec::new();
+    for space in [Space::Global, Space::Shared, Space::Local] {
+        if !g.spaces[space as usize] {
+            continue;
+        }
+        let lanes = &mut g.lanes[space as usize];
+        let mut tx = global::Steps::default();
+        let mut waves = shared::Phases::default();
+        let p = crate::model::count::part(cc, instr, space, lanes, cfg, &mut tx, &mut waves);
+        counts.parts[space as usize] = Some(p);
+        let cost = match p.cost {
+            PartCost::Banks(b) => Cost::Banks(BankCost {
+                wavefronts: b.wavefronts,
+                ideal_wavefronts: b.ideal_wavefronts,
+                bank_conflicts: b.wavefronts - b.ideal_wavefronts,
+                conflict_degree: b.conflict_degree,
+                banks: shared::BANKS,
+                bank_bytes: b.bank_bytes,
+                phases: waves.0,
+            }),
+            PartCost::Memory(m) => Cost::Memory(MemoryCost {
+                requests: m.requests,
+                lines: m.lines,
+                sectors: m.sectors,
+                transactions: m.transactions,
+                transaction_bytes: m.transaction_bytes,
+                bytes_requested: m.bytes_requested,
+                bytes_unique: m.bytes_unique,
+                bytes_moved: m.bytes_moved,
+                efficiency: crate::model::report::ratio(m.bytes_unique, m.bytes_moved),
+                sectors_per_request: crate::model::report::ratio(u64::from(m.sectors), u64::from(m.requests)),
+                path: m.path,
+                steps: tx.0,
+            }),
+        };
+        parts.push(Report {
+            cc,
+            op: instr.text.clone(),
+            space: space.into(),
+            size: instr.size_bytes,
+            active_lanes: p.active_lanes,
+            cost,
+            error_lanes: LaneSet::default(),
+            addresses: lanes.to_options().to_vec(),
+            notes: part_notes(cc, instr, cfg, &p),
+            warnings: Vec::new(),
+        });
+    }
+    if instr.is_store() {
+        counts.same_address = crate::model::count::same_address(&g);
+    }
+    let mut report = if parts.len() == 1 {
+        parts.remove(0)
+    } else {
+        let mut notes = Vec::new();
+        for p in &parts {
+            push_unique(&mut notes, p.notes.iter().cloned());
+        }
+        Report {
+            cc,
+            op: instr.text.clone(),
+            space: SpaceTag::Generic,
+            size: instr.size_bytes,
+            active_lanes: parts.iter().map(|p| p.active_lanes).sum(),
+            addresses: vec![None; WARP_LANES],
+            cost: Cost::Split { parts },
+            error_lanes: LaneSet::default(),
+            notes,
+            warnings: Vec::new(),
+        }
+    };
+    report.error_lanes = counts.error_lanes;
+    report.warnings = warnings(instr, cfg, &counts);
+    report
+}

@@ -1,0 +1,414 @@
+//! Course labs as the page and the grader use them: plain data (a [`Course`]) and the grading of a student's
+//! answers. Teachers write labs as TOML; [`crate::teach::lab_file`] reads and checks those files and compiles them
+//! into a `Course` (Markdown already parsed into blocks), so the page's main module needs neither a TOML nor
+//! a Markdown parser.
+//!
+//! A goal is a condition in the expression language over the engine's metrics, for example
+//! `bank_conflicts == 0 && sectors <= 8`, checked for each memory instruction (`scope = "each"`, the
+//! default), for the block's sums (`"sum"`) or for at least one instruction (`"any"`), optionally only for
+//! instructions whose mnemonic contains `select` (`select = "LDS"`).
+
+use crate::analysis::{InstrResult, ProgramResult};
+use crate::lang::cexpr::{Ex, Parser};
+use crate::lang::lex::{lex, Tok};
+use crate::lang::{expr, InputError, Lang, Span};
+use crate::model::arch::{BankMode, Cc, L1Choice};
+use crate::program::launch::Dim3;
+use crate::scenario::Scenario;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The metric names a goal may use.
+pub const METRICS: [&str; 18] = [
+    "requests",
+    "lines",
+    "sectors",
+    "transactions",
+    "transaction_bytes",
+    "bytes_requested",
+    "bytes_unique",
+    "bytes_moved",
+    "efficiency",
+    "sectors_per_request",
+    "wavefronts",
+    "ideal_wavefronts",
+    "bank_conflicts",
+    "conflict_degree",
+    "warps",
+    "lanes",
+    "size",
+    "instructions",
+];
+
+/// Settings an exercise may lock so the student cannot change them.
+pub const LOCKABLE: [&str; 8] = ["cc", "lang", "op", "block", "pattern", "l1", "bank_mode", "sets"];
+
+/// A run of text with its style.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span2 {
+    /// The text.
+    pub text: String,
+    /// `code`.
+    pub code: bool,
+    /// *emphasis*.
+    pub em: bool,
+    /// **strong**.
+    pub strong: bool,
+    /// A link target (http, https or relative).
+    pub link: Option<String>,
+}
+
+/// A block of Markdown, already parsed: the page draws it as elements, never as HTML.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Block {
+    /// A paragraph.
+    Para(Vec<Span2>),
+    /// A heading of level 1..6.
+    Heading(u8, Vec<Span2>),
+    /// A list item (nested lists are flattened).
+    Item(Vec<Span2>),
+    /// A code block.
+    Code(String),
+}
+
+/// A compiled lab.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Course {
+    /// The title.
+    pub title: String,
+    /// The introduction.
+    pub intro: Vec<Block>,
+    /// The exercises.
+    pub exercises: Vec<Exercise>,
+}
+
+/// One exercise.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exercise {
+    /// A stable identifier (answers are saved under it).
+    pub id: String,
+    /// The title.
+    pub title: String,
+    /// The task.
+    pub text: Vec<Block>,
+    /// The starting language.
+    pub lang: Option<String>,
+    /// The starting pattern.
+    pub pattern: String,
+    /// The instruction.
+    pub op: Option<String>,
+    /// The compute capability.
+    pub cc: Option<String>,
+    /// The block size.
+    pub block: Option<String>,
+    /// `NAME=VALUE` settings.
+    pub sets: Vec<String>,
+    /// `default`, `on` or `off`.
+    pub l1: Option<String>,
+    /// 4 or 8.
+    pub bank_mode: Option<u8>,
+    /// Settings the student cannot change.
+    pub locked: Vec<String>,
+    /// Conditions that must all hold.
+    pub goals: Vec<Goal>,
+    /// Hints, revealed one at a time.
+    pub hints: Vec<Vec<Block>>,
+    /// Multiple-choice questions.
+    pub questions: Vec<Question>,
+    /// A solution the tests (and a teacher) can check.
+    pub solution: Option<Answer>,
+}
+
+/// A goal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Goal {
+    /// The condition.
+    pub check: String,
+    /// What the student reads.
+    pub text: String,
+    /// `each`, `sum` or `any`.
+    pub scope: String,
+    /// Only instructions whose mnemonic contains this.
+    pub select: Option<String>,
+}
+
+/// A multiple-choice question.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Question {
+    /// The question.
+    pub text: Vec<Block>,
+    /// The choices (inline Markdown).
+    pub choices: Vec<Vec<Span2>>,
+    /// The index of the right choice, from 0.
+    pub answer: usize,
+    /// Shown once answered.
+    pub explain: Vec<Block>,
+}
+
+/// A student's answer to one exercise: what they changed, and their choices.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Answer {
+    /// The pattern text.
+    pub pattern: Option<String>,
+    /// The language.
+    pub lang: Option<String>,
+    /// The instruction.
+    pub op: Option<String>,
+    /// The compute capability.
+    pub cc: Option<String>,
+    /// The block size.
+    pub block: Option<String>,
+    /// `default`, `on`, `off`.
+    pub l1: Option<String>,
+    /// 4 or 8.
+    pub bank_mode: Option<u8>,
+    /// `NAME=VALUE` settings.
+    pub sets: Option<Vec<String>>,
+    /// The chosen answer of each question (index from 0), in order.
+    pub choices: Vec<Option<usize>>,
+}
+
+/// A student's saved answers, as the page exports them and `warpscope check` reads them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Answers {
+    /// The lab's title (informative).
+    pub lab: String,
+    /// Answers by exercise id.
+    pub answers: BTreeMap<String, Answer>,
+}
+
+/// Parses a goal condition; `offset` is where its text starts in `src` (for error positions).
+pub fn parse_condition(src: &str, text: &str, offset: usize) -> Result<Ex, InputError> {
+    let mut toks = lex(text).map_err(|e| InputError::at(src, Span { start: offset, end: offset + 1 }, e.message))?;
+    for t in &mut toks {
+        t.span = Span { start: t.span.start + offset, end: t.span.end + offset };
+    }
+    let mut p = Parser::new(src, toks);
+    let e = p.ternary()?;
+    if !matches!(p.peek(), Tok::End) {
+        return Err(p.err(format!("expected an operator or the end of the condition, found {}", p.describe())));
+    }
+    check_names(src, &e)?;
+    Ok(e)
+}
+
+fn check_names(src: &str, e: &Ex) -> Result<(), InputError> {
+    use crate::lang::cexpr::E;
+    match &e.kind {
+        E::Name(n) if !METRICS.contains(&n.as_str()) => {
+            Err(InputError::at(src, e.span, format!("unknown metric `{n}` (known: {})", METRICS.join(", "))))
+        }
+        E::Unary(_, a) => check_names(src, a),
+        E::Binary(_, a, b) => check_names(src, a).and_then(|_| check_names(src, b)),
+        E::Ternary(c, a, b) => check_names(src, c).and_then(|_| check_names(src, a)).and_then(|_| check_names(src, b)),
+        E::Name(_) | E::Int(_) => Ok(()),
+        _ => Err(InputError::at(src, e.span, "a goal uses metrics, numbers, comparisons, && || ! and arithmetic")),
+    }
+}
+
+impl Exercise {
+    /// True if the student may not change `setting`.
+    pub fn is_locked(&self, setting: &str) -> bool {
+        self.locked.iter().any(|l| l == setting)
+    }
+    /// The exercise's view with a student's answer applied (locked settings keep the exercise's values).
+    /// Errors name the field.
+    pub fn scenario(&self, answer: Option<&Answer>) -> Result<Scenario, (&'static str, String)> {
+        let pick = |name: &str, mine: Option<&String>, theirs: Option<&Option<String>>| -> Option<String> {
+            match theirs.and_then(|t| t.clone()) {
+                Some(t) if !self.is_locked(name) => Some(t),
+                _ => mine.cloned(),
+            }
+        };
+        let base = Scenario::default();
+        let cc = pick("cc", self.cc.as_ref(), answer.map(|a| &a.cc));
+        let lang = pick("lang", self.lang.as_ref(), answer.map(|a| &a.lang));
+        let op = pick("op", self.op.as_ref(), answer.map(|a| &a.op));
+        let block = pick("block", self.block.as_ref(), answer.map(|a| &a.block));
+        let l1 = pick("l1", self.l1.as_ref(), answer.map(|a| &a.l1));
+        let pattern = pick("pattern", Some(&self.pattern), answer.map(|a| &a.pattern)).unwrap_or_default();
+        let bank_mode = match answer.and_then(|a| a.bank_mode) {
+            Some(b) if !self.is_locked("bank_mode") => Some(b),
+            _ => self.bank_mode,
+        };
+        let sets = match answer.and_then(|a| a.sets.clone()) {
+            Some(s) if !self.is_locked("sets") => s,
+            _ => self.sets.clone(),
+        };
+        let mut sc = Scenario { text: pattern, sets, ..base };
+        if let Some(c) = cc {
+            sc.cc = Cc::parse(&c).map_err(|m| ("cc", m))?;
+        }
+        if let Some(l) = lang {
+            sc.lang = Lang::parse(&l).map_err(|m| ("lang", m))?;
+        }
+        if let Some(o) = op {
+            sc.op = o;
+        }
+        if let Some(b) = block {
+            sc.block = Dim3::parse(&b, "block").map_err(|m| ("block", m))?;
+        }
+        sc.config.l1 = match l1.as_deref() {
+            None | Some("default") => L1Choice::Default,
+            Some("on") => L1Choice::On,
+            Some("off") => L1Choice::Off,
+            Some(other) => return Err(("l1", format!("l1 is default, on or off, not `{other}`"))),
+        };
+        sc.config.bank_mode = match bank_mode {
+            None | Some(4) => BankMode::FourByte,
+            Some(8) => BankMode::EightByte,
+            Some(other) => return Err(("bank_mode", format!("bank_mode is 4 or 8, not {other}"))),
+        };
+        Ok(sc)
+    }
+}
+
+/// The metrics of one instruction (or a sum), by name, as integers: efficiency in percent (0..100) and
+/// sectors_per_request in hundredths.
+pub fn metrics_of(i: &InstrResult) -> BTreeMap<&'static str, i128> {
+    let mut m = BTreeMap::new();
+    let mem = i.memory.clone().unwrap_or_default();
+    let banks = i.banks.clone().unwrap_or_default();
+    m.insert("requests", i128::from(mem.requests));
+    m.insert("lines", i128::from(mem.lines));
+    m.insert("sectors", i128::from(mem.sectors));
+    m.insert("transactions", i128::from(mem.transactions));
+    m.insert("transaction_bytes", i128::from(mem.transaction_bytes));
+    m.insert("bytes_requested", i128::from(mem.bytes_requested));
+    m.insert("bytes_unique", i128::from(mem.bytes_unique));
+    m.insert("bytes_moved", i128::from(mem.bytes_moved));
+    m.insert("efficiency", (mem.efficiency * 100.0).floor() as i128);
+    m.insert("sectors_per_request", (mem.sectors_per_request * 100.0).round() as i128);
+    m.insert("wavefronts", i128::from(banks.wavefronts));
+    m.insert("ideal_wavefronts", i128::from(banks.ideal_wavefronts));
+    m.insert("bank_conflicts", i128::from(banks.bank_conflicts));
+    m.insert("conflict_degree", i128::from(banks.conflict_degree));
+    m.insert("warps", i128::from(i.warps));
+    m.insert("lanes", i128::from(i.active_lanes));
+    m.insert("size", i128::from(i.size));
+    m.insert("instructions", 1);
+    m
+}
+
+/// A goal's outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GoalResult {
+    /// What the student reads.
+    pub text: String,
+    /// The condition.
+    pub check: String,
+    /// Whether it holds.
+    pub pass: bool,
+    /// Why not, when it does not.
+    pub detail: String,
+}
+
+/// Checks a goal against a program's results.
+pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
+    let check = g.check.clone();
+    let fail = |detail: String| GoalResult { text: g.text.clone(), check: check.clone(), pass: false, detail };
+    let Ok(cond) = parse_condition(&check, &check, 0) else { return fail("the condition does not parse".into()) };
+    let selected: Vec<&InstrResult> =
+        r.instructions.iter().filter(|i| g.select.as_ref().is_none_or(|s| i.op.contains(s.as_str()))).collect();
+    if selected.is_empty() {
+        return fail(match &g.select {
+            Some(s) => format!("no memory instruction matches `{s}`"),
+            None => "the program has no memory instruction".into(),
+        });
+    }
+    let holds =
+        |m: &BTreeMap<&'static str, i128>| expr::eval(&cond, &|n| m.get(n).copied()).map(|v| v != 0).unwrap_or(false);
+    let scope = g.scope.as_str();
+    let (pass, detail) = match scope {
+        "sum" => {
+            let mut sum: BTreeMap<&'static str, i128> = BTreeMap::new();
+            for i in &selected {
+                for (k, v) in metrics_of(i) {
+                    *sum.entry(k).or_default() += v;
+                }
+            }
+            // Ratios do not add up: recompute them from the sums.
+            let moved = sum.get("bytes_moved").copied().unwrap_or(0);
+            let eff = if moved == 0 { 0 } else { sum.get("bytes_unique").copied().unwrap_or(0) * 100 / moved };
+            sum.insert("efficiency", eff);
+            let req = sum.get("requests").copied().unwrap_or(0);
+            let spr = if req == 0 { 0 } else { sum.get("sectors").copied().unwrap_or(0) * 100 / req };
+            sum.insert("sectors_per_request", spr);
+            let ok = holds(&sum);
+            (ok, if ok { String::new() } else { "the block's totals do not meet it yet".into() })
+        }
+        "any" => {
+            let ok = selected.iter().any(|i| holds(&metrics_of(i)));
+            (ok, if ok { String::new() } else { "no instruction meets it yet".into() })
+        }
+        _ => match selected.iter().find(|i| !holds(&metrics_of(i))) {
+            None => (true, String::new()),
+            Some(i) => (false, format!("line {} ({}) does not meet it yet", i.line, i.op)),
+        },
+    };
+    GoalResult { text: g.text.clone(), check, pass, detail }
+}
+
+/// The grade of one exercise.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExerciseGrade {
+    /// The exercise id.
+    pub id: String,
+    /// The goals' outcomes.
+    pub goals: Vec<GoalResult>,
+    /// For each question: answered correctly?
+    pub questions: Vec<bool>,
+    /// All goals pass and every question is answered correctly.
+    pub done: bool,
+    /// Why the answer could not be run, if it could not.
+    pub error: Option<String>,
+}
+
+/// Grades one exercise with an answer (or its starting view): runs the answer's scenario.
+pub fn grade_exercise(ex: &Exercise, answer: Option<&Answer>) -> ExerciseGrade {
+    let result =
+        ex.scenario(answer).map_err(|(f, m)| format!("{f}: {m}")).and_then(|sc| sc.run().map_err(|e| e.to_string()));
+    grade_result(ex, answer, result.as_ref().map_err(String::clone))
+}
+
+/// Grades one exercise from the result its answer's scenario gave (or why it did not run). The page grades
+/// with the result its analysis worker sent, so it never runs a scenario itself.
+pub fn grade_result(ex: &Exercise, answer: Option<&Answer>, result: Result<&ProgramResult, String>) -> ExerciseGrade {
+    let id = ex.id.clone();
+    let questions: Vec<bool> = ex
+        .questions
+        .iter()
+        .enumerate()
+        .map(|(k, q)| answer.and_then(|a| a.choices.get(k).copied().flatten()) == Some(q.answer))
+        .collect();
+    match result {
+        Ok(r) => {
+            let goals: Vec<GoalResult> = ex.goals.iter().map(|g| check_goal(g, r)).collect();
+            let done = goals.iter().all(|g| g.pass) && questions.iter().all(|q| *q);
+            ExerciseGrade { id, goals, questions, done, error: None }
+        }
+        Err(e) => ExerciseGrade {
+            id,
+            goals: ex
+                .goals
+                .iter()
+                .map(|g| GoalResult {
+                    text: g.text.clone(),
+                    check: g.check.clone(),
+                    pass: false,
+                    detail: "the answer does not run".into(),
+                })
+                .collect(),
+            questions,
+            done: false,
+            error: Some(e),
+        },
+    }
+}
+
+/// Grades a whole lab.
+pub fn grade(lab: &Course, answers: &Answers) -> Vec<ExerciseGrade> {
+    lab.exercises.iter().map(|ex| grade_exercise(ex, answers.answers.get(&ex.id))).collect()
+}

@@ -1,0 +1,306 @@
+//! Lab files as teachers write them (TOML with Markdown text): reading, checking with line:column errors,
+//! and compiling into a [`Course`]. The page runs this in a worker (`src/bin/warpscope-lab.rs`) so its main
+//! module carries neither parser.
+
+use crate::lang::{InputError, Span};
+use crate::teach::lab::{parse_condition, Answer, Block, Course, Exercise, Goal, Question, Span2, LOCKABLE};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// A lab file: a title, an introduction and its exercises.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLab {
+    /// The lab's title.
+    pub title: String,
+    /// Markdown shown before the first exercise.
+    #[serde(default)]
+    pub intro: String,
+    /// The exercises, in order.
+    #[serde(rename = "exercise", default)]
+    pub exercises: Vec<RawExercise>,
+}
+
+/// One exercise.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExercise {
+    /// A stable identifier (answers are saved under it).
+    pub id: Spanned<String>,
+    /// The title.
+    pub title: String,
+    /// The task, in Markdown.
+    pub text: String,
+    /// The starting language (`expr`, `cuda`, `sass`, `addresses`).
+    #[serde(default)]
+    pub lang: Option<Spanned<String>>,
+    /// The starting pattern.
+    pub pattern: Spanned<String>,
+    /// The instruction (expressions and address lists).
+    #[serde(default)]
+    pub op: Option<Spanned<String>>,
+    /// The compute capability.
+    #[serde(default)]
+    pub cc: Option<Spanned<String>>,
+    /// The block size.
+    #[serde(default)]
+    pub block: Option<Spanned<String>>,
+    /// `NAME=VALUE` settings.
+    #[serde(default)]
+    pub sets: Vec<String>,
+    /// `default`, `on` or `off`.
+    #[serde(default)]
+    pub l1: Option<Spanned<String>>,
+    /// 4 or 8.
+    #[serde(default)]
+    pub bank_mode: Option<u8>,
+    /// Settings the student cannot change.
+    #[serde(default)]
+    pub locked: Vec<Spanned<String>>,
+    /// Conditions that must all hold.
+    #[serde(rename = "goal", default)]
+    pub goals: Vec<RawGoal>,
+    /// Hints, revealed one at a time.
+    #[serde(default)]
+    pub hints: Vec<String>,
+    /// Multiple-choice questions about the figure.
+    #[serde(rename = "question", default)]
+    pub questions: Vec<RawQuestion>,
+    /// A solution the tests (and a teacher) can check; not shown to students.
+    #[serde(default)]
+    pub solution: Option<Answer>,
+}
+
+/// A goal.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawGoal {
+    /// The condition, e.g. `bank_conflicts == 0 && sectors <= 8`.
+    pub check: Spanned<String>,
+    /// What the student reads.
+    pub text: String,
+    /// `each` (default), `sum` or `any`.
+    #[serde(default)]
+    pub scope: Option<Spanned<String>>,
+    /// Only instructions whose mnemonic contains this.
+    #[serde(default)]
+    pub select: Option<String>,
+}
+
+/// A multiple-choice question.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawQuestion {
+    /// The question.
+    pub text: String,
+    /// The choices.
+    pub choices: Vec<String>,
+    /// The index of the right choice, from 0.
+    pub answer: Spanned<usize>,
+    /// Shown once answered.
+    #[serde(default)]
+    pub explain: String,
+}
+
+fn span_of<T>(s: &Spanned<T>) -> Span {
+    let r = s.span();
+    Span { start: r.start, end: r.end }
+}
+
+/// Reads and checks a lab file: TOML syntax, fields, goal conditions, question answers, locked names, and
+/// that every exercise's starting view runs. Errors name the line and column.
+pub fn parse(src: &str) -> Result<Course, InputError> {
+    let lab: RawLab = toml::from_str(src).map_err(|e| {
+        let span = e.span().map_or(Span { start: 0, end: 1 }, |r| Span { start: r.start, end: r.end.max(r.start + 1) });
+        InputError::at(src, span, e.message().to_string())
+    })?;
+    if lab.exercises.is_empty() {
+        return Err(InputError::at(src, Span { start: 0, end: 1 }, "a lab needs at least one [[exercise]]"));
+    }
+    let mut ids: Vec<&str> = Vec::new();
+    for ex in &lab.exercises {
+        if ids.contains(&ex.id.get_ref().as_str()) {
+            return Err(InputError::at(
+                src,
+                span_of(&ex.id),
+                format!("a second exercise with id `{}`", ex.id.get_ref()),
+            ));
+        }
+        ids.push(ex.id.get_ref());
+        for l in &ex.locked {
+            if !LOCKABLE.contains(&l.get_ref().as_str()) {
+                return Err(InputError::at(
+                    src,
+                    span_of(l),
+                    format!("`{}` cannot be locked (lockable: {})", l.get_ref(), LOCKABLE.join(", ")),
+                ));
+            }
+        }
+        for g in &ex.goals {
+            parse_condition(src, g.check.get_ref(), span_of(&g.check).start + 1)?;
+            if let Some(s) = &g.scope {
+                if !matches!(s.get_ref().as_str(), "each" | "sum" | "any") {
+                    return Err(InputError::at(src, span_of(s), "a goal's scope is `each`, `sum` or `any`"));
+                }
+            }
+        }
+        for q in &ex.questions {
+            if *q.answer.get_ref() >= q.choices.len() {
+                return Err(InputError::at(
+                    src,
+                    span_of(&q.answer),
+                    format!(
+                        "answer {} is not one of the {} choices (counted from 0)",
+                        q.answer.get_ref(),
+                        q.choices.len()
+                    ),
+                ));
+            }
+        }
+        let compiled = compile_exercise(ex);
+        let sc = compiled.scenario(None).map_err(|(field, m)| InputError::at(src, ex.field_span(field), m))?;
+        // Parsed and lowered, not run: the page runs it in its analysis worker anyway, and leaving the
+        // executor out keeps the lab worker's module small.
+        // A worker that lacks a language's front end leaves the check to the analysis worker that has it.
+        let checked = if sc.lang.available() { sc.analysis().map(|_| ()) } else { Ok(()) };
+        checked.map_err(|e| {
+            InputError::at(src, span_of(&ex.pattern), format!("the starting pattern does not run: {}", e.error.message))
+        })?;
+    }
+    Ok(Course {
+        title: lab.title.clone(),
+        intro: markdown(&lab.intro),
+        exercises: lab.exercises.iter().map(compile_exercise).collect(),
+    })
+}
+
+fn inline(text: &str) -> Vec<Span2> {
+    markdown(text)
+        .into_iter()
+        .flat_map(|b| match b {
+            Block::Para(s) | Block::Heading(_, s) | Block::Item(s) => s,
+            Block::Code(t) => vec![Span2 { text: t, code: true, em: false, strong: false, link: None }],
+        })
+        .collect()
+}
+
+fn compile_exercise(ex: &RawExercise) -> Exercise {
+    let get = |s: &Option<Spanned<String>>| s.as_ref().map(|x| x.get_ref().clone());
+    Exercise {
+        id: ex.id.get_ref().clone(),
+        title: ex.title.clone(),
+        text: markdown(&ex.text),
+        lang: get(&ex.lang),
+        pattern: ex.pattern.get_ref().clone(),
+        op: get(&ex.op),
+        cc: get(&ex.cc),
+        block: get(&ex.block),
+        sets: ex.sets.clone(),
+        l1: get(&ex.l1),
+        bank_mode: ex.bank_mode,
+        locked: ex.locked.iter().map(|l| l.get_ref().clone()).collect(),
+        goals: ex
+            .goals
+            .iter()
+            .map(|g| Goal {
+                check: g.check.get_ref().clone(),
+                text: g.text.clone(),
+                scope: get(&g.scope).unwrap_or_else(|| "each".into()),
+                select: g.select.clone(),
+            })
+            .collect(),
+        hints: ex.hints.iter().map(|h| markdown(h)).collect(),
+        questions: ex
+            .questions
+            .iter()
+            .map(|q| Question {
+                text: markdown(&q.text),
+                choices: q.choices.iter().map(|c| inline(c)).collect(),
+                answer: *q.answer.get_ref(),
+                explain: markdown(&q.explain),
+            })
+            .collect(),
+        solution: ex.solution.clone(),
+    }
+}
+
+impl RawExercise {
+    fn field_span(&self, field: &str) -> Span {
+        let s = match field {
+            "cc" => self.cc.as_ref().map(span_of),
+            "lang" => self.lang.as_ref().map(span_of),
+            "op" => self.op.as_ref().map(span_of),
+            "block" => self.block.as_ref().map(span_of),
+            "l1" => self.l1.as_ref().map(span_of),
+            _ => None,
+        };
+        s.unwrap_or_else(|| span_of(&self.pattern))
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Markdown, rendered safely: parsed into a small tree the page draws as elements. Raw HTML is shown as text,
+// and only http(s) and relative links are kept.
+// ------------------------------------------------------------------------------------------------------
+
+/// Parses Markdown into blocks.
+pub fn markdown(text: &str) -> Vec<Block> {
+    use pulldown_cmark::{Event, HeadingLevel, Tag, TagEnd};
+    let mut blocks = Vec::new();
+    let mut spans: Vec<Span2> = Vec::new();
+    let (mut em, mut strong, mut in_code_block) = (0u32, 0u32, false);
+    let mut link: Option<String> = None;
+    let mut code_text = String::new();
+    let mut heading: Option<u8> = None;
+    let push = |spans: &mut Vec<Span2>, t: &str, code: bool, em: u32, strong: u32, link: &Option<String>| {
+        spans.push(Span2 { text: t.to_string(), code, em: em > 0, strong: strong > 0, link: link.clone() });
+    };
+    for ev in pulldown_cmark::Parser::new(text) {
+        match ev {
+            Event::Start(Tag::Emphasis) => em += 1,
+            Event::End(TagEnd::Emphasis) => em = em.saturating_sub(1),
+            Event::Start(Tag::Strong) => strong += 1,
+            Event::End(TagEnd::Strong) => strong = strong.saturating_sub(1),
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                let d = dest_url.to_string();
+                let safe =
+                    d.starts_with("https://") || d.starts_with("http://") || !(d.contains(':') || d.starts_with("//"));
+                link = safe.then_some(d);
+            }
+            Event::End(TagEnd::Link) => link = None,
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading = Some(match level {
+                    HeadingLevel::H1 => 1,
+                    HeadingLevel::H2 => 2,
+                    HeadingLevel::H3 => 3,
+                    HeadingLevel::H4 => 4,
+                    HeadingLevel::H5 => 5,
+                    HeadingLevel::H6 => 6,
+                })
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                blocks.push(Block::Heading(heading.take().unwrap_or(3), std::mem::take(&mut spans)))
+            }
+            Event::End(TagEnd::Paragraph) if !spans.is_empty() => blocks.push(Block::Para(std::mem::take(&mut spans))),
+            Event::End(TagEnd::Item) if !spans.is_empty() => blocks.push(Block::Item(std::mem::take(&mut spans))),
+            Event::Start(Tag::Item) if !spans.is_empty() => blocks.push(Block::Item(std::mem::take(&mut spans))),
+            Event::Start(Tag::CodeBlock(_)) => {
+                in_code_block = true;
+                code_text.clear();
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                in_code_block = false;
+                blocks.push(Block::Code(std::mem::take(&mut code_text)));
+            }
+            Event::Text(t) if in_code_block => code_text.push_str(&t),
+            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => push(&mut spans, &t, false, em, strong, &link),
+            Event::Code(t) => push(&mut spans, &t, true, em, strong, &link),
+            Event::SoftBreak | Event::HardBreak => push(&mut spans, " ", false, em, strong, &link),
+            _ => {}
+        }
+    }
+    if !spans.is_empty() {
+        blocks.push(Block::Para(spans));
+    }
+    blocks
+}
