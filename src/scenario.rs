@@ -4,7 +4,7 @@
 use crate::analysis::{Analysis, ProgramResult, Trace};
 use crate::lang::{self, expr::Vars, InputError, Lang, Source, Span};
 use crate::model::access::{Instr, LaneSet};
-use crate::model::arch::{BankMode, Cc, L1Choice};
+use crate::model::arch::Cc;
 use crate::model::cost::Config;
 use crate::model::report::Report;
 use crate::program::grid::{Blocks, Control, RunError};
@@ -67,6 +67,106 @@ impl Default for Scenario {
     }
 }
 
+/// A setting the user changes by name: a lab locks it, a link stores it, the page's controls and the command
+/// line's flags set it. Every front end goes through [`Scenario::set`] and [`Scenario::value`], so a setting
+/// is parsed and written in one place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Setting {
+    /// The compute capability: `8.0`, `sm_80`.
+    Cc,
+    /// The input language: `expr`, `cuda`, `ptx`, `sass`, `addresses`.
+    Lang,
+    /// The instruction mnemonic.
+    Op,
+    /// blockDim: `X`, `XxY`, `XxYxZ`.
+    Block,
+    /// gridDim, written as blockDim is.
+    Grid,
+    /// The pattern text.
+    Pattern,
+    /// `NAME=VALUE` settings, separated by commas, spaces or new lines.
+    Sets,
+    /// L1 caching of global loads: `default`, `on`, `off`.
+    L1,
+    /// Kepler's bank mode in bytes: `4`, `8`.
+    BankMode,
+    /// The kernel to run (empty: the first).
+    Kernel,
+}
+
+impl Setting {
+    /// Every setting.
+    pub const ALL: [Setting; 10] = [
+        Setting::Cc,
+        Setting::Lang,
+        Setting::Op,
+        Setting::Block,
+        Setting::Grid,
+        Setting::Pattern,
+        Setting::Sets,
+        Setting::L1,
+        Setting::BankMode,
+        Setting::Kernel,
+    ];
+
+    /// The settings a lab may lock.
+    pub const LOCKABLE: [Setting; 8] = [
+        Setting::Cc,
+        Setting::Lang,
+        Setting::Op,
+        Setting::Block,
+        Setting::Pattern,
+        Setting::L1,
+        Setting::BankMode,
+        Setting::Sets,
+    ];
+
+    /// The name labs, links and messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::Cc => "cc",
+            Setting::Lang => "lang",
+            Setting::Op => "op",
+            Setting::Block => "block",
+            Setting::Grid => "grid",
+            Setting::Pattern => "pattern",
+            Setting::Sets => "sets",
+            Setting::L1 => "l1",
+            Setting::BankMode => "bank_mode",
+            Setting::Kernel => "kernel",
+        }
+    }
+
+    /// The input a problem with this setting is reported against.
+    pub fn field(self) -> Field {
+        match self {
+            Setting::Op => Field::Op,
+            Setting::Block | Setting::Grid => Field::Launch,
+            Setting::Sets => Field::Set,
+            Setting::Cc | Setting::Lang | Setting::Pattern | Setting::L1 | Setting::BankMode | Setting::Kernel => {
+                Field::Pattern
+            }
+        }
+    }
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Setting {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Setting, String> {
+        Setting::ALL.into_iter().find(|s| s.name() == text).ok_or_else(|| {
+            let known: Vec<&str> = Setting::ALL.iter().map(|s| s.name()).collect();
+            format!("unknown setting `{text}` (known: {})", known.join(", "))
+        })
+    }
+}
+
 /// Which input a problem is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Field {
@@ -111,6 +211,48 @@ fn whole(text: &str, message: String) -> InputError {
 }
 
 impl Scenario {
+    /// Sets `setting` from its text, as labs, links, the page and the command line write it. On an error the
+    /// scenario is unchanged and the message names the setting (`block `0x4`: a size must be at least 1`).
+    /// A new language forgets the chosen kernel.
+    pub fn set(&mut self, setting: Setting, value: &str) -> Result<(), ScenarioError> {
+        let err = |m: String| ScenarioError { field: setting.field(), error: whole(value, m) };
+        match setting {
+            Setting::Cc => self.cc = Cc::parse(value).map_err(err)?,
+            Setting::Lang => {
+                self.lang = Lang::parse(value).map_err(err)?;
+                self.kernel = None;
+            }
+            Setting::Op => self.op = value.to_string(),
+            Setting::Block => self.block = Dim3::parse(value, setting.name()).map_err(err)?,
+            Setting::Grid => self.grid = Dim3::parse(value, setting.name()).map_err(err)?,
+            Setting::Pattern => self.text = value.to_string(),
+            Setting::Sets => {
+                self.sets =
+                    value.split([',', ' ', '\n']).map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()
+            }
+            Setting::L1 => self.config.l1 = value.parse().map_err(err)?,
+            Setting::BankMode => self.config.bank_mode = value.parse().map_err(err)?,
+            Setting::Kernel => self.kernel = Some(value.to_string()).filter(|k| !k.is_empty()),
+        }
+        Ok(())
+    }
+
+    /// The text of `setting`, as [`Scenario::set`] reads it back.
+    pub fn value(&self, setting: Setting) -> String {
+        match setting {
+            Setting::Cc => self.cc.to_string(),
+            Setting::Lang => self.lang.name().to_string(),
+            Setting::Op => self.op.clone(),
+            Setting::Block => self.block.to_string(),
+            Setting::Grid => self.grid.to_string(),
+            Setting::Pattern => self.text.clone(),
+            Setting::Sets => self.sets.join(", "),
+            Setting::L1 => self.config.l1.to_string(),
+            Setting::BankMode => self.config.bank_mode.to_string(),
+            Setting::Kernel => self.kernel.clone().unwrap_or_default(),
+        }
+    }
+
     /// The parsed instruction.
     pub fn instr(&self) -> Result<Instr, ScenarioError> {
         Instr::parse(&self.op).map_err(|e| ScenarioError {
@@ -303,7 +445,56 @@ pub fn now_seconds() -> f64 {
     js_sys::Date::now() / 1000.0
 }
 
-/// Builds a config from the two user-facing engine settings.
-pub fn config(l1: L1Choice, bank_mode: BankMode) -> Config {
-    Config { l1, bank_mode, ..Config::default() }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::teach::presets::PRESETS;
+
+    /// Every setting written by `value` reads back through `set` to the same scenario, for every preset.
+    #[test]
+    fn settings_round_trip() {
+        for p in PRESETS {
+            let sc = p.scenario();
+            let mut back = Scenario::default();
+            for s in Setting::ALL {
+                back.set(s, &sc.value(s)).unwrap_or_else(|e| panic!("{} {s}: {e}", p.name));
+            }
+            assert_eq!((back.cc, back.lang, &back.text, &back.op), (sc.cc, sc.lang, &sc.text, &sc.op), "{}", p.name);
+            assert_eq!(
+                (back.block, back.grid, &back.sets, back.kernel.clone()),
+                (sc.block, sc.grid, &sc.sets, sc.kernel.clone())
+            );
+            assert_eq!((back.config.l1, back.config.bank_mode), (sc.config.l1, sc.config.bank_mode), "{}", p.name);
+        }
+        for s in Setting::ALL {
+            assert_eq!(s.name().parse::<Setting>(), Ok(s));
+        }
+    }
+
+    /// A bad value leaves the scenario as it was and names the setting.
+    #[test]
+    fn settings_errors_name_the_setting() {
+        let mut sc = Scenario::default();
+        let before = sc.clone();
+        let e = sc.set(Setting::Block, "0x4").unwrap_err();
+        assert_eq!((e.field, e.error.message.as_str()), (Field::Launch, "block `0x4`: a size must be at least 1"));
+        let e = sc.set(Setting::L1, "maybe").unwrap_err();
+        assert_eq!(e.error.message, "l1 is default, on or off, not `maybe`");
+        let e = sc.set(Setting::BankMode, "16").unwrap_err();
+        assert_eq!(e.error.message, "bank_mode is 4 or 8, not 16");
+        assert!(sc.set(Setting::Cc, "4.0").is_err());
+        assert_eq!(sc, before);
+        assert_eq!(
+            "carveout".parse::<Setting>(),
+            Err("unknown setting `carveout` (known: cc, lang, op, block, grid, pattern, sets, l1, bank_mode, kernel)"
+                .into())
+        );
+        // The page's sets field: commas, spaces or new lines between items.
+        sc.set(Setting::Sets, "n=1024, R4=0x1000\nm=2").expect("sets");
+        assert_eq!(sc.sets, ["n=1024", "R4=0x1000", "m=2"]);
+        // A new language forgets the kernel chosen in the old one.
+        sc.set(Setting::Kernel, "reduce4").expect("kernel");
+        sc.set(Setting::Lang, "sass").expect("lang");
+        assert_eq!(sc.kernel, None);
+    }
 }

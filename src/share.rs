@@ -7,11 +7,7 @@
 //! and the page then shows the default view.
 
 use crate::figure::scene::Theme;
-use crate::lang::Lang;
-use crate::model::arch::{BankMode, Cc, L1Choice};
-use crate::model::cost::Config;
-use crate::program::launch::Dim3;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Setting};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -67,61 +63,45 @@ impl PaneState {
     /// Stores a scenario and its selection.
     pub fn from_scenario(sc: &Scenario, preset: &str, instr: usize, issue: usize) -> PaneState {
         PaneState {
-            cc: sc.cc.to_string(),
-            lang: sc.lang.name().to_string(),
+            cc: sc.value(Setting::Cc),
+            lang: sc.value(Setting::Lang),
             text: sc.text.clone(),
             op: sc.op.clone(),
-            block: sc.block.to_string(),
-            grid: sc.grid.to_string(),
+            block: sc.value(Setting::Block),
+            grid: sc.value(Setting::Grid),
             sets: sc.sets.clone(),
-            l1: match sc.config.l1 {
-                L1Choice::Default => "default",
-                L1Choice::On => "on",
-                L1Choice::Off => "off",
-            }
-            .into(),
-            bank_mode: if sc.config.bank_mode == BankMode::EightByte { 8 } else { 4 },
+            l1: sc.value(Setting::L1),
+            bank_mode: sc.config.bank_mode.bytes(),
             strict: sc.config.strict_align,
             preset: preset.to_string(),
             instr,
             issue,
-            kernel: sc.kernel.clone().unwrap_or_default(),
+            kernel: sc.value(Setting::Kernel),
         }
     }
 
     /// The scenario it stores, checking every field.
     pub fn scenario(&self) -> Result<Scenario, String> {
-        let cc = Cc::parse(&self.cc)?;
-        let lang = Lang::parse(&self.lang)?;
-        let block = Dim3::parse(&self.block, "block")?;
-        let grid = Dim3::parse(&self.grid, "grid")?;
-        let l1 = match self.l1.as_str() {
-            "default" | "" => L1Choice::Default,
-            "on" => L1Choice::On,
-            "off" => L1Choice::Off,
-            other => return Err(format!("unknown L1 choice `{other}`")),
-        };
-        let bank_mode = match self.bank_mode {
-            4 | 0 => BankMode::FourByte,
-            8 => BankMode::EightByte,
-            other => return Err(format!("unknown bank mode {other}")),
-        };
         if self.text.len() > crate::lang::lex::MAX_INPUT_BYTES {
             return Err("the pattern is larger than 1 MB".into());
         }
-        Ok(Scenario {
-            cc,
-            lang,
-            text: self.text.clone(),
-            op: self.op.clone(),
-            block,
-            grid,
-            sets: self.sets.clone(),
-            config: Config { l1, bank_mode, strict_align: self.strict, ..Config::default() },
-            lane_mask: crate::model::access::LaneSet::ALL,
-            kernel: Some(self.kernel.clone()).filter(|k| !k.is_empty()),
-            ..Scenario::default()
-        })
+        let mut sc =
+            Scenario { text: self.text.clone(), op: self.op.clone(), sets: self.sets.clone(), ..Scenario::default() };
+        // Links written before the bank mode was stored have 0 there: the default, 4-byte banks.
+        let bank_mode = if self.bank_mode == 0 { 4 } else { self.bank_mode };
+        for (setting, value) in [
+            (Setting::Cc, self.cc.as_str()),
+            (Setting::Lang, &self.lang),
+            (Setting::Block, &self.block),
+            (Setting::Grid, &self.grid),
+            (Setting::L1, &self.l1),
+            (Setting::BankMode, &bank_mode.to_string()),
+            (Setting::Kernel, &self.kernel),
+        ] {
+            sc.set(setting, value).map_err(|e| e.error.message)?;
+        }
+        sc.config.strict_align = self.strict;
+        Ok(sc)
     }
 }
 

@@ -3,11 +3,10 @@
 
 use crate::analysis::ProgramResult;
 use crate::figure::scene::{steps, Theme};
-use crate::lang::Lang;
 use crate::model::arch::{Cc, L1Choice};
 use crate::model::report::Report;
 use crate::program::launch::Dim3;
-use crate::scenario::{Field, Scenario};
+use crate::scenario::{Field, Scenario, Setting};
 use crate::service::{Reply, Request, Shown};
 use crate::teach::explain::{Fix, Suggestion};
 use std::rc::Rc;
@@ -79,10 +78,11 @@ impl Pane {
 
     /// Asks for a new analysis of the pane (as request `id`), unless the block or grid size does not parse.
     fn rerun(&mut self, id: u64) {
-        match (Dim3::parse(&self.block_text, "block"), Dim3::parse(&self.grid_text, "grid")) {
-            (Ok(b), Ok(g)) => (self.scenario.block, self.scenario.grid) = (b, g),
-            (Err(e), _) | (_, Err(e)) => {
-                self.error = Some(e);
+        let mut sc = self.scenario.clone();
+        match sc.set(Setting::Block, &self.block_text).and_then(|_| sc.set(Setting::Grid, &self.grid_text)) {
+            Ok(()) => self.scenario = sc,
+            Err(e) => {
+                self.error = Some(e.error.message);
                 return;
             }
         }
@@ -351,12 +351,9 @@ impl State {
 /// A change to one pane's inputs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
-    /// Compute capability, as `8.0`.
-    Cc(String),
-    /// Language short name.
-    Lang(String),
-    /// Instruction mnemonic.
-    Op(String),
+    /// A setting the controls hold no text of their own for (CC, language, instruction, L1, bank mode), as
+    /// [`Scenario::set`] reads it.
+    Set(Setting, String),
     /// Block size text.
     Block(String),
     /// The grid size as typed.
@@ -365,10 +362,6 @@ pub enum Edit {
     Text(String),
     /// Preset name.
     Preset(String),
-    /// L1 choice: `default`, `on` or `off`.
-    L1(String),
-    /// Kepler bank mode: `4` or `8`.
-    BankMode(String),
     /// `NAME=VALUE` settings, separated by commas or spaces.
     Sets(String),
     /// The kernel to run, by its symbol (listings and modules with several).
@@ -433,8 +426,8 @@ impl Reducible for State {
         let mut s = (*self).clone();
         match action {
             Action::Edit(p, edit) => {
-                if let (Some(l), Some(name)) = (s.lab.as_ref(), edit.setting()) {
-                    if l.exercise().is_some_and(|e| e.is_locked(name)) {
+                if let Some(l) = s.lab.as_ref() {
+                    if l.exercise().is_some_and(|e| e.is_locked(edit.setting())) {
                         return self;
                     }
                 }
@@ -587,19 +580,15 @@ impl Reducible for State {
 }
 
 impl Edit {
-    /// The lab setting this edit changes (for locks).
-    fn setting(&self) -> Option<&'static str> {
-        Some(match self {
-            Edit::Cc(_) => "cc",
-            Edit::Lang(_) => "lang",
-            Edit::Op(_) => "op",
-            Edit::Block(_) => "block",
-            Edit::Grid(_) => "grid",
-            Edit::Text(_) | Edit::Preset(_) | Edit::Fix(_) | Edit::Kernel(_) => "pattern",
-            Edit::L1(_) => "l1",
-            Edit::BankMode(_) => "bank_mode",
-            Edit::Sets(_) => "sets",
-        })
+    /// The setting this edit changes (for a lab's locks).
+    fn setting(&self) -> Setting {
+        match self {
+            Edit::Set(s, _) => *s,
+            Edit::Block(_) => Setting::Block,
+            Edit::Grid(_) => Setting::Grid,
+            Edit::Text(_) | Edit::Preset(_) | Edit::Fix(_) | Edit::Kernel(_) => Setting::Pattern,
+            Edit::Sets(_) => Setting::Sets,
+        }
     }
 }
 
@@ -652,24 +641,18 @@ fn record_answer(s: &mut State) {
     a.op = Some(sc.op.clone());
     a.cc = Some(sc.cc.to_string());
     a.block = Some(pane.block_text.clone());
-    a.l1 = Some(l1_value(sc.config.l1).to_string());
-    a.bank_mode = Some(if sc.config.bank_mode == crate::model::arch::BankMode::EightByte { 8 } else { 4 });
+    a.l1 = Some(sc.value(Setting::L1));
+    a.bank_mode = Some(sc.config.bank_mode.bytes());
     a.sets = Some(sc.sets.clone());
 }
 
 fn apply(pane: &mut Pane, edit: Edit) {
     match edit {
-        Edit::Cc(v) => match Cc::parse(&v) {
-            Ok(cc) => pane.scenario.cc = cc,
-            Err(e) => pane.error = Some(e),
-        },
-        Edit::Lang(v) => {
-            if let Ok(l) = Lang::parse(&v) {
-                pane.scenario.lang = l;
-                pane.scenario.kernel = None;
+        Edit::Set(setting, v) => {
+            if let Err(e) = pane.scenario.set(setting, &v) {
+                pane.error = Some(e.error.message);
             }
         }
-        Edit::Op(v) => pane.scenario.op = v,
         Edit::Block(v) => pane.block_text = v,
         Edit::Grid(v) => pane.grid_text = v,
         Edit::Text(v) => {
@@ -696,21 +679,10 @@ fn apply(pane: &mut Pane, edit: Edit) {
             }
             pane.preset = name;
         }
-        Edit::L1(v) => {
-            pane.scenario.config.l1 = match v.as_str() {
-                "on" => L1Choice::On,
-                "off" => L1Choice::Off,
-                _ => L1Choice::Default,
-            }
-        }
-        Edit::BankMode(v) => {
-            pane.scenario.config.bank_mode =
-                if v == "8" { crate::model::arch::BankMode::EightByte } else { crate::model::arch::BankMode::FourByte }
-        }
         Edit::Sets(v) => {
-            pane.sets_text = v.clone();
-            pane.scenario.sets =
-                v.split([',', ' ', '\n']).map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()
+            // Splitting the text cannot fail.
+            let _ = pane.scenario.set(Setting::Sets, &v);
+            pane.sets_text = v;
         }
         Edit::Fix(Fix::Text(t)) => pane.scenario.text = t,
         Edit::Fix(Fix::Op(o)) => pane.scenario.op = o,
@@ -722,15 +694,6 @@ fn apply(pane: &mut Pane, edit: Edit) {
     }
 }
 
-/// The L1 choices in menu order: (value, label).
-pub const L1_CHOICES: [(&str, &str); 3] =
-    [("default", "CC default"), ("on", "L1 on (-dlcm=ca)"), ("off", "L2 only (-dlcm=cg)")];
-
-/// The value of an L1 choice in [`L1_CHOICES`].
-pub fn l1_value(l: L1Choice) -> &'static str {
-    match l {
-        L1Choice::Default => "default",
-        L1Choice::On => "on",
-        L1Choice::Off => "off",
-    }
-}
+/// The L1 choices in menu order, with their labels.
+pub const L1_CHOICES: [(L1Choice, &str); 3] =
+    [(L1Choice::Default, "CC default"), (L1Choice::On, "L1 on (-dlcm=ca)"), (L1Choice::Off, "L2 only (-dlcm=cg)")];

@@ -4,11 +4,12 @@
 use super::browser;
 use super::engine::{Engine, LocalEngine};
 use super::figure::Figure;
-use super::state::{l1_value, Action, Edit, Pane, State, L1_CHOICES};
+use super::state::{Action, Edit, Pane, State, L1_CHOICES};
 use crate::analysis::InstrResult;
 use crate::figure::scene::{scene, Theme};
 use crate::lang::Lang;
 use crate::model::arch::{carveout, BankMode, Carveout, Cc, Family, ALL_CCS};
+use crate::scenario::Setting;
 use crate::service::Shown;
 use crate::teach::explain::Fix;
 use crate::teach::presets::PRESETS;
@@ -68,7 +69,7 @@ fn cc_select(d: &Dispatch, pane: usize, cc: Cc, disabled: bool) -> Html {
         }
     }
     html! {
-        <select id={id("cc", pane)} aria-label="compute capability" {disabled} onchange={on_select(d, move |v| Action::Edit(pane, Edit::Cc(v)))}>
+        <select id={id("cc", pane)} aria-label="compute capability" {disabled} onchange={on_select(d, move |v| Action::Edit(pane, Edit::Set(Setting::Cc, v)))}>
             { for groups.into_iter().map(|(f, ccs)| html! {
                 <optgroup label={family_name(f)}>
                     { for ccs.into_iter().map(|c| html! {
@@ -185,7 +186,7 @@ fn lang_label(l: Lang) -> &'static str {
 }
 
 /// True when the lab's current exercise locks `setting`.
-fn locked(state: &State, setting: &str) -> bool {
+fn locked(state: &State, setting: Setting) -> bool {
     state.lab.as_ref().and_then(|l| l.exercise()).is_some_and(|e| e.is_locked(setting))
 }
 
@@ -212,7 +213,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
         <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}
             data-busy={pane.busy.then_some("true")}>
             <div class="inputs">
-                <label>{ "compute capability" }{ cc_select(d, k, sc.cc, locked(state, "cc")) }</label>
+                <label>{ "compute capability" }{ cc_select(d, k, sc.cc, locked(state, Setting::Cc)) }</label>
                 if state.lab.is_none() {
                 <label>{ "example" }
                     <select id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
@@ -222,17 +223,17 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 </label>
                 }
                 <label>{ "language" }
-                    <select id={id("lang", k)} disabled={locked(state, "lang")} onchange={on_select(d, move |v| Action::Edit(k, Edit::Lang(v)))}>
+                    <select id={id("lang", k)} disabled={locked(state, Setting::Lang)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::Lang, v)))}>
                         { for Lang::ALL.iter().map(|l| html! { <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option> }) }
                     </select>
                 </label>
                 if needs_op {
-                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false" disabled={locked(state, "op")}
-                        oninput={on_input(d, move |v| Action::Edit(k, Edit::Op(v)))} /></label>
+                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false" disabled={locked(state, Setting::Op)}
+                        oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::Op, v)))} /></label>
                 }
                 if let Some(r) = result.as_ref().filter(|r| r.kernels.len() > 1) {
                     <label>{ "kernel" }
-                        <select id={id("kernel", k)} disabled={locked(state, "pattern")} onchange={on_select(d, move |v| Action::Edit(k, Edit::Kernel(v)))}>
+                        <select id={id("kernel", k)} disabled={locked(state, Setting::Pattern)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Kernel(v)))}>
                             { for r.kernels.iter().map(|kn| html! {
                                 <option value={kn.symbol.clone()} selected={r.kernel.as_deref() == Some(kn.name.as_str())}>{ kn.name.clone() }</option>
                             }) }
@@ -240,9 +241,9 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     </label>
                 }
                 <label>{ "block" }<input id={id("block", k)} class="short mono" value={pane.block_text.clone()} spellcheck="false"
-                    disabled={locked(state, "block")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
+                    disabled={locked(state, Setting::Block)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
                 <label title="Blocks in the launch: the totals count every block">{ "grid" }<input id={id("grid", k)} class="short mono" value={pane.grid_text.clone()} spellcheck="false"
-                    disabled={locked(state, "grid")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
+                    disabled={locked(state, Setting::Grid)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
                 // A CUDA file's own launch (`k<<<grid, block>>>`) replaces the fields: say so beside them.
                 if let Some(r) = result.as_ref().filter(|r| sc.lang == Lang::Cuda && (r.launch.block != sc.block || r.launch.grid != sc.grid)) {
                     <span class="launch-from-code" id={id("code-launch", k)}>
@@ -251,18 +252,18 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 }
                 if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass) || !sc.sets.is_empty() {
                     <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
-                        placeholder={if sc.lang == Lang::Ptx { "param_2=1024, c[0x0][0x16c]=64" } else { "n=1024, R4=0x1000" }} disabled={locked(state, "sets")} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
+                        placeholder={if sc.lang == Lang::Ptx { "param_2=1024, c[0x0][0x16c]=64" } else { "n=1024, R4=0x1000" }} disabled={locked(state, Setting::Sets)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
                 }
                 if show_l1 {
                     <label>{ "global loads" }
-                        <select id={id("l1", k)} disabled={locked(state, "l1")} onchange={on_select(d, move |v| Action::Edit(k, Edit::L1(v)))}>
-                            { for L1_CHOICES.iter().map(|(v, label)| html! { <option value={*v} selected={l1_value(sc.config.l1) == *v}>{ *label }</option> }) }
+                        <select id={id("l1", k)} disabled={locked(state, Setting::L1)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::L1, v)))}>
+                            { for L1_CHOICES.iter().map(|(c, label)| html! { <option value={c.name()} selected={sc.config.l1 == *c}>{ *label }</option> }) }
                         </select>
                     </label>
                 }
                 if kepler {
                     <label>{ "bank mode" }
-                        <select id={id("bank-mode", k)} disabled={locked(state, "bank_mode")} onchange={on_select(d, move |v| Action::Edit(k, Edit::BankMode(v)))}>
+                        <select id={id("bank-mode", k)} disabled={locked(state, Setting::BankMode)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::BankMode, v)))}>
                             <option value="4" selected={sc.config.bank_mode == BankMode::FourByte}>{ "4-byte" }</option>
                             <option value="8" selected={sc.config.bank_mode == BankMode::EightByte}>{ "8-byte" }</option>
                         </select>
@@ -272,7 +273,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             if let Some(p) = crate::teach::presets::find(&pane.preset) {
                 <p class="explanation-preset">{ p.explanation }</p>
             }
-            <textarea id={id("pattern", k)} class="pattern" readonly={locked(state, "pattern")} rows={if sc.lang == Lang::Expr { "2" } else { "9" }} spellcheck="false"
+            <textarea id={id("pattern", k)} class="pattern" readonly={locked(state, Setting::Pattern)} rows={if sc.lang == Lang::Expr { "2" } else { "9" }} spellcheck="false"
                 aria-label="access pattern" value={sc.text.clone()} oninput={on_text} />
             if let Some(e) = &pane.error {
                 <pre id={id("error", k)} class="error" role="alert">{ e.clone() }</pre>

@@ -5,11 +5,11 @@ use crate::analysis::{Analysis, ProgramResult};
 use crate::figure::{scene, svg};
 use crate::lang::{InputError, Lang, Span};
 use crate::model::access::{Instr, LaneSet};
-use crate::model::arch::{self, BankMode, Carveout, Cc, L1Choice, ALL_CCS};
+use crate::model::arch::{self, Carveout, Cc, ALL_CCS};
 use crate::model::cost::{analyze, Windows};
 use crate::model::report::Report;
 use crate::program::launch::Dim3;
-use crate::scenario::{Deadline, Field, Scenario, ScenarioError};
+use crate::scenario::{Deadline, Field, Scenario, ScenarioError, Setting};
 use crate::teach::presets;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -203,8 +203,8 @@ struct InputArgs {
     #[arg(long)]
     mask: Option<String>,
     /// L1 caching of global loads (-Xptxas -dlcm=ca|cg); default: the CC's documented default.
-    #[arg(long, value_enum)]
-    l1: Option<L1Arg>,
+    #[arg(long, value_parser = ["default", "on", "off"])]
+    l1: Option<String>,
     /// Kepler shared-memory bank mode in bytes.
     #[arg(long, value_parser = ["4", "8"])]
     bank_mode: Option<String>,
@@ -237,13 +237,6 @@ struct FactsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum L1Arg {
-    Default,
-    On,
-    Off,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -438,25 +431,21 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
         sc.cc = cc;
     }
     if let Some(op) = &a.op {
-        sc.op = op.clone();
+        set(&mut sc, Setting::Op, op)?;
     } else if a.preset.is_none() && matches!(sc.lang, Lang::Expr) {
         return Err("--addr needs --op, the instruction (LDG.E.32, LDS.64, ...)".into());
     } else if a.preset.is_none() && sc.lang == Lang::Addresses {
         sc.op = String::new();
     }
-    if let Some(b) = &a.block {
-        sc.block = Dim3::parse(b, "--block")?;
-    }
-    if let Some(g) = &a.grid {
-        sc.grid = Dim3::parse(g, "--grid")?;
+    for (setting, value) in [(Setting::Block, &a.block), (Setting::Grid, &a.grid), (Setting::Kernel, &a.kernel)] {
+        if let Some(v) = value {
+            set(&mut sc, setting, v)?;
+        }
     }
     if let Some(b) = &a.block_idx {
         sc.block_idx = Some(parse_block_idx(b)?);
     }
     sc.every_block |= a.every_block;
-    if let Some(k) = &a.kernel {
-        sc.kernel = Some(k.clone());
-    }
     if let Some(t) = a.max_seconds {
         if !(t > 0.0 && t.is_finite()) {
             return Err(format!("--max-seconds {t}: give a positive number of seconds"));
@@ -470,14 +459,10 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     if let Some(m) = &a.mask {
         sc.lane_mask = parse_mask(m).map_err(|e| flag_error("--mask", e))?;
     }
-    match a.l1 {
-        Some(L1Arg::Default) => sc.config.l1 = L1Choice::Default,
-        Some(L1Arg::On) => sc.config.l1 = L1Choice::On,
-        Some(L1Arg::Off) => sc.config.l1 = L1Choice::Off,
-        None => {}
-    }
-    if let Some(b) = &a.bank_mode {
-        sc.config.bank_mode = if b == "8" { BankMode::EightByte } else { BankMode::FourByte };
+    for (setting, value) in [(Setting::L1, &a.l1), (Setting::BankMode, &a.bank_mode)] {
+        if let Some(v) = value {
+            set(&mut sc, setting, v)?;
+        }
     }
     sc.config.strict_align |= a.strict;
     if a.shared_bytes.is_some() || a.local_bytes.is_some() {
@@ -485,6 +470,18 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
             Windows { shared_alloc_bytes: a.shared_bytes, local_alloc_bytes: a.local_bytes, ..sc.config.windows };
     }
     Ok((sc, origin))
+}
+
+/// Sets a setting given as a flag through the scenario's one settings path. Its messages start with the
+/// setting's name (`block `0x4`: ...`); here that name is the flag (`--block `0x4`: ...`).
+fn set(sc: &mut Scenario, setting: Setting, value: &str) -> Result<(), String> {
+    sc.set(setting, value).map_err(|e| {
+        let m = e.error.message;
+        match m.strip_prefix(setting.name()) {
+            Some(rest) => format!("--{}{rest}", setting.name().replace('_', "-")),
+            None => m,
+        }
+    })
 }
 
 /// `X`, `X,Y` or `X,Y,Z`: a block index (missing coordinates are 0).

@@ -477,6 +477,40 @@ pub enum L1Choice {
     Off,
 }
 
+impl L1Choice {
+    /// Every choice, in menu order.
+    pub const ALL: [L1Choice; 3] = [L1Choice::Default, L1Choice::On, L1Choice::Off];
+
+    /// The name settings, links and labs use: `default`, `on` or `off`.
+    pub fn name(self) -> &'static str {
+        match self {
+            L1Choice::Default => "default",
+            L1Choice::On => "on",
+            L1Choice::Off => "off",
+        }
+    }
+}
+
+impl fmt::Display for L1Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for L1Choice {
+    type Err = String;
+    /// `default` (or nothing), `on` or `off`.
+    fn from_str(text: &str) -> Result<L1Choice, String> {
+        match text {
+            "" => Ok(L1Choice::Default),
+            t => L1Choice::ALL
+                .into_iter()
+                .find(|c| c.name() == t)
+                .ok_or_else(|| format!("l1 is default, on or off, not `{text}`")),
+        }
+    }
+}
+
 /// Kepler's shared-memory bank mode (`cudaDeviceSetSharedMemConfig`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BankMode {
@@ -487,6 +521,34 @@ pub enum BankMode {
     /// Successive 64-bit words in successive banks.
     #[serde(rename = "8")]
     EightByte,
+}
+
+impl BankMode {
+    /// The bank width in bytes: 4 or 8.
+    pub fn bytes(self) -> u8 {
+        match self {
+            BankMode::FourByte => 4,
+            BankMode::EightByte => 8,
+        }
+    }
+}
+
+impl fmt::Display for BankMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.bytes())
+    }
+}
+
+impl std::str::FromStr for BankMode {
+    type Err = String;
+    /// `4` or `8` (bytes).
+    fn from_str(text: &str) -> Result<BankMode, String> {
+        match text {
+            "4" => Ok(BankMode::FourByte),
+            "8" => Ok(BankMode::EightByte),
+            _ => Err(format!("bank_mode is 4 or 8, not {text}")),
+        }
+    }
 }
 
 /// Which cache a global or local access goes through.

@@ -11,10 +11,8 @@
 use crate::analysis::{InstrResult, ProgramResult};
 use crate::lang::cexpr::{Ex, Parser};
 use crate::lang::lex::{lex, Tok};
-use crate::lang::{expr, InputError, Lang, Span};
-use crate::model::arch::{BankMode, Cc, L1Choice};
-use crate::program::launch::Dim3;
-use crate::scenario::Scenario;
+use crate::lang::{expr, InputError, Span};
+use crate::scenario::{Scenario, Setting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -39,9 +37,6 @@ pub const METRICS: [&str; 18] = [
     "size",
     "instructions",
 ];
-
-/// Settings an exercise may lock so the student cannot change them.
-pub const LOCKABLE: [&str; 8] = ["cc", "lang", "op", "block", "pattern", "l1", "bank_mode", "sets"];
 
 /// A run of text with its style.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,8 +102,8 @@ pub struct Exercise {
     pub l1: Option<String>,
     /// 4 or 8.
     pub bank_mode: Option<u8>,
-    /// Settings the student cannot change.
-    pub locked: Vec<String>,
+    /// Settings the student cannot change (one of [`Setting::LOCKABLE`]).
+    pub locked: Vec<Setting>,
     /// Conditions that must all hold.
     pub goals: Vec<Goal>,
     /// Hints, revealed one at a time.
@@ -210,56 +205,49 @@ fn check_names(src: &str, e: &Ex) -> Result<(), InputError> {
 
 impl Exercise {
     /// True if the student may not change `setting`.
-    pub fn is_locked(&self, setting: &str) -> bool {
-        self.locked.iter().any(|l| l == setting)
+    pub fn is_locked(&self, setting: Setting) -> bool {
+        self.locked.contains(&setting)
     }
+
     /// The exercise's view with a student's answer applied (locked settings keep the exercise's values).
-    /// Errors name the field.
-    pub fn scenario(&self, answer: Option<&Answer>) -> Result<Scenario, (&'static str, String)> {
-        let pick = |name: &str, mine: Option<&String>, theirs: Option<&Option<String>>| -> Option<String> {
-            match theirs.and_then(|t| t.clone()) {
-                Some(t) if !self.is_locked(name) => Some(t),
-                _ => mine.cloned(),
+    /// Errors name the setting.
+    pub fn scenario(&self, answer: Option<&Answer>) -> Result<Scenario, (Setting, String)> {
+        let theirs = |s: Setting| -> Option<String> {
+            let a = answer.filter(|_| !self.is_locked(s))?;
+            match s {
+                Setting::Cc => a.cc.clone(),
+                Setting::Lang => a.lang.clone(),
+                Setting::Op => a.op.clone(),
+                Setting::Block => a.block.clone(),
+                Setting::Pattern => a.pattern.clone(),
+                Setting::L1 => a.l1.clone(),
+                Setting::BankMode => a.bank_mode.map(|b| b.to_string()),
+                _ => None,
             }
         };
-        let base = Scenario::default();
-        let cc = pick("cc", self.cc.as_ref(), answer.map(|a| &a.cc));
-        let lang = pick("lang", self.lang.as_ref(), answer.map(|a| &a.lang));
-        let op = pick("op", self.op.as_ref(), answer.map(|a| &a.op));
-        let block = pick("block", self.block.as_ref(), answer.map(|a| &a.block));
-        let l1 = pick("l1", self.l1.as_ref(), answer.map(|a| &a.l1));
-        let pattern = pick("pattern", Some(&self.pattern), answer.map(|a| &a.pattern)).unwrap_or_default();
-        let bank_mode = match answer.and_then(|a| a.bank_mode) {
-            Some(b) if !self.is_locked("bank_mode") => Some(b),
-            _ => self.bank_mode,
+        let mine = |s: Setting| -> Option<String> {
+            match s {
+                Setting::Cc => self.cc.clone(),
+                Setting::Lang => self.lang.clone(),
+                Setting::Op => self.op.clone(),
+                Setting::Block => self.block.clone(),
+                Setting::Pattern => Some(self.pattern.clone()),
+                Setting::L1 => self.l1.clone(),
+                Setting::BankMode => self.bank_mode.map(|b| b.to_string()),
+                _ => None,
+            }
         };
-        let sets = match answer.and_then(|a| a.sets.clone()) {
-            Some(s) if !self.is_locked("sets") => s,
+        let mut sc = Scenario { text: String::new(), ..Scenario::default() };
+        for s in
+            [Setting::Cc, Setting::Lang, Setting::Op, Setting::Block, Setting::Pattern, Setting::L1, Setting::BankMode]
+        {
+            if let Some(v) = theirs(s).or_else(|| mine(s)) {
+                sc.set(s, &v).map_err(|e| (s, e.error.message))?;
+            }
+        }
+        sc.sets = match answer.and_then(|a| a.sets.clone()) {
+            Some(s) if !self.is_locked(Setting::Sets) => s,
             _ => self.sets.clone(),
-        };
-        let mut sc = Scenario { text: pattern, sets, ..base };
-        if let Some(c) = cc {
-            sc.cc = Cc::parse(&c).map_err(|m| ("cc", m))?;
-        }
-        if let Some(l) = lang {
-            sc.lang = Lang::parse(&l).map_err(|m| ("lang", m))?;
-        }
-        if let Some(o) = op {
-            sc.op = o;
-        }
-        if let Some(b) = block {
-            sc.block = Dim3::parse(&b, "block").map_err(|m| ("block", m))?;
-        }
-        sc.config.l1 = match l1.as_deref() {
-            None | Some("default") => L1Choice::Default,
-            Some("on") => L1Choice::On,
-            Some("off") => L1Choice::Off,
-            Some(other) => return Err(("l1", format!("l1 is default, on or off, not `{other}`"))),
-        };
-        sc.config.bank_mode = match bank_mode {
-            None | Some(4) => BankMode::FourByte,
-            Some(8) => BankMode::EightByte,
-            Some(other) => return Err(("bank_mode", format!("bank_mode is 4 or 8, not {other}"))),
         };
         Ok(sc)
     }
@@ -369,7 +357,7 @@ pub struct ExerciseGrade {
 /// Grades one exercise with an answer (or its starting view): runs the answer's scenario.
 pub fn grade_exercise(ex: &Exercise, answer: Option<&Answer>) -> ExerciseGrade {
     let result =
-        ex.scenario(answer).map_err(|(f, m)| format!("{f}: {m}")).and_then(|sc| sc.run().map_err(|e| e.to_string()));
+        ex.scenario(answer).map_err(|(s, m)| format!("{s}: {m}")).and_then(|sc| sc.run().map_err(|e| e.to_string()));
     grade_result(ex, answer, result.as_ref().map_err(String::clone))
 }
 

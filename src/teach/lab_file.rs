@@ -3,7 +3,8 @@
 //! module carries neither parser.
 
 use crate::lang::{InputError, Span};
-use crate::teach::lab::{parse_condition, Answer, Block, Course, Exercise, Goal, Question, Span2, LOCKABLE};
+use crate::scenario::Setting;
+use crate::teach::lab::{parse_condition, Answer, Block, Course, Exercise, Goal, Question, Span2};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -128,11 +129,12 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
         }
         ids.push(ex.id.get_ref());
         for l in &ex.locked {
-            if !LOCKABLE.contains(&l.get_ref().as_str()) {
+            if !lockable(l.get_ref()) {
+                let names: Vec<&str> = Setting::LOCKABLE.iter().map(|s| s.name()).collect();
                 return Err(InputError::at(
                     src,
                     span_of(l),
-                    format!("`{}` cannot be locked (lockable: {})", l.get_ref(), LOCKABLE.join(", ")),
+                    format!("`{}` cannot be locked (lockable: {})", l.get_ref(), names.join(", ")),
                 ));
             }
         }
@@ -184,6 +186,11 @@ fn inline(text: &str) -> Vec<Span2> {
         .collect()
 }
 
+/// True if a lab may lock the setting named `name`.
+fn lockable(name: &str) -> bool {
+    name.parse::<Setting>().is_ok_and(|s| Setting::LOCKABLE.contains(&s))
+}
+
 fn compile_exercise(ex: &RawExercise) -> Exercise {
     let get = |s: &Option<Spanned<String>>| s.as_ref().map(|x| x.get_ref().clone());
     Exercise {
@@ -198,7 +205,12 @@ fn compile_exercise(ex: &RawExercise) -> Exercise {
         sets: ex.sets.clone(),
         l1: get(&ex.l1),
         bank_mode: ex.bank_mode,
-        locked: ex.locked.iter().map(|l| l.get_ref().clone()).collect(),
+        locked: ex
+            .locked
+            .iter()
+            .filter_map(|l| l.get_ref().parse().ok())
+            .filter(|s| Setting::LOCKABLE.contains(s))
+            .collect(),
         goals: ex
             .goals
             .iter()
@@ -225,13 +237,13 @@ fn compile_exercise(ex: &RawExercise) -> Exercise {
 }
 
 impl RawExercise {
-    fn field_span(&self, field: &str) -> Span {
-        let s = match field {
-            "cc" => self.cc.as_ref().map(span_of),
-            "lang" => self.lang.as_ref().map(span_of),
-            "op" => self.op.as_ref().map(span_of),
-            "block" => self.block.as_ref().map(span_of),
-            "l1" => self.l1.as_ref().map(span_of),
+    fn field_span(&self, setting: Setting) -> Span {
+        let s = match setting {
+            Setting::Cc => self.cc.as_ref().map(span_of),
+            Setting::Lang => self.lang.as_ref().map(span_of),
+            Setting::Op => self.op.as_ref().map(span_of),
+            Setting::Block => self.block.as_ref().map(span_of),
+            Setting::L1 => self.l1.as_ref().map(span_of),
             _ => None,
         };
         s.unwrap_or_else(|| span_of(&self.pattern))
