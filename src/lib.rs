@@ -53,4 +53,5 @@ pub use lang::InputError;
 pub use model::access::{Base, CacheOp, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
 pub use model::arch::{BankMode, Cc, L1Choice, ALL_CCS};
 pub use model::cost::{analyze, Config, Windows};
-pub use model::report::{BankCost, Cost, MemoryCost, Note, Report, SpaceTag, Warning, WarningKind};
+pub use model::note::Note;
+pub use model::report::{BankCost, Cost, MemoryCost, Report, SpaceTag, Warning, WarningKind};

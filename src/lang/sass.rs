@@ -21,7 +21,7 @@ use super::params;
 use super::{InputError, Span};
 use crate::model::access::Instr;
 use crate::model::cost::DEFAULT_SHARED_WINDOW;
-use crate::model::report::Note;
+use crate::model::note::Note;
 use crate::program::launch::Launch;
 use crate::program::{
     BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SourceLine, Special, Src,

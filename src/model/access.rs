@@ -339,6 +339,12 @@ impl LaneSet {
         crate::text::ranges(self.iter())
     }
 
+    /// The lanes of request or phase `index` when a warp is split into groups of `lanes_per_group`.
+    pub fn group(index: u32, lanes_per_group: u32) -> LaneSet {
+        let first = index * lanes_per_group;
+        LaneSet::range(first, first + lanes_per_group - 1)
+    }
+
     /// The set as a phrase: `lane 3` or `lanes 0-7, 9`.
     pub fn phrase(self) -> String {
         crate::text::lanes_phrase(self.iter())

@@ -461,8 +461,8 @@ pub fn carveout(cc: Cc, request: Carveout) -> Result<CarveoutResult, String> {
 // The rules the engine follows.
 // ---------------------------------------------------------------------------------------------------------
 
-use crate::model::access::{Base, CacheOp, LaneSet, Space};
-use crate::model::report::Note;
+use crate::model::access::{Base, CacheOp, Space};
+use crate::model::note::Note;
 
 /// The user's L1 choice for global loads: the nvcc flag `-Xptxas -dlcm=ca|cg`, or the CC's default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -881,10 +881,4 @@ pub fn shared_exception_notes(flags: u8, modelled_wavefronts: u32, notes: &mut V
             "MODEL.md section B",
         ));
     }
-}
-
-/// The lanes of request or phase `index` when a warp is split into groups of `lanes_per_group`.
-pub fn group_lanes(index: u32, lanes_per_group: u32) -> LaneSet {
-    let first = index * lanes_per_group;
-    LaneSet::range(first, first + lanes_per_group - 1)
 }

@@ -8,7 +8,8 @@ use super::{global, shared};
 use crate::model::access::{Base, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
 use crate::model::arch::{self, BankMode, Cc, L1Choice, MemoryAccess};
 use crate::model::count::{flags, Counts, Part, PartCost};
-use crate::model::report::{BankCost, Cost, MemoryCost, Note, Report, SpaceTag, Warning, WarningKind};
+use crate::model::note::Note;
+use crate::model::report::{BankCost, Cost, MemoryCost, Report, SpaceTag, Warning, WarningKind};
 use serde::{Deserialize, Serialize};
 
 /// Bytes in the shared and in the local window (seeds/000: "Each address window is 16 MB in size").

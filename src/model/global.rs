@@ -146,7 +146,7 @@ pub fn cost<S: TxSink>(rule: MemoryRule, l: &Lanes, size_bytes: u32, sink: &mut 
             }
             transactions += u.iter().enumerate().filter(|&(i, x)| i == 0 || u[i - 1] != *x).count() as u32;
             if S::DETAIL {
-                sink.request(crate::model::arch::group_lanes(group, per));
+                sink.request(LaneSet::group(group, per));
                 let mut pairs: Vec<(u64, usize)> = (start..k).map(|i| (l.addr[i], usize::from(l.lane[i]))).collect();
                 pairs.sort_unstable();
                 emit(&pairs, shift, tx_bytes, sink);

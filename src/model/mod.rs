@@ -11,5 +11,6 @@ pub mod cost;
 pub mod count;
 pub mod global;
 pub mod local;
+pub mod note;
 pub mod report;
 pub mod shared;

@@ -3,31 +3,12 @@
 //! Units: every count is a number of things (requests, lines, sectors, transactions, wavefronts); every size
 //! is in bytes and says so in its name.
 
+use super::note::Note;
 use crate::model::access::{LaneSet, Space};
 use crate::model::arch::{Cc, DataPath};
 use crate::text::plural;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::fmt::{self, Write as _};
-
-/// A documented disagreement between sources, or a place where hardware departs from the simple rule, that
-/// touches this result. The product shows these to users; it never hides them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Note {
-    /// A stable identifier (`kepler-3.0-l1-default`).
-    pub id: Cow<'static, str>,
-    /// One or two sentences for the user.
-    pub text: String,
-    /// Where the rule and the disagreement are documented.
-    pub source: Cow<'static, str>,
-}
-
-impl Note {
-    /// A note with a fixed identifier and source.
-    pub fn new(id: &'static str, text: impl Into<String>, source: &'static str) -> Note {
-        Note { id: Cow::Borrowed(id), text: text.into(), source: Cow::Borrowed(source) }
-    }
-}
 
 /// What kind of problem a lane had.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

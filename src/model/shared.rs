@@ -10,7 +10,7 @@
 //! fast path passes [`NoWaves`]; the figure passes [`Phases`].
 
 use crate::model::access::{LaneSet, Lanes};
-use crate::model::arch::{group_lanes, BankRule};
+use crate::model::arch::BankRule;
 use crate::model::report::{BankWord, PhaseStep, WavefrontStep};
 
 /// Banks on every CC.
@@ -100,7 +100,7 @@ pub fn cost<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut 
             end += 1;
         }
         if S::DETAIL {
-            sink.begin_phase(group_lanes(phase, per));
+            sink.begin_phase(LaneSet::group(phase, per));
         }
         let (distinct, worst) = match easy_phase(rule, l, k, end, words, sink) {
             Some(x) => x,

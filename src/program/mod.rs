@@ -21,7 +21,7 @@ pub mod grid;
 pub mod launch;
 
 use crate::model::access::Instr;
-use crate::model::report::Note;
+use crate::model::note::Note;
 use crate::text::Span;
 use std::rc::Rc;
 
@@ -632,7 +632,7 @@ pub struct Program {
     /// instruction of its immediate post-dominator, or [`NEVER`] when they only meet at the exit.
     pub reconverge: Vec<u32>,
     /// Notes about the whole program: which kernel of several ran, the defaults it assumed.
-    pub notes: Vec<crate::model::report::Note>,
+    pub notes: Vec<crate::model::note::Note>,
     /// The kernel's name, when the input named one.
     pub kernel: Option<String>,
     /// Every kernel the input holds, in its order: (symbol, the name users know), for choosing another.
@@ -664,7 +664,7 @@ pub struct Builder {
     labels: Vec<Option<u32>>,
     /// Instructions whose target is a label: (instruction, label).
     fixups: Vec<(usize, Label)>,
-    notes: Vec<crate::model::report::Note>,
+    notes: Vec<crate::model::note::Note>,
     kernel: Option<String>,
     kernels: Vec<(String, String)>,
 }
@@ -682,7 +682,7 @@ impl Builder {
 
     /// Adds a note about the whole program (assumptions the language made, which kernel ran).
     #[cold]
-    pub fn note(&mut self, note: crate::model::report::Note) {
+    pub fn note(&mut self, note: crate::model::note::Note) {
         if !self.notes.iter().any(|n| n.id == note.id) {
             self.notes.push(note);
         }
@@ -701,7 +701,7 @@ impl Builder {
         if list.is_empty() {
             return;
         }
-        self.note(crate::model::report::Note::new(
+        self.note(crate::model::note::Note::new(
             id,
             format!(
                 "These {what} move memory but warpscope does not count them, so the totals leave them out: {}.",

@@ -21,7 +21,7 @@ use crate::lang::cexpr::{BinOp as CBin, Ex, UnOp, E};
 use crate::lang::expr::Vars;
 use crate::lang::{InputError, LineIndex, Span};
 use crate::model::access::Instr;
-use crate::model::report::Note;
+use crate::model::note::Note;
 use crate::program::launch::Launch;
 use crate::program::{
     exec, BinOp, Builder, Cmp, Label, Op, PredOp, PredRef, Program, Reg, ShflMode, Site, Special, Src, Width,
