@@ -116,9 +116,9 @@ proptest! {
         match (&a.cost, &b.cost) {
             (Cost::Memory(x), Cost::Memory(y)) if op.base != warpscope::Base::Ldl => {
                 prop_assert_eq!((x.lines, x.sectors, x.bytes_unique), (y.lines, y.sectors, y.bytes_unique));
-                if cc.major >= 5 { prop_assert_eq!(x.transactions, y.transactions); }
+                if !cc.splits_wide_requests() { prop_assert_eq!(x.transactions, y.transactions); }
             }
-            (Cost::Banks(x), Cost::Banks(y)) if op.size_bytes <= 4 && cc.major != 3 => {
+            (Cost::Banks(x), Cost::Banks(y)) if op.size_bytes <= 4 && !cc.has_bank_mode() => {
                 prop_assert_eq!(x.wavefronts, y.wavefronts);
             }
             _ => {}

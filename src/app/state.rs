@@ -500,12 +500,7 @@ impl Reducible for State {
                     let mut b = s.panes[0].clone();
                     // Start the comparison on the neighbouring generation: the question students ask first.
                     let cc = b.scenario.cc;
-                    let other = crate::model::arch::ALL_CCS
-                        .iter()
-                        .rev()
-                        .find(|c| c.major < cc.major)
-                        .copied()
-                        .unwrap_or(Cc::new(9, 0));
+                    let other = cc.previous_generation().unwrap_or(Cc::new(9, 0));
                     b.scenario.cc = other;
                     s.panes.push(b);
                     s.rerun(1);

@@ -8,7 +8,7 @@ use super::state::{Action, Edit, Pane, State, L1_CHOICES};
 use crate::analysis::InstrResult;
 use crate::figure::scene::{scene, Theme};
 use crate::lang::Lang;
-use crate::model::arch::{carveout, BankMode, Carveout, Cc, Family, ALL_CCS};
+use crate::model::arch::{carveout, families, BankMode, Carveout, Cc};
 use crate::scenario::Setting;
 use crate::service::Shown;
 use crate::teach::explain::Fix;
@@ -44,34 +44,12 @@ fn on_input(d: &Dispatch, f: impl Fn(String) -> Action + 'static) -> Callback<In
     })
 }
 
-fn family_name(f: Family) -> &'static str {
-    match f {
-        Family::Fermi => "Fermi",
-        Family::Kepler => "Kepler",
-        Family::Maxwell => "Maxwell",
-        Family::Pascal => "Pascal",
-        Family::Volta => "Volta",
-        Family::Turing => "Turing",
-        Family::Ampere => "Ampere",
-        Family::Ada => "Ada",
-        Family::Hopper => "Hopper",
-        Family::Blackwell => "Blackwell",
-    }
-}
-
 /// The CC menu, grouped by architecture.
 fn cc_select(d: &Dispatch, pane: usize, cc: Cc, disabled: bool) -> Html {
-    let mut groups: Vec<(Family, Vec<Cc>)> = Vec::new();
-    for c in ALL_CCS {
-        match groups.last_mut() {
-            Some((f, v)) if *f == c.family() => v.push(c),
-            _ => groups.push((c.family(), vec![c])),
-        }
-    }
     html! {
         <select id={id("cc", pane)} aria-label="compute capability" {disabled} onchange={on_select(d, move |v| Action::Edit(pane, Edit::Set(Setting::Cc, v)))}>
-            { for groups.into_iter().map(|(f, ccs)| html! {
-                <optgroup label={family_name(f)}>
+            { for families().into_iter().map(|(family, ccs)| html! {
+                <optgroup label={family}>
                     { for ccs.into_iter().map(|c| html! {
                         <option value={c.to_string()} selected={c == cc}>{ format!("{c} · {}", c.facts().example_gpu) }</option>
                     }) }
@@ -207,8 +185,8 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             d.dispatch(Action::Edit(k, Edit::Text(el.value())));
         })
     };
-    let kepler = sc.cc.family() == Family::Kepler;
-    let show_l1 = sc.cc.major <= 5;
+    let kepler = sc.cc.has_bank_mode();
+    let show_l1 = sc.cc.l1_choice_matters();
     html! {
         <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}
             data-busy={pane.busy.then_some("true")}>
@@ -441,7 +419,7 @@ fn facts_view(d: &Dispatch, state: &State) -> Html {
     };
     html! {
         <section class="facts" id="facts" aria-label="facts for this compute capability">
-            <h2>{ format!("CC {cc}: {} · {}", family_name(f.family), f.example_gpu) }</h2>
+            <h2>{ format!("CC {cc}: {} · {}", f.family.name(), f.example_gpu) }</h2>
             <dl>
                 <dt>{ "L1 / shared" }</dt><dd>{ f.l1_shared }</dd>
                 <dt>{ "shared capacities" }</dt><dd>{ format!("{} KB", f.shared_capacities_kb.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")) }</dd>

@@ -246,24 +246,16 @@ pub fn lower(src: &Source) -> Result<Lowered, InputError> {
         Lang::Expr => expr_program(src)?,
         #[cfg(feature = "lang-cuda")]
         Lang::Cuda => {
-            let sm = u32::from(src.cc.major) * 10 + u32::from(src.cc.minor);
+            let sm = src.cc.sm();
             let l = cuda::lower(src.text, src.launch, src.vars, cuda::Options { kernel: src.kernel, sm })?;
             return Ok(Lowered { program: l.program, block: l.block, grid: l.grid });
         }
         #[cfg(feature = "lang-sass")]
-        Lang::Sass => sass::lower(
-            src.text,
-            src.launch,
-            src.vars,
-            sass::Options { kernel: src.kernel, sm: u32::from(src.cc.major) * 10 + u32::from(src.cc.minor) },
-        )?,
+        Lang::Sass => {
+            sass::lower(src.text, src.launch, src.vars, sass::Options { kernel: src.kernel, sm: src.cc.sm() })?
+        }
         #[cfg(feature = "lang-ptx")]
-        Lang::Ptx => ptx::lower(
-            src.text,
-            src.launch,
-            src.vars,
-            ptx::Options { kernel: src.kernel, sm: u32::from(src.cc.major) * 10 + u32::from(src.cc.minor) },
-        )?,
+        Lang::Ptx => ptx::lower(src.text, src.launch, src.vars, ptx::Options { kernel: src.kernel, sm: src.cc.sm() })?,
         Lang::Addresses => {
             let (program, block) = addresses::lower(src.text, src.op.clone())?;
             return Ok(Lowered { program, block: Some(block), grid: None });

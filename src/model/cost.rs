@@ -6,8 +6,9 @@
 
 use super::{global, shared};
 use crate::model::access::{Base, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
-use crate::model::arch::{self, BankMode, Cc, L1Choice, MemoryAccess};
-use crate::model::count::{flags, Counts, Part, PartCost};
+use crate::model::arch::notes::Situation;
+use crate::model::arch::{self, BankMode, Cc, L1Choice};
+use crate::model::count::{Counts, Part, PartCost};
 use crate::model::note::Note;
 use crate::model::report::{BankCost, Cost, MemoryCost, Report, SpaceTag, Warning, WarningKind};
 use serde::{Deserialize, Serialize};
@@ -72,45 +73,25 @@ pub fn analyze(cc: Cc, instr: &Instr, warp: &WarpAddrs, cfg: &Config) -> Report 
     analyze_lanes(cc, instr, warp, None, cfg)
 }
 
-/// The model notes that touch one part of an issue: the rule's notes for its CC and settings, and those
-/// that the part's addresses call for. The detailed report and the block totals both take their notes here.
+/// The model notes that touch one part of an issue: the rows of the notes table ([`arch::notes::NOTES`]) whose
+/// condition holds for its CC, settings and addresses. The detailed report and the block totals both take
+/// their notes here.
 pub fn part_notes(cc: Cc, instr: &Instr, cfg: &Config, p: &Part) -> Vec<Note> {
-    let mut notes = Vec::new();
-    match &p.cost {
-        PartCost::Banks(b) => {
-            arch::bank_rule(cc, instr.size_bytes, cfg.bank_mode, Some(&mut notes));
-            arch::shared_exception_notes(p.flags, b.wavefronts, &mut notes);
-        }
-        PartCost::Memory(_) => {
-            if p.space == Space::Local {
-                notes.push(Note::new("local-interleave", if instr.size_bytes > 4 {
-                        "Local memory interleaves consecutive words across lanes; the layout of 64- and 128-bit local values is not documented, so warpscope interleaves at the access width"
-                    } else {
-                        "Local memory interleaves consecutive 32-bit words across lanes, so lanes reading the same per-thread address are coalesced"
-                    }, "PG, Local Memory; MODEL.md section C"));
-            }
-            let acc = MemoryAccess {
-                space: p.space,
-                base: instr.base,
-                cop: instr.effective_cop(),
-                size_bytes: instr.size_bytes,
-            };
-            arch::memory_rule(cc, acc, cfg.l1, Some(&mut notes));
-            if p.flags & flags::DOUBLE_COUNTED != 0 {
-                notes.push(Note::new("split-double-count", "The warp was split into half- or quarter-warp requests and one block is charged in more than one request: that is the documented cost (each request is broken into cache-line requests issued independently)", "PG-5.0 F.4.2"));
-            }
-            if p.flags & flags::MOVED_UNUSED != 0 {
-                notes.push(Note::new("counts-not-performance", "These counts are per warp, not performance: neighbouring warps often reuse the same lines from cache (the Best Practices Guide's misaligned copy reaches about 9/10 of peak bandwidth, not the 4/5 the sector count suggests)", "BPG 9.2.1.2"));
-            }
-        }
-    }
-    if instr.uniform_hint {
-        push_unique(
-            &mut notes,
-            [Note::new("uniform-hint", "The .U uniform hint tells the hardware that addresses are likely uniform (or equal in lane pairs); it does not change the counts warpscope models", "seeds/000 (.U), seeds/001 (.U.128)")],
-        );
-    }
-    notes
+    arch::notes::notes(&Situation {
+        cc,
+        space: p.space,
+        base: instr.base,
+        cop: instr.effective_cop(),
+        size_bytes: instr.size_bytes,
+        l1: cfg.l1,
+        bank_mode: cfg.bank_mode,
+        flags: p.flags,
+        wavefronts: match &p.cost {
+            PartCost::Banks(b) => b.wavefronts,
+            PartCost::Memory(_) => 0,
+        },
+        uniform_hint: instr.uniform_hint,
+    })
 }
 
 /// The notes of a whole issue: each part's, once each, in the order global, shared, local.

@@ -11,17 +11,7 @@ use crate::model::global::{self, MemCounts};
 use crate::model::local;
 use crate::model::shared::{self, BankCounts};
 
-/// Conditions of one part that some model notes depend on (see [`crate::model::cost::part_notes`]).
-pub mod flags {
-    /// A block was charged in more than one request.
-    pub const DOUBLE_COUNTED: u8 = 1;
-    /// More bytes moved than were used.
-    pub const MOVED_UNUSED: u8 = 2;
-    /// LDS.128 whose lane pairs share addresses on CC 7.0-7.5.
-    pub const LDS128_PAIRS: u8 = 4;
-    /// LDS.64 with every lane on one address.
-    pub const LDS64_UNIFORM: u8 = 8;
-}
+use crate::model::arch::notes::flags;
 
 /// A space's share of an instruction's cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -412,7 +402,7 @@ pub fn part<T: global::TxSink, W: shared::WaveSink>(
     let active_lanes = lanes.n as u32;
     match space {
         Space::Shared => {
-            let rule = arch::bank_rule(cc, size, cfg.bank_mode, None);
+            let rule = arch::bank_rule(cc, size, cfg.bank_mode);
             let b = shared::cost(rule, lanes, size, waves);
             let flags = arch::shared_exception_flags(cc, size, lanes);
             Part { space, active_lanes, cost: PartCost::Banks(b), flags }
@@ -424,7 +414,7 @@ pub fn part<T: global::TxSink, W: shared::WaveSink>(
                 }
             }
             let acc = MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: size };
-            let rule = arch::memory_rule(cc, acc, cfg.l1, None);
+            let rule = arch::memory_rule(cc, acc, cfg.l1);
             let m = global::cost(rule, lanes, size, tx);
             let mut flags = 0;
             if m.double_counted {

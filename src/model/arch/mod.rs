@@ -1,25 +1,79 @@
-//! Compute capabilities: the table of facts and the per-CC rules.
+//! Compute capabilities: what warpscope knows about each one, and nothing about them anywhere else.
 //!
-//! Architecture invariant: this is the only module that branches on the compute capability. The engine
-//! modules (`global`, `shared`, `local`) ask it for a rule and follow that rule without knowing which GPU it
-//! came from. Every rule cites its source (see `MODEL.md` in the project's shared notes and the README).
+//! Architecture invariant (checked by `tests/layers.rs`): this is the only module that branches on the compute
+//! capability or its family. [`Cc`] can only hold a known CC and keeps its numbers private; the facts table
+//! ([`FACTS`]) has a row for each. [`rules`] are pure functions from a CC and an access to a rule the engine
+//! modules (`global`, `shared`, `local`) follow without knowing which GPU it came from; [`notes`] is the one
+//! table of what the product says about those rules, with its sources.
+//!
+//! May import: `model::access`, `model::note`, `serde`.
+
+pub mod notes;
+pub mod rules;
+
+pub use rules::{
+    bank_rule, memory_rule, shared_exception_flags, BankRule, Banking, DataPath, MemoryAccess, MemoryRule,
+};
 
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
-/// A compute capability such as 8.0. Only the values in [`ALL_CCS`] can be constructed through [`Cc::parse`].
+/// A compute capability warpscope knows, such as 8.0: one of [`ALL_CCS`], and nothing else. Its numbers
+/// are private; the rest of the crate asks this module what a CC implies ([`Cc::facts`],
+/// [`Cc::has_bank_mode`], [`Cc::l1_choice_matters`], ...), never compares versions itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cc {
-    /// The major version (2 for Fermi, 8 for Ampere, ...).
-    pub major: u8,
-    /// The minor version.
-    pub minor: u8,
+    /// The index in [`ALL_CCS`] and [`FACTS`] (oldest first, so the order is the version order).
+    index: u8,
 }
 
+/// The (major, minor) version of every CC warpscope models, oldest first.
+const VERSIONS: [(u8, u8); 16] = [
+    (2, 0),
+    (3, 0),
+    (3, 5),
+    (3, 7),
+    (5, 0),
+    (5, 2),
+    (6, 0),
+    (6, 1),
+    (7, 0),
+    (7, 5),
+    (8, 0),
+    (8, 6),
+    (8, 9),
+    (9, 0),
+    (10, 0),
+    (12, 0),
+];
+
 impl Cc {
-    /// Builds a CC from its two numbers without checking that warpscope knows it.
+    /// The CC `major.minor`, for literals in code. It must be one of [`ALL_CCS`]: in a constant an unknown CC
+    /// is a compile-time error; text from users goes through [`Cc::parse`], which returns an error instead.
     pub const fn new(major: u8, minor: u8) -> Cc {
-        Cc { major, minor }
+        match Cc::find(major, minor) {
+            Some(c) => c,
+            None => panic!("warpscope does not model this compute capability"),
+        }
+    }
+
+    const fn find(major: u8, minor: u8) -> Option<Cc> {
+        let mut i = 0;
+        while i < VERSIONS.len() {
+            if VERSIONS[i].0 == major && VERSIONS[i].1 == minor {
+                return Some(Cc { index: i as u8 });
+            }
+            i += 1;
+        }
+        None
+    }
+
+    const fn major(self) -> u8 {
+        VERSIONS[self.index as usize].0
+    }
+
+    const fn minor(self) -> u8 {
+        VERSIONS[self.index as usize].1
     }
 
     /// Parses `8.0`, `80`, `sm_80` or `compute_80` into a known CC.
@@ -36,43 +90,67 @@ impl Cc {
         };
         let known = ALL_CCS.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
         match parsed {
-            Some((major, minor)) if ALL_CCS.contains(&Cc::new(major, minor)) => Ok(Cc::new(major, minor)),
-            Some(_) => Err(format!("unknown compute capability `{text}` (known: {known})")),
+            Some((major, minor)) => {
+                Cc::find(major, minor).ok_or_else(|| format!("unknown compute capability `{text}` (known: {known})"))
+            }
             None => Err(format!("`{text}` is not a compute capability such as 8.0 (known: {known})")),
         }
     }
 
+    /// The number in `sm_80`: 10 * major + minor.
+    pub fn sm(self) -> u32 {
+        u32::from(self.major()) * 10 + u32::from(self.minor())
+    }
+
     /// The architecture family.
     pub fn family(self) -> Family {
-        match self.major {
-            2 => Family::Fermi,
-            3 => Family::Kepler,
-            5 => Family::Maxwell,
-            6 => Family::Pascal,
-            7 if self.minor < 5 => Family::Volta,
-            7 => Family::Turing,
-            8 if self.minor == 9 => Family::Ada,
-            8 => Family::Ampere,
-            9 => Family::Hopper,
+        match (self.major(), self.minor()) {
+            (2, _) => Family::Fermi,
+            (3, _) => Family::Kepler,
+            (5, _) => Family::Maxwell,
+            (6, _) => Family::Pascal,
+            (7, m) if m < 5 => Family::Volta,
+            (7, _) => Family::Turing,
+            (8, 9) => Family::Ada,
+            (8, _) => Family::Ampere,
+            (9, _) => Family::Hopper,
             _ => Family::Blackwell,
         }
     }
 
     /// The row of the facts table for this CC.
     pub fn facts(self) -> &'static CcFacts {
-        FACTS.iter().find(|f| f.cc == self).unwrap_or(&FACTS[FACTS.len() - 1])
+        &FACTS[usize::from(self.index)]
     }
 
     /// True on CC 2.x and 3.x, where wide accesses are split into half- and quarter-warp requests and the L1
     /// path moves 128-byte lines (PG-5.0 F.4.2, PG-11 K.3.2).
     pub fn splits_wide_requests(self) -> bool {
-        self.major <= 3
+        self.major() <= 3
+    }
+
+    /// True where `cudaDeviceSetSharedMemConfig` chooses between 4- and 8-byte banks: Kepler (PG-11 K.3.3).
+    pub fn has_bank_mode(self) -> bool {
+        self.family() == Family::Kepler
+    }
+
+    /// True where the L1 choice (`-dlcm=ca|cg`) can change the counts: 128-byte L1 transactions on 2.x and
+    /// 3.x, 128-byte segments on 5.2 (the page shows the L1 menu only there). From 6.0 both paths move
+    /// 32-byte sectors.
+    pub fn l1_choice_matters(self) -> bool {
+        self.major() <= 5
+    }
+
+    /// The newest CC of the generation before this one (by major version), if there is one: the comparison
+    /// students ask for first.
+    pub fn previous_generation(self) -> Option<Cc> {
+        ALL_CCS.iter().rev().find(|c| c.major() < self.major()).copied()
     }
 }
 
 impl fmt::Display for Cc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
+        write!(f, "{}.{}", self.major(), self.minor())
     }
 }
 
@@ -90,24 +168,27 @@ impl<'de> serde::Deserialize<'de> for Cc {
 }
 
 /// Every compute capability warpscope models, oldest first.
-pub const ALL_CCS: [Cc; 16] = [
-    Cc::new(2, 0),
-    Cc::new(3, 0),
-    Cc::new(3, 5),
-    Cc::new(3, 7),
-    Cc::new(5, 0),
-    Cc::new(5, 2),
-    Cc::new(6, 0),
-    Cc::new(6, 1),
-    Cc::new(7, 0),
-    Cc::new(7, 5),
-    Cc::new(8, 0),
-    Cc::new(8, 6),
-    Cc::new(8, 9),
-    Cc::new(9, 0),
-    Cc::new(10, 0),
-    Cc::new(12, 0),
-];
+pub const ALL_CCS: [Cc; 16] = {
+    let mut all = [Cc { index: 0 }; 16];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = Cc { index: i as u8 };
+        i += 1;
+    }
+    all
+};
+
+/// The CCs of [`ALL_CCS`] grouped by family, oldest first, with each family's name: the CC menu's groups.
+pub fn families() -> Vec<(&'static str, Vec<Cc>)> {
+    let mut groups: Vec<(Family, Vec<Cc>)> = Vec::new();
+    for c in ALL_CCS {
+        match groups.last_mut() {
+            Some((f, v)) if *f == c.family() => v.push(c),
+            _ => groups.push((c.family(), vec![c])),
+        }
+    }
+    groups.into_iter().map(|(f, v)| (f.name(), v)).collect()
+}
 
 /// An NVIDIA architecture generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -132,6 +213,24 @@ pub enum Family {
     Hopper,
     /// CC 10.0 and 12.0.
     Blackwell,
+}
+
+impl Family {
+    /// The family's name, as NVIDIA writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Fermi => "Fermi",
+            Family::Kepler => "Kepler",
+            Family::Maxwell => "Maxwell",
+            Family::Pascal => "Pascal",
+            Family::Volta => "Volta",
+            Family::Turing => "Turing",
+            Family::Ampere => "Ampere",
+            Family::Ada => "Ada",
+            Family::Hopper => "Hopper",
+            Family::Blackwell => "Blackwell",
+        }
+    }
 }
 
 /// Whether global loads go through L1 when the program does not say.
@@ -457,13 +556,6 @@ pub fn carveout(cc: Cc, request: Carveout) -> Result<CarveoutResult, String> {
     }
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// The rules the engine follows.
-// ---------------------------------------------------------------------------------------------------------
-
-use crate::model::access::{Base, CacheOp, Space};
-use crate::model::note::Note;
-
 /// The user's L1 choice for global loads: the nvcc flag `-Xptxas -dlcm=ca|cg`, or the CC's default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -548,337 +640,5 @@ impl std::str::FromStr for BankMode {
             "8" => Ok(BankMode::EightByte),
             _ => Err(format!("bank_mode is 4 or 8, not {text}")),
         }
-    }
-}
-
-/// Which cache a global or local access goes through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DataPath {
-    /// Cached in L1 and L2.
-    L1,
-    /// Cached in L2 only.
-    L2,
-    /// The read-only (texture / non-coherent) data cache.
-    ReadOnly,
-}
-
-/// A global or local access as the rules see it.
-#[derive(Clone, Copy, Debug)]
-pub struct MemoryAccess {
-    /// Global or local.
-    pub space: Space,
-    /// The mnemonic (LDG and LD differ on Kepler).
-    pub base: Base,
-    /// The cache operator after aliases.
-    pub cop: CacheOp,
-    /// Bytes per lane.
-    pub size_bytes: u32,
-}
-
-/// How a global or local access becomes requests and transactions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemoryRule {
-    /// Lanes per request: 32, or 16 / 8 for 8- / 16-byte accesses on CC 2.x and 3.x.
-    pub lanes_per_request: u32,
-    /// Bytes per transaction: 128 (a line on an L1-cached path of 2.x/3.x, or a segment on 5.2 with L1 on)
-    /// or 32 (a sector or segment).
-    pub transaction_bytes: u32,
-    /// The cache the data goes through.
-    pub path: DataPath,
-}
-
-/// Adds a note when the caller collects them; the closure (and its formatting) runs only then.
-fn add(notes: &mut Option<&mut Vec<Note>>, f: impl FnOnce() -> Note) {
-    if let Some(v) = notes {
-        v.push(f());
-    }
-}
-
-fn note(id: &'static str, text: impl Into<String>, source: &'static str) -> Note {
-    Note::new(id, text, source)
-}
-
-/// Chooses the rule for a global or local access and appends the model notes that touch it.
-pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice, mut notes: Option<&mut Vec<Note>>) -> MemoryRule {
-    let store = acc.base.is_store();
-    let load = !store;
-    let global = acc.space == Space::Global;
-    let split = cc.splits_wide_requests();
-    let lanes_per_request = match (split, acc.size_bytes) {
-        (true, 8) => 16,
-        (true, 16) => 8,
-        _ => 32,
-    };
-    let rule = |path: DataPath| MemoryRule {
-        lanes_per_request,
-        transaction_bytes: if path == DataPath::L1 && (split || cc == Cc::new(5, 2)) { 128 } else { 32 },
-        path,
-    };
-    let l2_only_cop = matches!(acc.cop, CacheOp::Cg | CacheOp::Cv);
-    let family = cc.family();
-    if global && acc.base == Base::Ldg && cc <= Cc::new(3, 0) {
-        add(&mut notes, || {
-            note(
-                "ldg-before-kepler",
-                format!(
-                "CC {cc} has no LDG instruction (nvcc emits a generic LD for global loads); warpscope counts it as LD"
-            ),
-                "PG-11 K.3.2; seeds/002 (Kepler instruction table, LDG from 3.5)",
-            )
-        });
-    }
-    if load && matches!(family, Family::Maxwell | Family::Pascal) {
-        add(&mut notes, || {
-            note(
-            "maxwell-pascal-internal-split",
-            "NVIDIA staff describe an internal split on CC 5.x/6.x before the tag lookup (8, 4 or 2 threads per request for 32-, 64- or 128-bit accesses); profilers count one request per instruction, and so does warpscope",
-            "NVIDIA forums t/49571",
-        )
-        });
-    }
-    match (family, acc.space, store) {
-        // Local memory on 2.x/3.x is cached in L1 and L2 (128-byte transactions), loads and stores alike.
-        (Family::Fermi | Family::Kepler, Space::Local, _) => rule(DataPath::L1),
-        // Stores bypass L1 on 2.x and go to L2 on 3.x: 32-byte granularity.
-        (_, _, true) => rule(DataPath::L2),
-        (Family::Fermi, _, false) => {
-            if l2_only_cop || l1 == L1Choice::Off {
-                rule(DataPath::L2)
-            } else {
-                rule(DataPath::L1)
-            }
-        }
-        (Family::Kepler, _, false) => {
-            let ldg = acc.base == Base::Ldg && cc >= Cc::new(3, 5);
-            if ldg || (acc.cop == CacheOp::Ci && cc >= Cc::new(3, 5)) {
-                add(&mut notes, || {
-                    note(
-                    "kepler-ldg-read-only",
-                    "On Kepler (3.5+) LDG and .CI loads are the non-coherent read-only path (__ldg): the read-only data cache, 32-byte granularity; ordinary global loads are the generic LD",
-                    "seeds/002 (Kepler table: LDG Non-coherent Global Memory Load); PG-11 K.3.2",
-                )
-                });
-                return rule(DataPath::ReadOnly);
-            }
-            if cc == Cc::new(3, 0) {
-                add(&mut notes, || {
-                    note(
-                    "kepler-3.0-l1-default",
-                    "The CUDA 5.0 guide says CC 3.0 caches global loads in L1 like 2.x; later guides say L2 only. warpscope follows the later guides by default; --l1 on gives the 5.0 guide's 128-byte behaviour",
-                    "PG-5.0 F.5.2 vs PG-11 K.3.2",
-                )
-                });
-            }
-            match (l2_only_cop, l1) {
-                (false, L1Choice::On) => {
-                    if cc == Cc::new(3, 5) {
-                        add(&mut notes, || {
-                            note(
-                            "kepler-l1-opt-in",
-                            "Only some CC 3.5 devices honour -dlcm=ca (3.7 does); on the others these loads stay L2-only with 32-byte transactions",
-                            "PG-11 K.3.2",
-                        )
-                        });
-                    }
-                    rule(DataPath::L1)
-                }
-                _ => rule(DataPath::L2),
-            }
-        }
-        (Family::Maxwell, _, false) => {
-            if acc.cop == CacheOp::Ci {
-                return rule(DataPath::ReadOnly);
-            }
-            match (cc.minor, l1, l2_only_cop) {
-                (0, L1Choice::On, _) => {
-                    add(&mut notes, || {
-                        note(
-                            "maxwell-5.0-no-l1",
-                            "CC 5.0 never caches non-read-only global data in L1: -dlcm=ca has no effect",
-                            "PG 5.x Global Memory",
-                        )
-                    });
-                    rule(DataPath::L2)
-                }
-                (_, L1Choice::On, false) => {
-                    add(&mut notes, || {
-                        note(
-                        "maxwell-l1-segments",
-                        "With L1 caching on, CC 5.2 counts 128-byte aligned segments (Best Practices Guide); the L1/TEX cache itself fetches only the 32-byte sectors used, so the traffic to L2 may be smaller than the 128-byte count",
-                        "BPG 9.2.1; NVIDIA forums t/49571",
-                    )
-                    });
-                    rule(DataPath::L1)
-                }
-                _ => rule(DataPath::L2),
-            }
-        }
-        (_, _, false) => {
-            if family == Family::Pascal && l1 != L1Choice::Off {
-                add(&mut notes, || {
-                    note(
-                    "pascal-l1-default",
-                    "The Best Practices Guide says global loads are cached in L1 by default on 6.0+, the Programming Guide says 6.x behaves like 5.x (L2 only); the data access unit is 32 bytes either way, so the counts do not change",
-                    "BPG 9.2.1 vs PG 6.x Global Memory",
-                )
-                });
-            }
-            let path = match (acc.cop, l1, l2_only_cop) {
-                (CacheOp::Ci, _, _) => DataPath::ReadOnly,
-                (_, L1Choice::Off, _) | (_, _, true) => DataPath::L2,
-                _ if family == Family::Pascal => DataPath::L2,
-                _ => DataPath::L1,
-            };
-            rule(path)
-        }
-    }
-}
-
-/// How lanes' 32-bit words map to banks and which words a bank can serve together.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Banking {
-    /// 32 banks of 4 bytes: bank = (addr >> 2) & 31; a bank serves one 32-bit word per pass (2.x, 5.x+).
-    Word4,
-    /// Kepler 8-byte mode: bank = (addr >> 3) & 31; a bank serves one 64-bit word per pass.
-    Kepler8,
-    /// Kepler 4-byte mode: bank = (addr >> 2) & 31; a bank serves any words of one 256-byte aligned segment
-    /// per pass (words i and i+32 share the 64-bit bank), so the conflict key is addr >> 8.
-    Kepler4,
-}
-
-impl Banking {
-    /// Width of the unit that identifies a bank, in bytes.
-    pub fn bank_bytes(self) -> u32 {
-        match self {
-            Banking::Kepler8 => 8,
-            Banking::Word4 | Banking::Kepler4 => 4,
-        }
-    }
-
-    /// The bank of a byte address.
-    pub fn bank(self, addr: u64) -> u32 {
-        match self {
-            Banking::Kepler8 => ((addr >> 3) & 31) as u32,
-            Banking::Word4 | Banking::Kepler4 => ((addr >> 2) & 31) as u32,
-        }
-    }
-
-    /// Two addresses in the same bank with the same key are served in one pass.
-    pub fn key(self, addr: u64) -> u64 {
-        match self {
-            Banking::Word4 => addr >> 2,
-            Banking::Kepler8 => addr >> 3,
-            Banking::Kepler4 => addr >> 8,
-        }
-    }
-}
-
-/// How a shared-memory access is split into phases and banked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BankRule {
-    /// The bank mapping.
-    pub banking: Banking,
-    /// Lanes per phase: 32, 16 (half-warps) or 8 (quarter-warps).
-    pub lanes_per_phase: u32,
-}
-
-/// Chooses the bank rule for a shared access and appends the model notes that touch it.
-pub fn bank_rule(cc: Cc, size_bytes: u32, mode: BankMode, mut notes: Option<&mut Vec<Note>>) -> BankRule {
-    let family = cc.family();
-    if family != Family::Kepler && mode == BankMode::EightByte {
-        add(&mut notes, || {
-            note(
-            "bank-mode-no-op",
-            format!("The 8-byte bank mode exists only on Kepler (3.x); cudaDeviceSetSharedMemConfig is a no-op on CC {cc}, so 4-byte banks are used"),
-            "PG-11 K.3.3; CUDA runtime API (deprecated)",
-        )
-        });
-    }
-    match family {
-        Family::Fermi => {
-            if size_bytes == 16 {
-                add(&mut notes, || {
-                    note(
-                    "fermi-128-bit",
-                    "Fermi: \"the majority of 128-bit accesses will cause 2-way bank conflicts\"; the guide's rule adds 1 to the largest number of quarter-warp threads with different addresses in one bank. warpscope counts half-warp passes over 32 four-byte banks, which gives the same 2 passes for a conflict-free half-warp and reports conflict degree 2",
-                    "PG-5.0 F.4.3",
-                )
-                });
-            }
-            BankRule { banking: Banking::Word4, lanes_per_phase: if size_bytes <= 4 { 32 } else { 16 } }
-        }
-        Family::Kepler => {
-            let banking = match mode {
-                BankMode::FourByte => Banking::Kepler4,
-                BankMode::EightByte => Banking::Kepler8,
-            };
-            if size_bytes == 16 || (size_bytes == 8 && mode == BankMode::FourByte) {
-                add(&mut notes, || {
-                    note(
-                    "kepler-wide-derived",
-                    "Kepler banks deliver 64 bits per clock: warpscope serves accesses of up to 8 bytes in one pass of 32 lanes and 16-byte accesses in half-warps. The guide does not state this split; it is derived from the 64-bit bank width and unverified",
-                    "PG-11 K.3.3 (derived)",
-                )
-                });
-            }
-            BankRule { banking, lanes_per_phase: if size_bytes <= 8 { 32 } else { 16 } }
-        }
-        _ => BankRule {
-            banking: Banking::Word4,
-            lanes_per_phase: match size_bytes {
-                16 => 8,
-                8 => 16,
-                _ => 32,
-            },
-        },
-    }
-}
-
-/// Which documented departures from the phase model an issue's shared lanes show (bits of
-/// [`crate::model::count::flags`]); [`shared_exception_notes`] says what NVIDIA staff report about them.
-pub fn shared_exception_flags(cc: Cc, size_bytes: u32, lanes: &crate::model::access::Lanes) -> u8 {
-    use crate::model::count::flags;
-    if lanes.n < 2 || !matches!(size_bytes, 8 | 16) {
-        return 0;
-    }
-    let first = lanes.addr[0];
-    let all_same = lanes.addr[..lanes.n].iter().all(|&a| a == first);
-    let volta_turing = cc.family() == Family::Volta || cc.family() == Family::Turing;
-    let mut f = 0;
-    if size_bytes == 16 && volta_turing {
-        let by_lane = lanes.to_options();
-        let pairs_same = |x: usize| {
-            lanes.iter().all(|(l, a)| match by_lane[l ^ x] {
-                Some(b) => a == b,
-                None => true,
-            })
-        };
-        if all_same || pairs_same(1) || pairs_same(2) {
-            f |= flags::LDS128_PAIRS;
-        }
-    }
-    if size_bytes == 8 && all_same && cc.major >= 5 {
-        f |= flags::LDS64_UNIFORM;
-    }
-    f
-}
-
-/// The model notes for the departures in `flags` ([`shared_exception_flags`]); `modelled_wavefronts` is the
-/// phase model's count for the issue.
-pub fn shared_exception_notes(flags: u8, modelled_wavefronts: u32, notes: &mut Vec<Note>) {
-    if flags & crate::model::count::flags::LDS128_PAIRS != 0 {
-        notes.push(note(
-            "volta-lds128-pairs",
-            format!("On CC 7.0-7.5 NVIDIA staff state that LDS.128 whose lane pairs (n, n^1) or (n, n^2) share an address takes 2 requests, not the phase model's {modelled_wavefronts}; the .U hint targets this case"),
-            "NVIDIA forums t/359822; seeds/000 (.U uniform hint)",
-        ));
-    }
-    if flags & crate::model::count::flags::LDS64_UNIFORM != 0 {
-        notes.push(note(
-            "lds64-uniform-unverified",
-            "LDS.64 with every lane on one address is counted as one wavefront per half-warp; hardware behaviour for this case is unverified",
-            "MODEL.md section B",
-        ));
     }
 }

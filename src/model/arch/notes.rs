@@ -1,0 +1,230 @@
+//! What the product tells users next to a result: where sources disagree, where the model departs from a
+//! simple rule, where a case is unverified. One declarative table, [`NOTES`]: each row says when it applies
+//! (a pure condition on the [`Situation`]), what it says and where that is documented. The rules in
+//! [`super::rules`] never produce notes; a result's notes are the rows whose condition holds, in table order.
+
+use super::{BankMode, Cc, Family, L1Choice};
+use crate::model::access::{Base, CacheOp, Space};
+use crate::model::note::Note;
+
+/// Conditions of one part of an issue that some notes depend on and that only its addresses reveal.
+pub mod flags {
+    /// A block was charged in more than one request.
+    pub const DOUBLE_COUNTED: u8 = 1;
+    /// More bytes moved than were used.
+    pub const MOVED_UNUSED: u8 = 2;
+    /// LDS.128 whose lane pairs share addresses on CC 7.0-7.5.
+    pub const LDS128_PAIRS: u8 = 4;
+    /// LDS.64 with every lane on one address.
+    pub const LDS64_UNIFORM: u8 = 8;
+}
+
+/// Everything a note's condition may look at: one space's part of one issue.
+#[derive(Clone, Copy, Debug)]
+pub struct Situation {
+    /// The compute capability.
+    pub cc: Cc,
+    /// The part's space: global or local (costed in lines and sectors) or shared (in banks).
+    pub space: Space,
+    /// The mnemonic.
+    pub base: Base,
+    /// The cache operator after aliases.
+    pub cop: CacheOp,
+    /// Bytes per lane.
+    pub size_bytes: u32,
+    /// The user's L1 choice.
+    pub l1: L1Choice,
+    /// Kepler's bank mode.
+    pub bank_mode: BankMode,
+    /// Bits of [`flags`] the part's addresses showed.
+    pub flags: u8,
+    /// The phase model's wavefronts for a shared part (0 otherwise).
+    pub wavefronts: u32,
+    /// The instruction carries the `.U` uniform hint.
+    pub uniform_hint: bool,
+}
+
+impl Situation {
+    fn load(&self) -> bool {
+        !self.base.is_store()
+    }
+    fn memory_load(&self) -> bool {
+        self.space != Space::Shared && self.load()
+    }
+    fn banks(&self) -> bool {
+        self.space == Space::Shared
+    }
+    fn family(&self) -> Family {
+        self.cc.family()
+    }
+    fn l2_only_cop(&self) -> bool {
+        matches!(self.cop, CacheOp::Cg | CacheOp::Cv)
+    }
+    fn flag(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// One row of the table. `text` may name `{cc}` and `{wavefronts}`, filled in from the situation.
+pub struct NoteRule {
+    /// A stable identifier (`kepler-3.0-l1-default`); rows with the same one are alternatives.
+    pub id: &'static str,
+    /// When the note applies.
+    pub when: fn(&Situation) -> bool,
+    /// One or two sentences for the user.
+    pub text: &'static str,
+    /// Where the rule and the disagreement are documented.
+    pub source: &'static str,
+}
+
+/// Every model note, in the order a result lists them.
+pub const NOTES: &[NoteRule] = &[
+    NoteRule {
+        id: "local-interleave",
+        when: |s| s.space == Space::Local && s.size_bytes > 4,
+        text: "Local memory interleaves consecutive words across lanes; the layout of 64- and 128-bit local values is not documented, so warpscope interleaves at the access width",
+        source: "PG, Local Memory; MODEL.md section C",
+    },
+    NoteRule {
+        id: "local-interleave",
+        when: |s| s.space == Space::Local && s.size_bytes <= 4,
+        text: "Local memory interleaves consecutive 32-bit words across lanes, so lanes reading the same per-thread address are coalesced",
+        source: "PG, Local Memory; MODEL.md section C",
+    },
+    NoteRule {
+        id: "ldg-before-kepler",
+        when: |s| s.space == Space::Global && s.base == Base::Ldg && s.cc <= Cc::new(3, 0),
+        text: "CC {cc} has no LDG instruction (nvcc emits a generic LD for global loads); warpscope counts it as LD",
+        source: "PG-11 K.3.2; Hadwiger's KAUST lecture on GPU memory (Kepler instruction table, LDG from 3.5)",
+    },
+    NoteRule {
+        id: "maxwell-pascal-internal-split",
+        when: |s| s.memory_load() && matches!(s.family(), Family::Maxwell | Family::Pascal),
+        text: "NVIDIA staff describe an internal split on CC 5.x/6.x before the tag lookup (8, 4 or 2 threads per request for 32-, 64- or 128-bit accesses); profilers count one request per instruction, and so does warpscope",
+        source: "NVIDIA forums t/49571",
+    },
+    NoteRule {
+        id: "kepler-ldg-read-only",
+        when: |s| {
+            s.memory_load()
+                && s.space != Space::Local
+                && s.family() == Family::Kepler
+                && s.cc >= Cc::new(3, 5)
+                && (s.base == Base::Ldg || s.cop == CacheOp::Ci)
+        },
+        text: "On Kepler (3.5+) LDG and .CI loads are the non-coherent read-only path (__ldg): the read-only data cache, 32-byte granularity; ordinary global loads are the generic LD",
+        source: "Hadwiger's KAUST lecture on GPU memory (Kepler table: LDG Non-coherent Global Memory Load); PG-11 K.3.2",
+    },
+    NoteRule {
+        id: "kepler-3.0-l1-default",
+        when: |s| s.memory_load() && s.space != Space::Local && s.cc == Cc::new(3, 0),
+        text: "The CUDA 5.0 guide says CC 3.0 caches global loads in L1 like 2.x; later guides say L2 only. warpscope follows the later guides by default; --l1 on gives the 5.0 guide's 128-byte behaviour",
+        source: "PG-5.0 F.5.2 vs PG-11 K.3.2",
+    },
+    NoteRule {
+        id: "kepler-l1-opt-in",
+        when: |s| {
+            s.memory_load()
+                && s.space != Space::Local
+                && s.cc == Cc::new(3, 5)
+                && s.base != Base::Ldg
+                && s.cop != CacheOp::Ci
+                && !s.l2_only_cop()
+                && s.l1 == L1Choice::On
+        },
+        text: "Only some CC 3.5 devices honour -dlcm=ca (3.7 does); on the others these loads stay L2-only with 32-byte transactions",
+        source: "PG-11 K.3.2",
+    },
+    NoteRule {
+        id: "maxwell-5.0-no-l1",
+        when: |s| s.memory_load() && s.cc == Cc::new(5, 0) && s.cop != CacheOp::Ci && s.l1 == L1Choice::On,
+        text: "CC 5.0 never caches non-read-only global data in L1: -dlcm=ca has no effect",
+        source: "PG 5.x Global Memory",
+    },
+    NoteRule {
+        id: "maxwell-l1-segments",
+        when: |s| {
+            s.memory_load()
+                && s.family() == Family::Maxwell
+                && s.cc != Cc::new(5, 0)
+                && s.cop != CacheOp::Ci
+                && !s.l2_only_cop()
+                && s.l1 == L1Choice::On
+        },
+        text: "With L1 caching on, CC 5.2 counts 128-byte aligned segments (Best Practices Guide); the L1/TEX cache itself fetches only the 32-byte sectors used, so the traffic to L2 may be smaller than the 128-byte count",
+        source: "BPG 9.2.1; NVIDIA forums t/49571",
+    },
+    NoteRule {
+        id: "pascal-l1-default",
+        when: |s| s.memory_load() && s.family() == Family::Pascal && s.l1 != L1Choice::Off,
+        text: "The Best Practices Guide says global loads are cached in L1 by default on 6.0+, the Programming Guide says 6.x behaves like 5.x (L2 only); the data access unit is 32 bytes either way, so the counts do not change",
+        source: "BPG 9.2.1 vs PG 6.x Global Memory",
+    },
+    NoteRule {
+        id: "split-double-count",
+        when: |s| !s.banks() && s.flag(flags::DOUBLE_COUNTED),
+        text: "The warp was split into half- or quarter-warp requests and one block is charged in more than one request: that is the documented cost (each request is broken into cache-line requests issued independently)",
+        source: "PG-5.0 F.4.2",
+    },
+    NoteRule {
+        id: "counts-not-performance",
+        when: |s| !s.banks() && s.flag(flags::MOVED_UNUSED),
+        text: "These counts are per warp, not performance: neighbouring warps often reuse the same lines from cache (the Best Practices Guide's misaligned copy reaches about 9/10 of peak bandwidth, not the 4/5 the sector count suggests)",
+        source: "BPG 9.2.1.2",
+    },
+    NoteRule {
+        id: "bank-mode-no-op",
+        when: |s| s.banks() && !s.cc.has_bank_mode() && s.bank_mode == BankMode::EightByte,
+        text: "The 8-byte bank mode exists only on Kepler (3.x); cudaDeviceSetSharedMemConfig is a no-op on CC {cc}, so 4-byte banks are used",
+        source: "PG-11 K.3.3; CUDA runtime API (deprecated)",
+    },
+    NoteRule {
+        id: "fermi-128-bit",
+        when: |s| s.banks() && s.family() == Family::Fermi && s.size_bytes == 16,
+        text: "Fermi: \"the majority of 128-bit accesses will cause 2-way bank conflicts\"; the guide's rule adds 1 to the largest number of quarter-warp threads with different addresses in one bank. warpscope counts half-warp passes over 32 four-byte banks, which gives the same 2 passes for a conflict-free half-warp and reports conflict degree 2",
+        source: "PG-5.0 F.4.3",
+    },
+    NoteRule {
+        id: "kepler-wide-derived",
+        when: |s| {
+            s.banks()
+                && s.family() == Family::Kepler
+                && (s.size_bytes == 16 || (s.size_bytes == 8 && s.bank_mode == BankMode::FourByte))
+        },
+        text: "Kepler banks deliver 64 bits per clock: warpscope serves accesses of up to 8 bytes in one pass of 32 lanes and 16-byte accesses in half-warps. The guide does not state this split; it is derived from the 64-bit bank width and unverified",
+        source: "PG-11 K.3.3 (derived)",
+    },
+    NoteRule {
+        id: "volta-lds128-pairs",
+        when: |s| s.banks() && s.flag(flags::LDS128_PAIRS),
+        text: "On CC 7.0-7.5 NVIDIA staff state that LDS.128 whose lane pairs (n, n^1) or (n, n^2) share an address takes 2 requests, not the phase model's {wavefronts}; the .U hint targets this case",
+        source: "NVIDIA forums t/359822; the LDL/LDS instruction reference (.U uniform hint)",
+    },
+    NoteRule {
+        id: "lds64-uniform-unverified",
+        when: |s| s.banks() && s.flag(flags::LDS64_UNIFORM),
+        text: "LDS.64 with every lane on one address is counted as one wavefront per half-warp; hardware behaviour for this case is unverified",
+        source: "MODEL.md section B",
+    },
+    NoteRule {
+        id: "uniform-hint",
+        when: |s| s.uniform_hint,
+        text: "The .U uniform hint tells the hardware that addresses are likely uniform (or equal in lane pairs); it does not change the counts warpscope models",
+        source: "the LDL/LDS instruction reference (.U); the LDG instruction reference (.U.128)",
+    },
+];
+
+/// The notes that apply to `s`, in table order.
+pub fn notes(s: &Situation) -> Vec<Note> {
+    NOTES
+        .iter()
+        .filter(|r| (r.when)(s))
+        .map(|r| {
+            let mut text = r.text.to_string();
+            if text.contains('{') {
+                text = text.replace("{cc}", &s.cc.to_string()).replace("{wavefronts}", &s.wavefronts.to_string());
+            }
+            Note::new(r.id, text, r.source)
+        })
+        .collect()
+}
