@@ -14,7 +14,7 @@ criterion::criterion_main!(native::benches);
 mod native {
     use criterion::{criterion_group, Criterion, Throughput};
     use std::hint::black_box;
-    use warpscope::analysis::workload::{engine, floor, grid, WARPS};
+    use warpscope::workload::{engine, floor, grid, WARPS};
     use warpscope::{analyze, Cc, Config};
 
     fn bench(c: &mut Criterion) {
@@ -65,7 +65,7 @@ mod native {
     fn sgemm(c: &mut Criterion) {
         let mut g = c.benchmark_group("sgemm");
         g.sample_size(20);
-        g.bench_function("block N=1024", |b| b.iter(|| warpscope::analysis::workload::run_sgemm(black_box(1024), 1)));
+        g.bench_function("block N=1024", |b| b.iter(|| warpscope::workload::run_sgemm(black_box(1024), 1)));
         g.finish();
     }
 

@@ -43,6 +43,7 @@ pub mod service;
 pub mod share;
 pub mod teach;
 pub mod text;
+pub mod workload;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;

@@ -4,7 +4,7 @@
 //!   cargo test --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
 #![cfg(target_arch = "wasm32")]
 
-use warpscope::analysis::workload::{engine, floor, grid};
+use warpscope::workload::{engine, floor, grid};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -52,12 +52,12 @@ fn grid_workload_in_the_browser() {
 fn sgemm_block_in_the_browser() {
     let mut check = 0u64;
     for _ in 0..10 {
-        check = check.wrapping_add(warpscope::analysis::workload::run_sgemm(1024, 1).unwrap_or(0));
+        check = check.wrapping_add(warpscope::workload::run_sgemm(1024, 1).unwrap_or(0));
     }
     let mut t = Vec::new();
     for _ in 0..15 {
         let t0 = now();
-        check = check.wrapping_add(warpscope::analysis::workload::run_sgemm(1024, 1).unwrap_or(0));
+        check = check.wrapping_add(warpscope::workload::run_sgemm(1024, 1).unwrap_or(0));
         t.push(now() - t0);
     }
     let min = t.iter().copied().fold(f64::INFINITY, f64::min);

@@ -4,12 +4,9 @@
 //!
 //! [`Analysis`] holds a lowered program and its settings; [`Analysis::run`] gives a [`ProgramResult`] for a
 //! block or a whole grid, [`Analysis::report`] the detailed [`Report`] of one issue, and [`Analysis::trace`]
-//! the captured addresses of the first issues (for calibration probes). [`workload`] is the benchmark
-//! workload the native and browser benchmarks share.
+//! the captured addresses of the first issues (for calibration probes).
 //!
 //! May import: `text`, `model`, `program`. Never the languages or anything above.
-
-pub mod workload;
 
 use crate::model::access::{Instr, LaneSet, Space, WarpAddrs};
 use crate::model::arch::Cc;

@@ -16,7 +16,6 @@ use super::cexpr::{Ex, Parser, UnOp, E};
 use super::lex::{lex, Tok};
 use super::{InputError, Span};
 use crate::program::launch::BUILTIN_NAMES;
-use std::collections::BTreeMap;
 
 /// A parsed address expression with its optional predicate.
 #[derive(Clone, Debug, PartialEq)]
@@ -200,28 +199,27 @@ pub fn eval(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Result<i128, EvalErro
     }
 }
 
-/// An expression's value as an address of `bits` bits, or why it is not one (`who` names the thread).
-pub fn address_of(value: i128, bits: u32, op_text: &str, who: &str) -> Result<u64, String> {
-    let max = if bits == 64 { u64::MAX } else { u64::from(u32::MAX) };
-    u64::try_from(value).ok().filter(|&a| a <= max).ok_or_else(|| {
-        if value < 0 {
-            format!("{who}: the address is negative ({value})")
-        } else if bits == 32 {
-            format!("{who}: the address {value:#x} does not fit in 32 bits; {op_text} takes a 32-bit address (add .E for 64 bits)")
-        } else {
-            format!("{who}: the address {value:#x} does not fit in 64 bits")
-        }
-    })
-}
-
-/// The span of the whole expression text, without surrounding blanks.
-pub fn whole_span(source: &str) -> Span {
-    let lead = source.len() - source.trim_start().len();
-    Span { start: lead, end: source.trim_end().len().max(lead + 1) }
-}
-
 /// User variables from `--set NAME=VALUE`, by name.
-pub type Vars = BTreeMap<String, i128>;
+pub use crate::program::Vars;
+
+/// The program runs a pattern per lane through this, knowing nothing of its syntax.
+impl crate::program::LaneExpr for Pattern {
+    fn source(&self) -> &str {
+        &self.source
+    }
+
+    fn eval(&self, var: &dyn Fn(&str) -> Option<i128>) -> Result<Option<i128>, (Span, String)> {
+        Pattern::eval(self, var).map_err(|e| (e.span, e.message))
+    }
+
+    fn address_slope(&self, var: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]> {
+        slope(&self.addr, var)
+    }
+
+    fn condition_block_invariant(&self, var: &dyn Fn(&str) -> Option<i128>) -> bool {
+        self.pred.as_ref().is_none_or(|p| slope(p, var) == Some([0; 3]))
+    }
+}
 
 /// How an expression's value changes with `blockIdx` when every other variable keeps its value: the
 /// coefficients of `blockIdx.x`, `.y`, `.z` when the expression is affine in them, `None` when it is not (or

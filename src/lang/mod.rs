@@ -130,8 +130,8 @@ impl fmt::Display for InputError {
 
 /// Checks a thread's address against the instruction's address width.
 fn checked_addr(source: &str, value: i128, instr: &Instr, who: &str) -> Result<u64, InputError> {
-    expr::address_of(value, instr.address_bits(), &instr.text, who).map_err(|why| {
-        let span = expr::whole_span(source);
+    crate::program::exec::address_of(value, instr.address_bits(), &instr.text, who).map_err(|why| {
+        let span = crate::program::exec::whole_span(source);
         InputError::at(source, span, why)
     })
 }

@@ -47,19 +47,7 @@ pub struct Param {
     pub kind: Kind,
 }
 
-/// The offset of the first kernel parameter in constant bank 0 for SASS architecture `sm` (75 for sm_75), as
-/// ptxas places it. Each value was read from the `EIATTR_PARAM_CBANK` attribute of cubins that ptxas 12.9
-/// built for that architecture, and the disassembly's `c[0x0][...]` operands agree (see the README's SASS
-/// section). Older architectures (sm_2x, sm_3x) cannot be built by the current toolchain: `None`.
-pub fn param_base(sm: u32) -> Option<u32> {
-    match sm {
-        50..=69 => Some(0x140),
-        70..=89 => Some(0x160),
-        90..=99 => Some(0x210),
-        100..=129 => Some(0x380),
-        _ => None,
-    }
-}
+pub use crate::model::arch::param_base;
 
 /// Size and alignment of a parameter type, and its kind, from the demangled spelling; `None` for a type
 /// whose layout is not known here (a struct or vector type passed by value).

@@ -584,15 +584,15 @@ impl Affine {
     pub fn eval(
         &mut self,
         dst: u32,
-        expr: &crate::lang::expr::Pattern,
-        vars: &crate::lang::expr::Vars,
+        expr: &dyn super::LaneExpr,
+        vars: &super::Vars,
         env: &super::exec::Env,
         tid: &[[u32; 32]; 3],
         warp: u32,
         has: u32,
         m: u32,
     ) {
-        let mentions = expr.source.contains("blockIdx");
+        let mentions = expr.source().contains("blockIdx");
         if !mentions {
             return self.clear(dst, m);
         }
@@ -606,18 +606,15 @@ impl Affine {
                 lane: l as u32,
             };
             let var = |name: &str| launch.builtin(&t, name).or_else(|| vars.get(name).copied());
-            let pred_ok = match &expr.pred {
-                None => true,
-                Some(p) => crate::lang::expr::slope(p, &var) == Some([0; 3]),
-            };
-            if !pred_ok {
+            if !expr.condition_block_invariant(&var) {
                 return self.fail("the expression's condition depends on blockIdx");
             }
             if has >> l & 1 == 0 {
                 self.put(dst, l, Some([0; 3]));
                 continue;
             }
-            let s = crate::lang::expr::slope(&expr.addr, &var)
+            let s = expr
+                .address_slope(&var)
                 .and_then(|s| Some([i64::try_from(s[0]).ok()?, i64::try_from(s[1]).ok()?, i64::try_from(s[2]).ok()?]));
             self.put(dst, l, s);
         }

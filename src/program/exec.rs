@@ -7,7 +7,7 @@
 //! the block's other warps arrive (the block scheduler in [`super::grid`] releases it).
 
 use super::affine::Affine;
-use super::{BinOp, Cmp, Op, PredOp, PredRef, Program, SiteId, Special, Src, Width, NEVER};
+use super::{BinOp, Cmp, LaneExpr, Op, PredOp, PredRef, Program, SiteId, Special, Src, Vars, Width, NEVER};
 use crate::program::launch::{Dim3, Launch};
 use crate::text::Span;
 
@@ -560,13 +560,13 @@ impl Warp {
                         if run >> l & 1 == 0 {
                             continue;
                         }
-                        if let Some(a) = eval_lane(self, env, expr, vars, l, *addr_bits, op_text)? {
+                        if let Some(a) = eval_lane(self, env, &**expr, vars, l, *addr_bits, op_text)? {
                             *slot = a;
                             has |= 1 << l;
                         }
                     }
                     if let Some(aff) = self.affine.as_deref_mut() {
-                        aff.eval(*dst, expr, vars, env, &self.tid, self.warp, has, run);
+                        aff.eval(*dst, &**expr, vars, env, &self.tid, self.warp, has, run);
                     }
                     self.write(*dst, &r, run);
                     self.set_unk(*dst, run, 0, 0);
@@ -801,8 +801,8 @@ impl Warp {
 fn eval_lane(
     w: &Warp,
     env: &Env,
-    expr: &crate::lang::expr::Pattern,
-    vars: &crate::lang::expr::Vars,
+    expr: &dyn LaneExpr,
+    vars: &Vars,
     lane: usize,
     addr_bits: u32,
     op_text: &str,
@@ -816,18 +816,38 @@ fn eval_lane(
         warp: w.warp,
         lane: lane as u32,
     };
-    let value = expr.eval(&|name| launch.builtin(&t, name).or_else(|| vars.get(name).copied())).map_err(|err| {
-        ExecError { span: err.span, message: format!("{} (thread {linear}, lane {lane})", err.message) }
-    })?;
+    let value = expr
+        .eval(&|name| launch.builtin(&t, name).or_else(|| vars.get(name).copied()))
+        .map_err(|(span, message)| ExecError { span, message: format!("{message} (thread {linear}, lane {lane})") })?;
     let Some(v) = value else { return Ok(None) };
     let who = if launch.warps() == 1 {
         format!("lane {lane}")
     } else {
         format!("thread {linear} (warp {}, lane {lane})", w.warp)
     };
-    crate::lang::expr::address_of(v, addr_bits, op_text, &who)
+    address_of(v, addr_bits, op_text, &who)
         .map(Some)
-        .map_err(|message| ExecError { span: crate::lang::expr::whole_span(&expr.source), message })
+        .map_err(|message| ExecError { span: whole_span(expr.source()), message })
+}
+
+/// A computed value as an address of `bits` bits, or why it is not one (`who` names the thread).
+pub fn address_of(value: i128, bits: u32, op_text: &str, who: &str) -> Result<u64, String> {
+    let max = if bits == 64 { u64::MAX } else { u64::from(u32::MAX) };
+    u64::try_from(value).ok().filter(|&a| a <= max).ok_or_else(|| {
+        if value < 0 {
+            format!("{who}: the address is negative ({value})")
+        } else if bits == 32 {
+            format!("{who}: the address {value:#x} does not fit in 32 bits; {op_text} takes a 32-bit address (add .E for 64 bits)")
+        } else {
+            format!("{who}: the address {value:#x} does not fit in 64 bits")
+        }
+    })
+}
+
+/// The span of a whole text, without surrounding blanks.
+pub fn whole_span(source: &str) -> Span {
+    let lead = source.len() - source.trim_start().len();
+    Span { start: lead, end: source.trim_end().len().max(lead + 1) }
 }
 
 /// Sign- or zero-extends the low `bits` bits of `x` to 64 bits.

@@ -230,6 +230,25 @@ pub enum Special {
 /// An address table row per warp (address lists): each lane's address, or `None` when inactive.
 pub type Table = Rc<[[Option<u64>; 32]]>;
 
+/// Values the user gave by name (`--set n=1024`): variables, pointer bases, registers, constant words.
+pub type Vars = std::collections::BTreeMap<String, i128>;
+
+/// A closed-form address per thread: the expression language's pattern, which the program evaluates without
+/// knowing its syntax. `var` reads a name: a built-in (`threadIdx.x`, `lane`, `blockIdx.y`...) or a
+/// [`Vars`] value.
+pub trait LaneExpr: std::fmt::Debug {
+    /// The source text.
+    fn source(&self) -> &str;
+    /// The thread's address, or `None` where the expression's condition is false; an error says what went
+    /// wrong and where in the source.
+    fn eval(&self, var: &dyn Fn(&str) -> Option<i128>) -> Result<Option<i128>, (Span, String)>;
+    /// The address's coefficients of `blockIdx.x`, `.y`, `.z` at the block `var` describes, when it is affine
+    /// in them; `None` when that cannot be shown.
+    fn address_slope(&self, var: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]>;
+    /// True when the condition, if any, provably does not depend on `blockIdx`.
+    fn condition_block_invariant(&self, var: &dyn Fn(&str) -> Option<i128>) -> bool;
+}
+
 /// One operation.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -360,9 +379,9 @@ pub enum Op {
         /// Destination predicate (true where the address exists).
         pred: Pred,
         /// The expression.
-        expr: Rc<crate::lang::expr::Pattern>,
+        expr: Rc<dyn LaneExpr>,
         /// `--set` values.
-        vars: Rc<crate::lang::expr::Vars>,
+        vars: Rc<Vars>,
         /// The instruction's address width (32 or 64), for the range check.
         addr_bits: u32,
         /// The instruction's mnemonic, for messages.

@@ -1,0 +1,226 @@
+//! The architecture invariants the README states, checked on the source text: each layer imports only the
+//! layers below it, only `model::arch` branches on a compute capability or its family, and the core does no
+//! I/O and reads no clock or randomness. A change that breaks one fails here with the file and line.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.expect("directory entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The code lines of a file with their numbers: comment lines and unit-test modules left out.
+fn code_lines(path: &Path) -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = Vec::new();
+    let mut lines = text.lines().enumerate().peekable();
+    while let Some((i, line)) = lines.next() {
+        let t = line.trim_start();
+        if t == "#[cfg(test)]" && lines.peek().is_some_and(|(_, l)| l.trim_start().starts_with("mod tests")) {
+            break;
+        }
+        if t.starts_with("//") {
+            continue;
+        }
+        let code = match line.find("//") {
+            // A `//` inside a string literal (a URL) is kept: only a comment after the code is cut.
+            Some(k) if line[..k].matches('"').count() % 2 == 0 => &line[..k],
+            _ => line,
+        };
+        out.push((i + 1, code.to_string()));
+    }
+    out
+}
+
+/// The layer a source file belongs to: its top-level module (`src/model/arch/mod.rs` -> `model`).
+fn layer(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).expect("under src");
+    let first = rel.components().next().expect("a component").as_os_str().to_string_lossy().to_string();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// The top-level modules a line names through `crate::`.
+fn crate_refs(line: &str) -> Vec<String> {
+    line.match_indices("crate::")
+        .filter(|(i, _)| !line[..*i].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        .map(|(i, m)| line[i + m.len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect())
+        .filter(|s: &String| !s.is_empty())
+        .collect()
+}
+
+/// What each layer of the library may import, lowest first (the README's Architecture section). The front
+/// ends (`cli`, `calibrate`, `app`) may import anything; nothing imports them.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("text", &[]),
+    ("model", &["text"]),
+    ("program", &["text", "model"]),
+    ("lang", &["text", "model", "program"]),
+    ("analysis", &["text", "model", "program"]),
+    ("scenario", &["text", "model", "program", "lang", "analysis"]),
+    ("figure", &["text", "model"]),
+    ("teach", &["text", "model", "program", "lang", "analysis", "scenario", "figure"]),
+    ("share", &["text", "model", "program", "lang", "scenario", "figure"]),
+    ("service", &["text", "model", "program", "lang", "analysis", "scenario", "figure", "teach"]),
+    ("workload", &["text", "model", "program", "lang", "analysis", "scenario", "teach"]),
+];
+
+const FRONT_ENDS: &[&str] = &["cli", "calibrate", "app", "lib", "main", "bin"];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+#[test]
+fn each_layer_imports_only_layers_below_it() {
+    let src = src();
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for file in rust_files(&src) {
+        let here = layer(&src, &file);
+        seen.insert(here.clone());
+        let allowed: Option<&[&str]> = LAYERS.iter().find(|(l, _)| *l == here).map(|(_, a)| *a);
+        if allowed.is_none() && !FRONT_ENDS.contains(&here.as_str()) {
+            problems.push(format!("{}: layer `{here}` is not in LAYERS", file.display()));
+            continue;
+        }
+        for (n, line) in code_lines(&file) {
+            for r in crate_refs(&line) {
+                let ok = r == here
+                    || match allowed {
+                        Some(a) => a.contains(&r.as_str()),
+                        None => true,
+                    };
+                if !ok {
+                    problems.push(format!("{}:{n}: `{here}` imports `{r}`: {}", file.display(), line.trim()));
+                }
+            }
+        }
+    }
+    for (l, _) in LAYERS {
+        assert!(seen.contains(*l), "layer `{l}` has no source file");
+    }
+    assert!(problems.is_empty(), "imports against the layering:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn only_arch_branches_on_the_compute_capability() {
+    let src = src();
+    let arch = src.join("model").join("arch");
+    let comparison = |s: &str| ["==", "!=", "<=", ">=", "<", ">"].iter().any(|op| s.ends_with(op) || s.starts_with(op));
+    let mut problems = Vec::new();
+    for file in rust_files(&src).into_iter().filter(|f| !f.starts_with(&arch)) {
+        for (n, line) in code_lines(&file) {
+            let mut why = Vec::new();
+            if line.contains("Family::") || line.contains(".family()") {
+                why.push("names a CC family");
+            }
+            for (i, _) in line.match_indices("Cc::new(") {
+                // `cc >= crate::model::arch::Cc::new(7, 0)`: the operator is before the path.
+                let before =
+                    line[..i].trim_end_matches(|c: char| c.is_alphanumeric() || c == '_' || c == ':').trim_end();
+                let after = line[i..].find(')').map_or("", |k| line[i + k + 1..].trim_start());
+                if comparison(before) || comparison(after) {
+                    why.push("compares with a CC");
+                }
+            }
+            for (i, m) in line.match_indices(".sm()") {
+                if comparison(line[i + m.len()..].trim_start()) {
+                    why.push("compares an sm number");
+                }
+            }
+            if line.contains("match sm ") || line.contains("match self.sm") {
+                why.push("branches on an sm number");
+            }
+            for w in why {
+                problems.push(format!("{}:{n}: {w}: {}", file.display(), line.trim()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "CC knowledge outside model::arch:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_core_does_no_io_and_reads_no_clock_or_randomness() {
+    let src = src();
+    // The one clock is the scenario's `Deadline`, a `Control` the run only asks whether to go on.
+    let clock = src.join("scenario.rs");
+    let forbidden = [
+        "std::fs",
+        "std::io",
+        "std::net",
+        "std::env",
+        "std::process",
+        "std::thread",
+        "Instant",
+        "SystemTime",
+        "js_sys",
+        "web_sys",
+        "println!",
+        "eprintln!",
+        "print!(",
+        "dbg!(",
+        "rand::",
+        "getrandom",
+    ];
+    let mut problems = Vec::new();
+    for file in rust_files(&src) {
+        let here = layer(&src, &file);
+        if FRONT_ENDS.contains(&here.as_str()) {
+            continue;
+        }
+        for (n, line) in code_lines(&file) {
+            for f in forbidden {
+                let hit = line.match_indices(f).any(|(i, _)| !line[..i].ends_with(|c: char| c.is_alphanumeric()));
+                let allowed = file == clock && matches!(f, "Instant" | "js_sys");
+                if hit && !allowed {
+                    problems.push(format!("{}:{n}: `{f}` in the core: {}", file.display(), line.trim()));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "I/O, clocks or randomness in the core:\n{}", problems.join("\n"));
+}
+
+/// Costing cannot fail: `analyze` returns a report, not a `Result` (a compile-time check).
+#[test]
+fn costing_returns_a_report_not_a_result() {
+    let f: fn(warpscope::Cc, &warpscope::Instr, &warpscope::WarpAddrs, &warpscope::Config) -> warpscope::Report =
+        warpscope::analyze;
+    let instr = warpscope::Instr::parse("LDG.E.32").expect("instruction");
+    let warp = warpscope::lang::warp_from_expr("4*lane", &instr, warpscope::LaneSet::ALL).expect("warp");
+    // CUDA C++ Best Practices Guide 9.2.1.1: 32 consecutive 4-byte words are 4 sectors of one 128-byte line.
+    let m =
+        f(warpscope::Cc::new(8, 0), &instr, &warp, &warpscope::Config::default()).memory().cloned().expect("memory");
+    assert_eq!((m.lines, m.sectors), (1, 4));
+}
+
+/// The page computes nothing on its main thread: only its workers (`src/bin`) run scenarios.
+#[test]
+fn the_page_runs_no_analysis_on_its_main_thread() {
+    let app = src().join("app");
+    let mut problems = Vec::new();
+    for file in rust_files(&app) {
+        for (n, line) in code_lines(&file) {
+            for call in [".run(", ".run_with(", ".analysis(", ".trace(", "analyze(", "service::handle", "lower("] {
+                if line.contains(call) {
+                    problems.push(format!("{}:{n}: `{call}` on the main thread: {}", file.display(), line.trim()));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "analysis on the page's main thread:\n{}", problems.join("\n"));
+}
