@@ -12,7 +12,7 @@ use crate::analysis::{Analysis, ProgramResult};
 use crate::model::report::Report;
 use crate::program::grid::{Control, Progress};
 use crate::scenario::{now_seconds, Field, Scenario};
-use crate::teach::explain::{explain, explain_with, Suggestion};
+use crate::teach::explain::{fixes, why, Suggestion};
 use serde::{Deserialize, Serialize};
 
 /// What the page asks for.
@@ -180,7 +180,6 @@ fn same_sites(a: &Analysis, b: &Analysis) -> bool {
 }
 
 fn shown(
-    sc: &Scenario,
     analysis: &Analysis,
     result: &ProgramResult,
     instr: usize,
@@ -191,7 +190,7 @@ fn shown(
     let i = result.instructions.get(instr)?;
     let (warp, pass) = i.issue_at(issue)?;
     let report = analysis.report(i.site, warp, pass, control).ok()??;
-    let why = explain_with(sc, result, instr, &report, false).lines;
+    let why = why(&report);
     let mut others = Vec::new();
     if all_warps {
         // Every issue of the block when they fit the figure's 32 rows (8 warps of 4 passes); else every warp
@@ -240,7 +239,7 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
         if let (Some(prev), Some(prev_a)) = (&cache.result, &cache.analysis) {
             if same_sites(prev_a, &analysis) {
                 let mut watch = watch(id, sc, reply);
-                let quick = shown(sc, &analysis, prev, req.instr, req.issue, req.all_warps, &mut watch);
+                let quick = shown(&analysis, prev, req.instr, req.issue, req.all_warps, &mut watch);
                 if let Some(s) = quick {
                     reply(Reply::Shown { id, shown: Box::new(s.clone()) });
                     sent_shown = Some(s);
@@ -269,7 +268,7 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
         _ => 0,
     };
     let mut watch = watch(id, sc, reply);
-    let s = shown(sc, analysis, result, instr, issue, req.all_warps, &mut watch);
+    let s = shown(analysis, result, instr, issue, req.all_warps, &mut watch);
     let Some(s) = s else { return reply(Reply::Done { id }) };
     let report = s.report.clone();
     // Sent again only when the whole run changed it (another issue, or an explanation that cites totals).
@@ -281,7 +280,7 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let suggestions = match cache.fixes.iter().find(|(k, _)| *k == key) {
         Some((_, f)) => f.clone(),
         None => {
-            let f = explain(sc, result, instr, &report).suggestions;
+            let f = fixes(sc, result, instr, &report);
             cache.fixes.push((key, f.clone()));
             f
         }

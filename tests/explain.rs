@@ -1,112 +1,237 @@
 //! Explanations name the lanes behind the excess cost, and every automatic fix is one the engine confirms.
+//! Each explanation is compared as a whole text (expect-test; `UPDATE_EXPECT=1` rewrites the expectations
+//! after a change, to be read in the diff): why the issue costs what it does, then each fix with its
+//! measured effect and the edit it makes.
 #![cfg(not(target_arch = "wasm32"))]
 
-use warpscope::teach::explain::{explain, Explanation, Fix};
+use expect_test::{expect, Expect};
+use warpscope::lang::Lang;
+use warpscope::scenario::Scenario;
+use warpscope::teach::explain::{explain, Fix};
 use warpscope::teach::presets;
-use warpscope::L1Choice;
 
-fn explain_preset(name: &str, instr: usize) -> Explanation {
-    let sc = presets::find(name).expect("preset").scenario();
+/// The explanation of issue 0 of instruction `instr` as text. A fix that rewrites a whole file shows only
+/// the lines it changes.
+fn render(sc: &Scenario, instr: usize) -> String {
     let r = sc.run().expect("runs");
-    explain(&sc, &r, instr, &sc.report(&r, instr, 0).expect("runs").expect("an issue"))
+    let ex = explain(sc, &r, instr, &sc.report(&r, instr, 0).expect("runs").expect("an issue"));
+    let mut out = String::from("why:\n");
+    for l in &ex.lines {
+        out.push_str(&format!("  {l}\n"));
+    }
+    out.push_str("fixes:\n");
+    for s in &ex.suggestions {
+        out.push_str(&format!("  - {}\n    {}\n", s.title, s.why));
+        let edit = match &s.fix {
+            None => "no automatic edit".to_string(),
+            Some(Fix::Text(t)) if sc.lang == Lang::Expr => format!("pattern: {t}"),
+            Some(Fix::Text(t)) => {
+                let old: Vec<&str> = sc.text.lines().collect();
+                let changed: Vec<String> = t
+                    .lines()
+                    .enumerate()
+                    .filter(|(k, l)| old.get(*k) != Some(l))
+                    .map(|(k, l)| format!("line {}: {}", k + 1, l.trim()))
+                    .collect();
+                changed.join("; ")
+            }
+            Some(Fix::Op(o)) => format!("instruction: {o}"),
+            Some(Fix::L1(l)) => format!("L1: {l}"),
+            Some(Fix::OpText(o, t)) => format!("instruction: {o}, pattern: {t}"),
+        };
+        out.push_str(&format!("    {edit}\n"));
+    }
+    out
+}
+
+fn preset(name: &str, instr: usize, want: Expect) {
+    want.assert_eq(&render(&presets::find(name).expect("preset").scenario(), instr));
+}
+
+fn lds(text: &str, want: Expect) {
+    let sc = Scenario { op: "LDS.32".into(), text: text.into(), ..Default::default() };
+    want.assert_eq(&render(&sc, 0));
 }
 
 #[test]
 fn misaligned_warp_blames_lane_31_and_offers_alignment() {
     // BPG 9.2.1.2: the fifth sector holds lane 31's 4 bytes only; aligned, the warp needs 4.
-    let ex = explain_preset("misaligned", 0);
-    assert!(ex.lines.iter().any(|l| l == "The sector at 0x80 carries 4 useful bytes for lane 31."), "{:?}", ex.lines);
-    let s = &ex.suggestions[0];
-    assert_eq!(s.fix, Some(Fix::Text("4*lane + 0x0".into())));
-    assert_eq!(s.why, "transactions: 5 → 4 over the block");
+    preset(
+        "misaligned",
+        0,
+        expect![[r#"
+        why:
+          32 active lanes request 128 bytes; they touch 128 bytes in 5 sectors, 160 B moved (80% efficiency).
+          Packed and aligned, 128 bytes would fit in 4 sectors.
+          The sector at 0x80 carries 4 useful bytes for lane 31.
+          The warp is contiguous but starts 4 bytes into a sector: it straddles one more sector than it needs.
+        fixes:
+          - Align the start to 128 bytes
+            transactions: 5 → 4 over the block
+            pattern: 4*lane + 0x0
+    "#]],
+    );
 }
 
 #[test]
 fn strided_and_scattered_reads_suggest_packing() {
-    // BPG 9.2.1.3: stride 2 moves 8 sectors for 4 of data.
-    let ex = explain_preset("strided", 0);
-    assert!(
-        ex.lines.iter().any(|l| l.contains("8 bytes apart but each uses 4: the warp drags in 2x")),
-        "{:?}",
-        ex.lines
+    // BPG 9.2.1.3: stride 2 moves 8 sectors for 4 sectors of data.
+    preset(
+        "strided",
+        0,
+        expect![[r#"
+        why:
+          32 active lanes request 128 bytes; they touch 128 bytes in 8 sectors, 256 B moved (50% efficiency).
+          Packed and aligned, 128 bytes would fit in 4 sectors.
+          Neighbouring lanes are 8 bytes apart but each uses 4: the warp drags in 2x the data it needs.
+        fixes:
+          - Store the values each warp reads next to each other
+            Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
+            no automatic edit
+          - Read with a stride of 4 bytes
+            transactions: 8 → 4 over the block
+            pattern: 4*lane + 0x0
+    "#]],
     );
-    let fix = ex.suggestions.iter().find_map(|s| s.fix.clone());
-    assert_eq!(fix, Some(Fix::Text("4*lane + 0x0".into())));
     // Kepler with L1 on: 32 lines of 128 B for 128 useful bytes; L2-only moves 32 x 32 B (PG-11 K.3.2).
-    let ex = explain_preset("kepler-l1-opt-in", 0);
-    let l2 = ex.suggestions.iter().find(|s| s.fix == Some(Fix::L1(L1Choice::Off))).expect("an L2-only suggestion");
-    assert_eq!(l2.why, "32-byte transactions instead of 128-byte lines: bytes moved 4096 → 1024 over the block");
+    preset(
+        "kepler-l1-opt-in",
+        0,
+        expect![[r#"
+        why:
+          32 active lanes request 128 bytes; they touch 128 bytes in 32 sectors, 4096 B moved (3% efficiency).
+          Packed and aligned, 128 bytes would fit in 4 sectors.
+          The line at 0x0 carries 4 useful bytes for lane 0.
+          The line at 0x80 carries 4 useful bytes for lane 1.
+          The line at 0x100 carries 4 useful bytes for lane 2.
+          The line at 0x180 carries 4 useful bytes for lane 3.
+          … and 28 more sparsely used transactions.
+          Neighbouring lanes are 128 bytes apart but each uses 4: the warp drags in 32x the data it needs.
+        fixes:
+          - Store the values each warp reads next to each other
+            Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
+            no automatic edit
+          - Read with a stride of 4 bytes
+            transactions: 32 → 1 over the block
+            pattern: 4*lane + 0x0
+          - Cache this load in L2 only (-Xptxas -dlcm=cg or .CG)
+            32-byte transactions instead of 128-byte lines: bytes moved 4096 → 1024 over the block
+            L1: off
+    "#]],
+    );
 }
 
 #[test]
 fn bank_conflicts_name_the_bank_and_padding_is_verified() {
     // BPG 9.2.3.3: the naive transpose's column read: bank 0 serves 32 words; padding removes the conflicts.
-    let ex = explain_preset("transpose-naive", 2);
-    assert!(
-        ex.lines.iter().any(|l| l == "Bank 0 holds different words for lanes 0-31, so it is needed in 32 wavefronts of one phase."),
-        "{:?}",
-        ex.lines
+    preset(
+        "transpose-naive",
+        2,
+        expect![[r#"
+        why:
+          32 wavefronts where 1 would do: 31 bank conflicts, worst 32-way.
+          Bank 0 holds different words for lanes 0-31, so it is needed in 32 wavefronts of one phase.
+        fixes:
+          - Pad the shared array by one column
+            wavefronts: 1024 → 32 over the block
+            line 3: __shared__ float tile[TILE][TILE + 1];
+    "#]],
     );
-    let pad = ex.suggestions.iter().find(|s| s.title == "Pad the shared array by one column").expect("padding");
-    match &pad.fix {
-        Some(Fix::Text(t)) => assert!(t.contains("__shared__ float tile[TILE][TILE + 1];"), "{t}"),
-        other => panic!("{other:?}"),
-    }
-    assert_eq!(pad.why, "wavefronts: 1024 → 32 over the block");
-    // An expression with a 128-byte stride: padding to 132 is conflict-free (BPG 9.2.3.3).
-    let sc = warpscope::scenario::Scenario { op: "LDS.32".into(), text: "128*lane".into(), ..Default::default() };
-    let r = sc.run().expect("runs");
-    let ex = explain(&sc, &r, 0, &sc.report(&r, 0, 0).expect("runs").expect("an issue"));
-    assert_eq!(ex.suggestions[0].fix, Some(Fix::Text("132*lane + 0x0".into())));
-    assert_eq!(ex.suggestions[0].why, "wavefronts: 32 → 1 over the block");
+    // A 128-byte stride: padding to 132 is conflict-free, and so is an XOR swizzle (BPG 9.2.3.3's idea
+    // without the extra column).
+    lds(
+        "128*lane",
+        expect![[r#"
+        why:
+          32 wavefronts where 1 would do: 31 bank conflicts, worst 32-way.
+          Bank 0 holds different words for lanes 0-31, so it is needed in 32 wavefronts of one phase.
+        fixes:
+          - Pad the stride to 132 bytes (an odd number of words)
+            wavefronts: 32 → 1 over the block
+            pattern: 132*lane + 0x0
+          - XOR-swizzle the word within the row (no padding)
+            wavefronts: 32 → 1 over the block
+            pattern: (0x0 + 128*lane) ^ (4*(lane & 31))
+    "#]],
+    );
 }
 
 #[test]
 fn kepler_stride_two_is_not_blamed_on_a_bank() {
     // MODEL B: in Kepler's 4-byte mode words i and i+32 of a 256-byte segment share a bank without conflict;
     // on 8.0 the same stride is 2-way, with 16 banks serving two words each.
-    let ex = explain_preset("kepler-4byte-stride2", 0);
-    assert_eq!(ex.lines, ["1 wavefront for 32 active lanes: no bank conflicts, every phase takes the fewest wavefronts its bytes allow."]);
-    let sc = warpscope::scenario::Scenario { op: "LDS.32".into(), text: "8*lane".into(), ..Default::default() };
-    let r = sc.run().expect("runs");
-    let ex = explain(&sc, &r, 0, &sc.report(&r, 0, 0).expect("runs").expect("an issue"));
-    assert_eq!(ex.lines[1], "Bank 0 holds different words for lanes 0, 16, so it is needed in 2 wavefronts of one phase (16 banks are this busy).");
+    preset(
+        "kepler-4byte-stride2",
+        0,
+        expect![[r#"
+        why:
+          1 wavefront for 32 active lanes: no bank conflicts, every phase takes the fewest wavefronts its bytes allow.
+        fixes:
+    "#]],
+    );
+    lds(
+        "8*lane",
+        expect![[r#"
+        why:
+          2 wavefronts where 1 would do: 1 bank conflict, worst 2-way.
+          Bank 0 holds different words for lanes 0, 16, so it is needed in 2 wavefronts of one phase (16 banks are this busy).
+        fixes:
+          - Pad the stride to 12 bytes (an odd number of words)
+            wavefronts: 2 → 1 over the block
+            pattern: 12*lane + 0x0
+    "#]],
+    );
 }
 
 #[test]
-fn swizzle_vector_and_index_swap_are_offered_when_they_help() {
-    // XOR swizzle of a 128-byte stride: conflict-free like padding (BPG 9.2.3.3 idea, no extra column).
-    let sc = warpscope::scenario::Scenario { op: "LDS.32".into(), text: "128*lane".into(), ..Default::default() };
-    let r = sc.run().expect("runs");
-    let ex = explain(&sc, &r, 0, &sc.report(&r, 0, 0).expect("runs").expect("an issue"));
-    let sw = ex.suggestions.iter().find(|s| s.title.starts_with("XOR-swizzle")).expect("a swizzle");
-    assert_eq!(
-        (sw.fix.clone(), sw.why.as_str()),
-        (Some(Fix::Text("(0x0 + 128*lane) ^ (4*(lane & 31))".into())), "wavefronts: 32 → 1 over the block")
+fn vector_and_index_swap_are_offered_when_they_help() {
+    // A coalesced 4-byte load: LDG.E.128 at 16*lane moves the same 512 bytes in a quarter of the loads.
+    preset(
+        "coalesced",
+        0,
+        expect![[r#"
+        why:
+          32 active lanes request 128 bytes; they touch 128 bytes in 4 sectors, 128 B moved (100% efficiency).
+        fixes:
+          - Use a 16-byte vector type (float4 / int4)
+            each lane moves 16 bytes instead of 4: the same data in 4x fewer load instructions, still fully coalesced
+            instruction: LDG.E.128, pattern: 16*lane + 0x0
+    "#]],
     );
-    // A coalesced 4-byte load: offer LDG.E.128 at 16*lane.
-    let ex = explain_preset("coalesced", 0);
-    assert_eq!(ex.suggestions.len(), 1);
-    assert_eq!(ex.suggestions[0].fix, Some(Fix::OpText("LDG.E.128".into(), "16*lane + 0x0".into())));
     // The matrix column read: m[threadIdx.x * N + blockIdx.x] -> m[blockIdx.x * N + threadIdx.x]: 32 -> 4
     // sectors (the row case of the same preset).
-    let ex = explain_preset("matrix-row-vs-column", 1);
-    let swap = ex.suggestions.iter().find(|s| s.title.starts_with("Swap the index")).expect("an index swap");
-    assert_eq!(swap.why, "transactions: 32 → 4 over the block");
-    match &swap.fix {
-        Some(Fix::Text(t)) => assert!(t.contains("float col = m[blockIdx.x * N + threadIdx.x];"), "{t}"),
-        other => panic!("{other:?}"),
-    }
+    preset(
+        "matrix-row-vs-column",
+        1,
+        expect![[r#"
+        why:
+          32 active lanes request 128 bytes; they touch 128 bytes in 32 sectors, 1024 B moved (12% efficiency).
+          Packed and aligned, 128 bytes would fit in 4 sectors.
+          The sector at 0x7000_0000_0000 carries 4 useful bytes for lane 0.
+          The sector at 0x7000_0000_1000 carries 4 useful bytes for lane 1.
+          The sector at 0x7000_0000_2000 carries 4 useful bytes for lane 2.
+          The sector at 0x7000_0000_3000 carries 4 useful bytes for lane 3.
+          … and 28 more sparsely used transactions.
+          Neighbouring lanes are 4096 bytes apart but each uses 4: the warp drags in 1024x the data it needs.
+        fixes:
+          - Store the values each warp reads next to each other
+            Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
+            no automatic edit
+          - Swap the index so threadIdx.x moves fastest: m[blockIdx.x * N + threadIdx.x]
+            transactions: 32 → 4 over the block
+            line 4: float col = m[blockIdx.x * N + threadIdx.x];   // down a column
+    "#]],
+    );
 }
 
 #[test]
 fn good_patterns_get_no_suggestion() {
     for name in ["transpose-padded", "float4-load"] {
-        let r = presets::find(name).expect("preset").scenario().run().expect("runs");
-        for k in 0..r.instructions.len() {
-            let sc = presets::find(name).expect("preset").scenario();
-            let ex = explain(&sc, &r, k, &sc.report(&r, k, 0).expect("runs").expect("an issue"));
-            assert!(ex.suggestions.is_empty(), "{name} #{k}: {:?}", ex.suggestions);
+        let sc = presets::find(name).expect("preset").scenario();
+        let n = sc.run().expect("runs").instructions.len();
+        for k in 0..n {
+            let text = render(&sc, k);
+            assert!(text.ends_with("fixes:\n"), "{name} #{k}:\n{text}");
         }
     }
 }

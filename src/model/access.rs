@@ -261,6 +261,24 @@ impl Instr {
         Ok(instr)
     }
 
+    /// The same instruction moving `bytes` (4, 8 or 16) per lane: its size modifier replaced, or added
+    /// where it had none (`LDG.E.32` -> `LDG.E.128`). `None` for a size the instruction cannot take.
+    pub fn with_size(&self, bytes: u32) -> Option<Instr> {
+        let suffix = match bytes {
+            4 => "32",
+            8 => "64",
+            16 => "128",
+            _ => return None,
+        };
+        let is_size = |m: &str| matches!(m, "U8" | "S8" | "U16" | "S16" | "8" | "16" | "32" | "64" | "128");
+        let mut parts: Vec<&str> = self.text.split('.').collect();
+        match parts.iter().skip(1).position(|m| is_size(m)) {
+            Some(k) => parts[k + 1] = suffix,
+            None => parts.push(suffix),
+        }
+        Instr::parse(&parts.join(".")).ok().filter(|i| i.size_bytes == bytes)
+    }
+
     /// Bits in the address operand: 64 with `.E`, else 32.
     pub fn address_bits(&self) -> u32 {
         if self.extended {

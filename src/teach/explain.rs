@@ -4,6 +4,7 @@
 
 use crate::analysis::ProgramResult;
 use crate::lang::Lang;
+use crate::model::access::LaneSet;
 use crate::model::arch::L1Choice;
 use crate::model::report::{Cost, Report};
 use crate::scenario::Scenario;
@@ -68,46 +69,23 @@ fn cost_of(sc: &Scenario, instr: usize) -> Option<u64> {
     sc.run().ok()?.instructions.get(instr).and_then(cost)
 }
 
-/// Explains one issue (`report`) of instruction `instr` of `result`, the scenario's current result, with
-/// every fix checked by running it.
+/// Explains one issue (`report`) of instruction `instr` of `result`, the scenario's current result: why it
+/// costs what it does, and the fixes that lower the cost (each checked by running it).
 pub fn explain(sc: &Scenario, result: &ProgramResult, instr: usize, report: &Report) -> Explanation {
-    explain_with(sc, result, instr, report, true)
+    Explanation { lines: why(report), suggestions: fixes(sc, result, instr, report) }
 }
 
-/// Like [`explain`]; with `check_fixes` false it skips the suggestions that need a run of the scenario (the
-/// page shows the quick explanation at once and fills in the checked fixes right after).
-pub fn explain_with(
-    sc: &Scenario,
-    result: &ProgramResult,
-    instr: usize,
-    report: &Report,
-    check_fixes: bool,
-) -> Explanation {
-    let mut ex = Explanation::default();
-    let base_cost = result.instructions.get(instr).and_then(cost);
-    let try_text = |ex: &mut Explanation, title: String, text: String, unit: &str| {
-        if !check_fixes {
-            return;
-        }
-        let mut cand = sc.clone();
-        cand.text = text.clone();
-        if let (Some(new), Some(old)) = (cost_of(&cand, instr), base_cost) {
-            if new < old {
-                ex.suggestions.push(Suggestion {
-                    title,
-                    why: format!("{unit}: {old} → {new} over the block"),
-                    fix: Some(Fix::Text(text)),
-                });
-            }
-        }
-    };
+/// Why an issue costs what it does, in sentences, most important first. It reads only the issue's report,
+/// so the page shows it at once; [`fixes`] runs the scenario again and comes after.
+pub fn why(report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
     let points = active(report);
     let size = u64::from(report.size);
     match &report.cost {
         Cost::Memory(m) => {
             let requested = m.bytes_requested;
             let ideal = requested.div_ceil(32).max(u64::from(points.len().min(1) as u32));
-            ex.lines.push(format!(
+            lines.push(format!(
                 "{} request {requested} bytes; they touch {} bytes in {}, {} B moved ({:.0}% efficiency).",
                 plural(u64::from(report.active_lanes), "active lane"),
                 m.bytes_unique,
@@ -116,8 +94,7 @@ pub fn explain_with(
                 m.efficiency * 100.0
             ));
             if u64::from(m.sectors) > ideal && points.len() > 1 {
-                ex.lines
-                    .push(format!("Packed and aligned, {requested} bytes would fit in {}.", plural(ideal, "sector")));
+                lines.push(format!("Packed and aligned, {requested} bytes would fit in {}.", plural(ideal, "sector")));
                 // Which transactions carry few useful bytes.
                 let mut partial = Vec::new();
                 for r in &m.steps {
@@ -140,103 +117,38 @@ pub fn explain_with(
                     }
                 }
                 for p in partial.iter().take(4) {
-                    ex.lines.push(format!("{}{}.", p[..1].to_ascii_uppercase(), &p[1..]));
+                    lines.push(format!("{}{}.", p[..1].to_ascii_uppercase(), &p[1..]));
                 }
                 if partial.len() > 4 {
-                    ex.lines.push(format!("… and {} more sparsely used transactions.", partial.len() - 4));
+                    lines.push(format!("… and {} more sparsely used transactions.", partial.len() - 4));
                 }
             }
             match affine(&points) {
                 Some((_, 0)) => {
-                    ex.lines.push("Every lane reads the same address: one transaction serves the warp.".into())
+                    lines.push("Every lane reads the same address: one transaction serves the warp.".into())
                 }
                 Some((base, stride)) if stride == i128::from(size) && base % 32 != 0 => {
-                    ex.lines.push(format!("The warp is contiguous but starts {} bytes into a sector: it straddles one more sector than it needs.", base % 32));
-                    if sc.lang == Lang::Expr && sc.launch().is_ok_and(|l| l.warps() == 1) {
-                        let aligned = base - base % 128;
-                        try_text(
-                            &mut ex,
-                            "Align the start to 128 bytes".into(),
-                            format!("{size}*lane + {aligned:#x}"),
-                            "transactions",
-                        );
-                    }
+                    lines.push(format!("The warp is contiguous but starts {} bytes into a sector: it straddles one more sector than it needs.", base % 32));
                 }
-                Some((base, stride)) if stride.unsigned_abs() > u128::from(size) => {
-                    ex.lines.push(format!(
+                Some((_, stride)) if stride.unsigned_abs() > u128::from(size) => {
+                    lines.push(format!(
                         "Neighbouring lanes are {} bytes apart but each uses {size}: the warp drags in {}x the data it needs.",
                         stride.abs(),
                         stride.unsigned_abs() / u128::from(size.max(1))
                     ));
-                    ex.suggestions.push(Suggestion {
-                        title: "Store the values each warp reads next to each other".into(),
-                        why: "Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.".into(),
-                        fix: None,
-                    });
-                    if sc.lang == Lang::Expr && sc.launch().is_ok_and(|l| l.warps() == 1) {
-                        try_text(
-                            &mut ex,
-                            format!("Read with a stride of {size} bytes"),
-                            format!("{size}*lane + {base:#x}"),
-                            "transactions",
-                        );
-                    }
                 }
                 _ => {}
-            }
-            // A coalesced narrow load: a vector type moves the same bytes with fewer instructions.
-            if let (Some((base, stride)), Lang::Expr) = (affine(&points), sc.lang) {
-                if stride == i128::from(size) && size < 16 && base % 16 == 0 && !sc.op.contains(".128") {
-                    let wide_op =
-                        sc.op.replace(&format!(".{}", size * 8), ".128").replace(".U8", ".128").replace(".U16", ".128");
-                    if wide_op != sc.op && crate::model::access::Instr::parse(&wide_op).is_ok() {
-                        ex.suggestions.push(Suggestion {
-                            title: "Use a 16-byte vector type (float4 / int4)".into(),
-                            why: format!("each lane moves 16 bytes instead of {size}: the same data in {}x fewer load instructions, still fully coalesced", 16 / size.max(1)),
-                            fix: Some(Fix::OpText(wide_op, format!("16*lane + {base:#x}"))),
-                        });
-                    }
-                }
-            }
-            // A CUDA access whose fastest-moving index is not threadIdx.x: swap the index terms.
-            if sc.lang == Lang::Cuda {
-                if let Some(access) = result.instructions.get(instr).map(|i| i.access.clone()) {
-                    if let Some(swapped) = swap_index(&access) {
-                        if let Some(pos) = sc.text.find(&access) {
-                            let text = format!("{}{swapped}{}", &sc.text[..pos], &sc.text[pos + access.len()..]);
-                            try_text(
-                                &mut ex,
-                                format!("Swap the index so threadIdx.x moves fastest: {swapped}"),
-                                text,
-                                "transactions",
-                            );
-                        }
-                    }
-                }
-            }
-            if check_fixes && m.transaction_bytes == 128 && m.efficiency < 0.5 && sc.config.l1 != L1Choice::Off {
-                let mut cand = sc.clone();
-                cand.config.l1 = L1Choice::Off;
-                if let (Some(new), Some(old)) = (cost_of(&cand, instr).map(|t| t * 32), base_cost.map(|t| t * 128)) {
-                    if new < old {
-                        ex.suggestions.push(Suggestion {
-                            title: "Cache this load in L2 only (-Xptxas -dlcm=cg or .CG)".into(),
-                            why: format!("32-byte transactions instead of 128-byte lines: bytes moved {old} → {new} over the block"),
-                            fix: Some(Fix::L1(L1Choice::Off)),
-                        });
-                    }
-                }
             }
         }
         Cost::Banks(b) => {
             if b.bank_conflicts == 0 {
-                ex.lines.push(format!(
+                lines.push(format!(
                     "{} for {} active lanes: no bank conflicts, every phase takes the fewest wavefronts its bytes allow.",
                     plural(u64::from(b.wavefronts), "wavefront"),
                     report.active_lanes
                 ));
             } else {
-                ex.lines.push(format!(
+                lines.push(format!(
                     "{} where {} would do: {}, worst {}-way.",
                     plural(u64::from(b.wavefronts), "wavefront"),
                     b.ideal_wavefronts,
@@ -260,47 +172,22 @@ pub fn explain_with(
                 if worst > 1 {
                     let busy: Vec<usize> = (0..64).filter(|&k| load[k] == worst).collect();
                     let bank = busy[0] as u32;
-                    let mut lanes = crate::model::access::LaneSet::default();
+                    let mut lanes_of = LaneSet::default();
                     for w in &ph.wavefronts {
                         for word in w.words.iter().filter(|x| x.bank == bank) {
                             for l in w.lanes.iter() {
                                 if report.addresses[l].is_some_and(|a| a < word.addr + 4 && word.addr < a + size) {
-                                    lanes.insert(l);
+                                    lanes_of.insert(l);
                                 }
                             }
                         }
                     }
                     let others =
                         if busy.len() > 1 { format!(" ({} banks are this busy)", busy.len()) } else { String::new() };
-                    ex.lines.push(format!(
+                    lines.push(format!(
                         "Bank {bank} holds different words for {}, so it is needed in {worst} wavefronts of one phase{others}.",
-                        lanes.phrase()
+                        lanes_of.phrase()
                     ));
-                }
-            }
-            if b.bank_conflicts > 0 {
-                if let Some((base, stride)) = affine(&points) {
-                    if sc.lang == Lang::Expr && sc.launch().is_ok_and(|l| l.warps() == 1) && stride > 0 {
-                        try_text(
-                            &mut ex,
-                            format!("Pad the stride to {} bytes (an odd number of words)", stride + 4),
-                            format!("{}*lane + {base:#x}", stride + 4),
-                            "wavefronts",
-                        );
-                        if stride % 128 == 0 {
-                            try_text(
-                                &mut ex,
-                                "XOR-swizzle the word within the row (no padding)".into(),
-                                format!("({base:#x} + {stride}*lane) ^ (4*(lane & 31))"),
-                                "wavefronts",
-                            );
-                        }
-                    }
-                }
-                if sc.lang == Lang::Cuda {
-                    if let Some(padded) = pad_shared_array(&sc.text) {
-                        try_text(&mut ex, "Pad the shared array by one column".into(), padded, "wavefronts");
-                    }
                 }
             }
         }
@@ -309,13 +196,137 @@ pub fn explain_with(
                 .iter()
                 .map(|p| format!("{} lane(s) to {:?}", p.active_lanes, p.space).to_ascii_lowercase())
                 .collect();
-            ex.lines.push(format!(
+            lines.push(format!(
                 "This generic access splits: {}. Each part is costed in its own memory.",
                 spaces.join(", ")
             ));
         }
     }
-    ex
+    lines
+}
+
+/// Changes that would lower the cost of instruction `instr`, best first. Every one that edits the scenario
+/// was run and is offered only if the engine says it costs less; advice without an edit is offered when the
+/// pattern calls for it.
+pub fn fixes(sc: &Scenario, result: &ProgramResult, instr: usize, report: &Report) -> Vec<Suggestion> {
+    let mut out = Vec::new();
+    let base_cost = result.instructions.get(instr).and_then(cost);
+    let try_text = |out: &mut Vec<Suggestion>, title: String, text: String, unit: &str| {
+        let mut cand = sc.clone();
+        cand.text = text.clone();
+        if let (Some(new), Some(old)) = (cost_of(&cand, instr), base_cost) {
+            if new < old {
+                out.push(Suggestion {
+                    title,
+                    why: format!("{unit}: {old} → {new} over the block"),
+                    fix: Some(Fix::Text(text)),
+                });
+            }
+        }
+    };
+    // Expression patterns of one warp can be rewritten as another expression.
+    let one_warp_expr = sc.lang == Lang::Expr && sc.launch().is_ok_and(|l| l.warps() == 1);
+    let points = active(report);
+    let size = u64::from(report.size);
+    match &report.cost {
+        Cost::Memory(m) => {
+            match affine(&points) {
+                Some((base, stride)) if stride == i128::from(size) && base % 32 != 0 && one_warp_expr => {
+                    let aligned = base - base % 128;
+                    try_text(
+                        &mut out,
+                        "Align the start to 128 bytes".into(),
+                        format!("{size}*lane + {aligned:#x}"),
+                        "transactions",
+                    );
+                }
+                Some((base, stride)) if stride.unsigned_abs() > u128::from(size) => {
+                    out.push(Suggestion {
+                        title: "Store the values each warp reads next to each other".into(),
+                        why: "Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.".into(),
+                        fix: None,
+                    });
+                    if one_warp_expr {
+                        try_text(
+                            &mut out,
+                            format!("Read with a stride of {size} bytes"),
+                            format!("{size}*lane + {base:#x}"),
+                            "transactions",
+                        );
+                    }
+                }
+                _ => {}
+            }
+            // A coalesced narrow load: a vector type moves the same bytes with fewer instructions.
+            if let (Some((base, stride)), Lang::Expr) = (affine(&points), sc.lang) {
+                if stride == i128::from(size) && size < 16 && base % 16 == 0 {
+                    if let Some(wide) = sc.instr().ok().and_then(|i| i.with_size(16)) {
+                        out.push(Suggestion {
+                            title: "Use a 16-byte vector type (float4 / int4)".into(),
+                            why: format!("each lane moves 16 bytes instead of {size}: the same data in {}x fewer load instructions, still fully coalesced", 16 / size.max(1)),
+                            fix: Some(Fix::OpText(wide.text, format!("16*lane + {base:#x}"))),
+                        });
+                    }
+                }
+            }
+            // A CUDA access whose fastest-moving index is not threadIdx.x: swap the index terms.
+            if sc.lang == Lang::Cuda {
+                if let Some(access) = result.instructions.get(instr).map(|i| i.access.clone()) {
+                    if let Some(swapped) = swap_index(&access) {
+                        if let Some(pos) = sc.text.find(&access) {
+                            let text = format!("{}{swapped}{}", &sc.text[..pos], &sc.text[pos + access.len()..]);
+                            try_text(
+                                &mut out,
+                                format!("Swap the index so threadIdx.x moves fastest: {swapped}"),
+                                text,
+                                "transactions",
+                            );
+                        }
+                    }
+                }
+            }
+            if m.transaction_bytes == 128 && m.efficiency < 0.5 && sc.config.l1 != L1Choice::Off {
+                let mut cand = sc.clone();
+                cand.config.l1 = L1Choice::Off;
+                if let (Some(new), Some(old)) = (cost_of(&cand, instr).map(|t| t * 32), base_cost.map(|t| t * 128)) {
+                    if new < old {
+                        out.push(Suggestion {
+                            title: "Cache this load in L2 only (-Xptxas -dlcm=cg or .CG)".into(),
+                            why: format!("32-byte transactions instead of 128-byte lines: bytes moved {old} → {new} over the block"),
+                            fix: Some(Fix::L1(L1Choice::Off)),
+                        });
+                    }
+                }
+            }
+        }
+        Cost::Banks(b) if b.bank_conflicts > 0 => {
+            if let Some((base, stride)) = affine(&points) {
+                if one_warp_expr && stride > 0 {
+                    try_text(
+                        &mut out,
+                        format!("Pad the stride to {} bytes (an odd number of words)", stride + 4),
+                        format!("{}*lane + {base:#x}", stride + 4),
+                        "wavefronts",
+                    );
+                    if stride % 128 == 0 {
+                        try_text(
+                            &mut out,
+                            "XOR-swizzle the word within the row (no padding)".into(),
+                            format!("({base:#x} + {stride}*lane) ^ (4*(lane & 31))"),
+                            "wavefronts",
+                        );
+                    }
+                }
+            }
+            if sc.lang == Lang::Cuda {
+                if let Some(padded) = pad_shared_array(&sc.text) {
+                    try_text(&mut out, "Pad the shared array by one column".into(), padded, "wavefronts");
+                }
+            }
+        }
+        Cost::Banks(_) | Cost::Split { .. } => {}
+    }
+    out
 }
 
 /// `m[threadIdx.x * N + c]` becomes `m[c * N + threadIdx.x]`: the term with threadIdx.x moves to the unit
