@@ -250,9 +250,9 @@ fn addr(sc: &Scenario, instr: usize, lane: usize) -> Option<u64> {
 
 #[test]
 fn lea_follows_the_lea_page() {
-    // seeds/003 example 1, &A[i+10] for doubles: R0 = (R2 << 3) + R4 with carry, R1 = ({R3,R2} >> 29) + R5
-    // + CC.CF. With R4 = 0xffffff80, lane 16 carries: R0 = 0x80 + 0xffffff80 = 0x1_0000_0000 -> R0 = 0,
-    // CF = 1; R1 = 0 + 0x7000 + 1. Address {R1,R0} + 80 = 0x7001_0000_0050.
+    // The LEA instruction reference's example 1, &A[i+10] for doubles: R0 = (R2 << 3) + R4 with carry,
+    // R1 = ({R3,R2} >> 29) + R5 + CC.CF. With R4 = 0xffffff80, lane 16 carries: R0 = 0x80 + 0xffffff80 =
+    // 0x1_0000_0000 -> R0 = 0, CF = 1; R1 = 0 + 0x7000 + 1. Address {R1,R0} + 80 = 0x7001_0000_0050.
     let ex1 = warpscope::teach::presets::find("lea-double-index").expect("preset").scenario();
     assert_eq!(addr(&ex1, 0, 0), Some(0x7000_ffff_ff80 + 80));
     assert_eq!(addr(&ex1, 0, 16), Some(0x7001_0000_0050));
@@ -286,9 +286,9 @@ fn lea_plg_steers_generic_loads_into_shared_memory() {
     // Outside the window P0 is true: global memory, 256 B from a 16-byte offset = 9 sectors.
     let r = run(Lang::Sass, text).set("R4=0").set("R5=0x7000").ok();
     assert_eq!(briefs(&r), [b("LD.E.64", Global, 1, 9)]);
-    // seeds/003: "LEA can write at most one of CC and Plg".
+    // The LEA instruction reference: "LEA can write at most one of CC and Plg".
     let e = run(Lang::Sass, "LEA.LO P0, R0.CC, R2, R4, 3 ;\n").err();
-    assert_eq!(e, "1:12: LEA can write at most one of CC and Plg (seeds/003)");
+    assert_eq!(e, "1:12: LEA can write at most one of CC and Plg (the LEA instruction reference)");
 }
 
 #[test]
