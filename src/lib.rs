@@ -51,8 +51,9 @@ pub mod app;
 pub mod cli;
 
 pub use lang::InputError;
+pub use model::access::Windows;
 pub use model::access::{Base, CacheOp, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
 pub use model::arch::{BankMode, Cc, L1Choice, ALL_CCS};
-pub use model::cost::{analyze, Config, Windows};
+pub use model::cost::{analyze, Config};
 pub use model::note::Note;
 pub use model::report::{BankCost, Cost, MemoryCost, Report, SpaceTag, Warning, WarningKind};

@@ -97,7 +97,7 @@ fn text_format_is_a_table() {
 
 #[test]
 fn facts_and_carveout() {
-    // seeds/002: CC 7.0, 50% of 96 KB = 48 KB, rounded up to 64 KB; CC 8.0, 50% of 164 KB -> 100 KB.
+    // the KAUST memory lecture: CC 7.0, 50% of 96 KB = 48 KB, rounded up to 64 KB; CC 8.0, 50% of 164 KB -> 100 KB.
     let v = json(&["facts", "--cc", "7.0", "--carveout", "50"]);
     assert_eq!(v["carveout"]["shared_kb"].as_u64(), Some(64));
     let v = json(&["facts", "--cc", "8.0", "--carveout", "50"]);

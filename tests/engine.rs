@@ -217,7 +217,7 @@ fn global_memory_cases() {
             "LDG.E.32",
             "4*lane",
             Mem(1, 1, 4, 4, 32),
-            "seeds/002 Kepler table: LDG is the non-coherent read-only path, 32 B",
+            "the KAUST memory lecture Kepler table: LDG is the non-coherent read-only path, 32 B",
         ),
         case("3.0", "LDG.E.32", "4*lane", Mem(1, 1, 4, 4, 32), "PG-11 K.3.2: 3.0 has no LDG; counted as an L2-only LD"),
         case("3.7", "LD.E.64", "8*lane", Mem(2, 2, 8, 2, 128), "PG-11 K.3.2: half-warp requests, L1 opt-in on 3.7")
@@ -291,7 +291,7 @@ fn global_memory_cases() {
             "LDL.32",
             "0x1000000",
             Mem(0, 0, 0, 0, 32),
-            "seeds/000: addresses outside the 16 MB window are error lanes",
+            "the LDL/LDS instruction reference: addresses outside the 16 MB window are error lanes",
         ),
         // --- Generic addresses ---
         case(
@@ -314,7 +314,7 @@ fn global_memory_cases() {
             "LDG.E.32",
             "4*lane + 1",
             Mem(1, 1, 4, 4, 32),
-            "seeds/001: LDG forces natural alignment (aligned down to 4*lane)",
+            "the LDG instruction reference: LDG forces natural alignment (aligned down to 4*lane)",
         ),
     ];
     for c in &cases {
@@ -422,11 +422,17 @@ fn shared_memory_cases() {
             "LDS.32",
             "4*lane + 2",
             Banks(0, 0, 0, 0),
-            "seeds/000: misaligned lanes raise an error under the strict option",
+            "the LDL/LDS instruction reference: misaligned lanes raise an error under the strict option",
         )
         .strict(),
-        case("8.0", "LDS.32", "4*lane", Banks(1, 1, 0, 1), "seeds/000: lanes past the allocation are error lanes")
-            .shared_bytes(64),
+        case(
+            "8.0",
+            "LDS.32",
+            "4*lane",
+            Banks(1, 1, 0, 1),
+            "the LDL/LDS instruction reference: lanes past the allocation are error lanes",
+        )
+        .shared_bytes(64),
     ];
     for c in &cases {
         check(c);

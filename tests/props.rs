@@ -228,8 +228,8 @@ proptest! {
 fn any_space_addr() -> impl Strategy<Value = u64> {
     prop_oneof![
         0u64..16384,
-        (0u64..8192).prop_map(|o| warpscope::model::cost::DEFAULT_SHARED_WINDOW + o),
-        (0u64..8192).prop_map(|o| warpscope::model::cost::DEFAULT_LOCAL_WINDOW + o),
+        (0u64..8192).prop_map(|o| warpscope::model::access::DEFAULT_SHARED_WINDOW + o),
+        (0u64..8192).prop_map(|o| warpscope::model::access::DEFAULT_LOCAL_WINDOW + o),
         any::<u64>(),
     ]
 }

@@ -246,7 +246,7 @@ async fn try_it_applies_a_checked_fix() {
 #[wasm_bindgen_test]
 async fn facts_and_carveout_follow_the_cc() {
     let root = mount().await;
-    // seeds/002: CC 8.0, 50% of 164 KB is 82 KB, rounded up to 100 KB.
+    // the KAUST memory lecture: CC 8.0, 50% of 164 KB is 82 KB, rounded up to 100 KB.
     assert!(text_of(&root, "carveout-result").contains("100 KB"));
     choose(&root, "cc", "7.0").await;
     assert!(text_of(&root, "carveout-result").contains("64 KB"), "7.0: 48 KB rounds up to 64 KB");

@@ -46,8 +46,8 @@ fuzz_target!(|data: &[u8]| {
             // Mix far addresses with ones near the windows, where generic splits happen.
             a[lane] = Some(match chunk[0] >> 1 & 3 {
                 0 => v,
-                1 => engine::DEFAULT_SHARED_WINDOW + (v & 0xffff),
-                2 => engine::DEFAULT_LOCAL_WINDOW + (v & 0xffff),
+                1 => warpscope::model::access::DEFAULT_SHARED_WINDOW + (v & 0xffff),
+                2 => warpscope::model::access::DEFAULT_LOCAL_WINDOW + (v & 0xffff),
                 _ => v & 0xffff,
             });
             if !instr.extended {

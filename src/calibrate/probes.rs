@@ -178,7 +178,7 @@ const EXTRAS: &[(&str, &str, &str, u32)] = &[
     ("local/ld/128-same", "LDL.128", "0", 32),
     ("local/st/32-same", "STL.32", "0", 32),
     ("local/st/128-per-lane", "STL.128", "16*lane", 32),
-    // Generic accesses (seeds/000, seeds/003): to global, to the shared window, to the local window, and a warp
+    // Generic accesses (the LDL/LDS and LEA instruction references): to global, to the shared window, to the local window, and a warp
     // split between global and shared.
     ("generic/ld/global", "LD.E.32", "4*lane", 32),
     ("generic/ld/shared", "LD.E.32", "0x7F0000000000 + 4*lane", 32),

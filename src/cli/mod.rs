@@ -4,9 +4,10 @@
 use crate::analysis::{Analysis, ProgramResult};
 use crate::figure::{scene, svg};
 use crate::lang::{InputError, Lang, Span};
+use crate::model::access::Windows;
 use crate::model::access::{Instr, LaneSet};
 use crate::model::arch::{self, Carveout, Cc, ALL_CCS};
-use crate::model::cost::{analyze, Windows};
+use crate::model::cost::analyze;
 use crate::model::report::Report;
 use crate::program::launch::Dim3;
 use crate::scenario::{Deadline, Field, Scenario, ScenarioError, Setting};

@@ -294,7 +294,7 @@ impl Instr {
     }
 
     /// The cache operator after the seeds' aliases: on loads `.CS` maps to `.CA`, and on LDG `.LU` maps to
-    /// `.CG` (seeds/001).
+    /// `.CG` (the LDG instruction reference).
     pub fn effective_cop(&self) -> CacheOp {
         match (self.base, self.cop) {
             (b, CacheOp::Cs) if !b.is_store() => CacheOp::Ca,
@@ -462,5 +462,41 @@ impl Lanes {
             out[l] = Some(a);
         }
         out
+    }
+}
+
+// Generic addressing: where the shared and local windows sit. The engine classifies lanes by them, and the
+// languages that model generic addresses (PTX cvta, SASS LEA.HI's Plg) test against the same windows.
+
+/// Bytes in the shared and in the local window (the LDL/LDS instruction reference: "Each
+/// address window is 16 MB in size").
+pub const WINDOW_BYTES: u64 = 16 << 20;
+/// Default generic address of the shared window (MODEL.md: high in the generic space, so small example
+/// addresses are global).
+pub const DEFAULT_SHARED_WINDOW: u64 = 0x0000_7F00_0000_0000;
+/// Default generic address of the local window.
+pub const DEFAULT_LOCAL_WINDOW: u64 = 0x0000_7F00_0100_0000;
+
+/// Where the shared and local windows sit in the generic address space, and how much of each is allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Windows {
+    /// Generic address of the start of the shared window.
+    pub shared_base: u64,
+    /// Generic address of the start of the local window.
+    pub local_base: u64,
+    /// Shared bytes allocated per block; lanes past it are error lanes. `None`: the whole window.
+    pub shared_alloc_bytes: Option<u64>,
+    /// Local bytes allocated per thread; lanes past it are error lanes. `None`: the whole window.
+    pub local_alloc_bytes: Option<u64>,
+}
+
+impl Default for Windows {
+    fn default() -> Windows {
+        Windows {
+            shared_base: DEFAULT_SHARED_WINDOW,
+            local_base: DEFAULT_LOCAL_WINDOW,
+            shared_alloc_bytes: None,
+            local_alloc_bytes: None,
+        }
     }
 }

@@ -5,45 +5,13 @@
 //! were validated when they were parsed.
 
 use super::{global, shared};
-use crate::model::access::{Base, Instr, LaneSet, Space, WarpAddrs, WARP_LANES};
+use crate::model::access::{Base, Instr, LaneSet, Space, WarpAddrs, Windows, WARP_LANES};
 use crate::model::arch::notes::Situation;
 use crate::model::arch::{self, BankMode, Cc, L1Choice};
 use crate::model::count::{Counts, Part, PartCost};
 use crate::model::note::Note;
 use crate::model::report::{BankCost, Cost, MemoryCost, Report, SpaceTag, Warning, WarningKind};
 use serde::{Deserialize, Serialize};
-
-/// Bytes in the shared and in the local window (seeds/000: "Each address window is 16 MB in size").
-pub const WINDOW_BYTES: u64 = 16 << 20;
-/// Default generic address of the shared window (MODEL.md: high in the generic space, so small example
-/// addresses are global).
-pub const DEFAULT_SHARED_WINDOW: u64 = 0x0000_7F00_0000_0000;
-/// Default generic address of the local window.
-pub const DEFAULT_LOCAL_WINDOW: u64 = 0x0000_7F00_0100_0000;
-
-/// Where the shared and local windows sit in the generic address space, and how much of each is allocated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Windows {
-    /// Generic address of the start of the shared window.
-    pub shared_base: u64,
-    /// Generic address of the start of the local window.
-    pub local_base: u64,
-    /// Shared bytes allocated per block; lanes past it are error lanes. `None`: the whole window.
-    pub shared_alloc_bytes: Option<u64>,
-    /// Local bytes allocated per thread; lanes past it are error lanes. `None`: the whole window.
-    pub local_alloc_bytes: Option<u64>,
-}
-
-impl Default for Windows {
-    fn default() -> Windows {
-        Windows {
-            shared_base: DEFAULT_SHARED_WINDOW,
-            local_base: DEFAULT_LOCAL_WINDOW,
-            shared_alloc_bytes: None,
-            local_alloc_bytes: None,
-        }
-    }
-}
 
 /// Settings that change the result, besides the CC and the instruction. A config struct, not bool
 /// parameters, so that call sites say what they mean.
@@ -53,8 +21,8 @@ pub struct Config {
     pub l1: L1Choice,
     /// Kepler's bank mode (4-byte is the default; a no-op elsewhere).
     pub bank_mode: BankMode,
-    /// Misaligned lanes of LDL/LDS/ST/STS/STL/LD become error lanes instead of warnings (seeds/000: they "can
-    /// optionally raise an error"). LDG always aligns silently (seeds/001).
+    /// Misaligned lanes of LDL/LDS/ST/STS/STL/LD become error lanes instead of warnings (the LDL/LDS instruction
+    /// reference: they "can optionally raise an error"). LDG always aligns silently (the LDG instruction reference).
     pub strict_align: bool,
     /// The windows.
     pub windows: Windows,
@@ -143,7 +111,7 @@ pub fn warnings(instr: &Instr, cfg: &Config, c: &Counts) -> Vec<Warning> {
 }
 
 /// Analyses one warp-level memory instruction whose generic address may come with an explicit `Plg`
-/// predicate (seeds/004): `plg` holds the lanes whose Plg is true ("local or global"); the others go to shared
+/// predicate (the ST instruction reference): `plg` holds the lanes whose Plg is true ("local or global"); the others go to shared
 /// memory. Without it (`None`), the address alone decides the space, as current hardware does.
 ///
 /// The counts come from the same gathering and costing as [`crate::model::count::count`]; this path also records

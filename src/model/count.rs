@@ -4,9 +4,10 @@
 //! Both gather lanes with [`gather`] and cost them with `global::cost` and `shared::cost`, the detailed path
 //! only with recording sinks, so the numbers come from one set of rules.
 
+use crate::model::access::WINDOW_BYTES;
 use crate::model::access::{Base, Instr, LaneSet, Lanes, Space, WarpAddrs, WARP_LANES};
 use crate::model::arch::{self, Cc, MemoryAccess};
-use crate::model::cost::{Config, WINDOW_BYTES};
+use crate::model::cost::Config;
 use crate::model::global::{self, MemCounts};
 use crate::model::local;
 use crate::model::shared::{self, BankCounts};

@@ -25,7 +25,7 @@ use super::expr::Vars;
 use super::params;
 use super::{InputError, Span};
 use crate::model::access::Instr;
-use crate::model::cost::{DEFAULT_LOCAL_WINDOW, DEFAULT_SHARED_WINDOW, WINDOW_BYTES};
+use crate::model::access::{DEFAULT_LOCAL_WINDOW, DEFAULT_SHARED_WINDOW, WINDOW_BYTES};
 use crate::model::note::Note;
 use crate::program::launch::Launch;
 use crate::program::{

@@ -14,7 +14,7 @@ use crate::lang::expr::Vars;
 use crate::lang::params::{self, cbank_key};
 use crate::lang::{InputError, Span};
 use crate::model::access::Instr;
-use crate::model::cost::DEFAULT_SHARED_WINDOW;
+use crate::model::access::DEFAULT_SHARED_WINDOW;
 use crate::model::note::Note;
 use crate::program::launch::Launch;
 use crate::program::{
@@ -1646,7 +1646,7 @@ fn lea(lw: &mut Lower, l: &Line) -> R<()> {
                 signed: false,
                 w: Width::W64,
                 a: off,
-                b: Src::Imm(crate::model::cost::WINDOW_BYTES),
+                b: Src::Imm(crate::model::access::WINDOW_BYTES),
             });
             lw.set_pred(p, PredRef::of(q));
         } else {

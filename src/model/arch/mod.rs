@@ -533,7 +533,7 @@ pub struct CarveoutResult {
     pub explanation: String,
 }
 
-/// Rounds a preferred carveout up to the next capacity the CC supports (seeds/002: "When using a percentage,
+/// Rounds a preferred carveout up to the next capacity the CC supports (Hadwiger's KAUST lecture on GPU memory: "When using a percentage,
 /// the carveout is rounded up to the nearest supported shared memory capacity"; CC 7.0: 50% of 96 KB = 48 KB
 /// -> 64 KB; CC 8.0: 50% of 164 KB -> 100 KB). Returns an error on CCs without a percentage carveout.
 pub fn carveout(cc: Cc, request: Carveout) -> Result<CarveoutResult, String> {
