@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: set up what is missing, then run every check and test:
-# formatting, clippy (native and wasm32), native tests, the calibration kernels' machine code, browser tests in
+# formatting, clippy (native and wasm32), the API docs, native tests (tests/layers.rs checks the
+# architecture invariants), the calibration kernels' machine code, browser tests in
 # headless Chromium, and the release site build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,6 +15,9 @@ cargo fmt --check
 step "clippy (native, then wasm32)"
 cargo clippy --locked --all-targets -- -D warnings
 cargo clippy --locked --all-targets --target wasm32-unknown-unknown -- -D warnings
+
+step "API documentation builds without warnings (the module docs state each layer's imports)"
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps
 
 step "release site build (trunk, wasm-opt)"
 trunk build --release

@@ -3,7 +3,7 @@
 //!
 //! The core is pure, deterministic integer arithmetic with no I/O: [`analyze`] takes a compute capability,
 //! a parsed instruction and one warp's addresses and returns a [`Report`]. Text enters only through
-//! [`pattern`] (and [`Instr::parse`], [`Cc::parse`]), which return errors with line and column.
+//! [`lang`] (and [`Instr::parse`], [`Cc::parse`]), which return errors with line and column.
 //!
 //! ```
 //! use warpscope::{analyze, lang::warp_from_expr, Cc, Config, Instr, LaneSet};

@@ -1,5 +1,8 @@
 //! A scenario: everything that decides what warpscope shows (CC, language, text, instruction, launch,
 //! `--set` values, settings). The CLI, the page and the presets all run scenarios, so they always agree.
+//!
+//! May import: `text`, `model`, `program`, `lang`, `analysis`. Settings enter through [`Scenario::set`] (one
+//! [`Setting`] enum for the CLI, links, labs and the page).
 
 use crate::analysis::{Analysis, ProgramResult, Trace};
 use crate::lang::{self, expr::Vars, InputError, Lang, Source, Span};
@@ -344,7 +347,7 @@ impl Scenario {
         a.run(self.blocks(), control).map_err(|e| self.run_error(e))
     }
 
-    /// The detailed report of issue `issue` (numbered warp by warp, as [`InstrResult::issue_at`] does) of
+    /// The detailed report of issue `issue` (numbered warp by warp, as [`crate::analysis::InstrResult::issue_at`] does) of
     /// instruction `instr` of `result`, this scenario's result: what the figure draws.
     pub fn report(&self, result: &ProgramResult, instr: usize, issue: usize) -> Result<Option<Report>, ScenarioError> {
         let Some(i) = result.instructions.get(instr) else { return Ok(None) };

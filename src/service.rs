@@ -7,6 +7,8 @@
 //! program has the same memory instructions as the previous request's (the user is typing), the figure is
 //! sent first, computed from the shown warp alone, before the whole block or grid has run. A request for the
 //! same scenario (a new selection) answers from the kept result without running again.
+//!
+//! May import: `text`, `model`, `program`, `lang`, `analysis`, `scenario`, `figure`, `teach`.
 
 use crate::analysis::{Analysis, ProgramResult};
 use crate::model::report::Report;
@@ -210,7 +212,7 @@ fn shown(
     }
     // The access as the current program spells it (`result` may be the previous program's).
     let access = analysis.program.sites.get(i.site).map_or(i.access.as_str(), |s| s.access.as_str());
-    let title = format!("{} on CC {}: {}", i.op, result.cc, access);
+    let title = crate::figure::scene::title(&i.op, result.cc, access);
     Some(Shown { instr, issue, warp, pass, title, report, why, others })
 }
 

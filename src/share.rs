@@ -5,6 +5,8 @@
 //! added later have defaults, and fields are plain strings rather than internal enums. Decoding never
 //! panics: a malformed, truncated, hostile or future-version link is an error value with a clear message,
 //! and the page then shows the default view.
+//!
+//! May import: `text`, `model`, `program`, `lang`, `scenario`, `figure`.
 
 use crate::figure::scene::Theme;
 use crate::scenario::{Scenario, Setting};

@@ -1,6 +1,8 @@
 //! The benchmark workload: a whole grid of 1,048,576 threads as 32,768 warp-level instructions, a fixed mix
 //! of patterns (coalesced, strided and random global loads, shared loads with bank conflicts), generated
 //! deterministically so native and browser runs measure exactly the same work.
+//!
+//! May import: `text`, `model`, `program`, `lang`, `analysis`, `scenario`, `teach` (the SGEMM preset).
 
 use crate::model::access::{Instr, WarpAddrs, WARP_LANES};
 use crate::model::arch::Cc;

@@ -1,6 +1,9 @@
 //! The web page (wasm32 only). It computes nothing itself: its analyses run in a web worker (the
 //! [`crate::service`], see `engine.rs`), and it draws the replies. Errors are values all the way to the
 //! screen.
+//!
+//! May import: anything of the library (it is a front end); nothing imports it except `main`. Its main thread
+//! runs no analysis (`tests/layers.rs`).
 
 mod browser;
 pub mod engine;

@@ -1,5 +1,7 @@
 //! The native command line: thin glue that parses arguments, calls the core and prints. Exit codes: 0 on
 //! success, 2 on bad input (with one message naming the problem and where), never a panic.
+//!
+//! May import: anything of the library (it is a front end); nothing imports it except `main`.
 
 use crate::analysis::{Analysis, ProgramResult};
 use crate::figure::{scene, svg};
@@ -611,7 +613,7 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
         ThemeArg::Dark => scene::Theme::Dark,
     };
     let n = scene::steps(report).len();
-    let title = format!("{} on CC {}: {}", instr.op, result.cc, instr.access);
+    let title = scene::title(&instr.op, result.cc, &instr.access);
     let render = |step: usize| -> Result<Vec<u8>, String> {
         let text = svg::to_svg(&scene::scene(report, &title, step), theme);
         match f.format {

@@ -243,6 +243,12 @@ fn lane_class(report: &Report, active: LaneSet, current: Option<&Step>, l: usize
     }
 }
 
+/// A figure's title: `LDG.E.32 on CC 8.0: a[i]` (the instruction, the CC, the access as the source spells it).
+/// The CLI's exported figures and the page's figure use it alike.
+pub fn title(op: &str, cc: crate::model::arch::Cc, access: &str) -> String {
+    format!("{op} on CC {cc}: {access}")
+}
+
 /// Lays out one issue at animation step `shown` (0 = nothing moved yet; `steps(report).len()` = all done).
 pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
     let all = steps(report);

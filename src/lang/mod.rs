@@ -1,5 +1,8 @@
 //! The input languages: text in, the engine's types out. This is the only fallible entry to the core; every
 //! error carries the line and column where it starts and an excerpt with a caret.
+//!
+//! May import: `text`, `model` (instructions, addresses, notes, the CC a listing targets), `program` (what every
+//! language lowers into). Nothing above: a language knows nothing of costs, scenarios or front ends.
 
 pub mod addresses;
 pub mod cexpr;

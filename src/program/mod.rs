@@ -14,6 +14,9 @@
 //! parameters without a value) are tracked per lane as *unknown*, each with the reason it is unknown. An
 //! unknown value that reaches an address, a branch or a predicate guard stops the run with an error that
 //! names the reason; it never becomes a default.
+//!
+//! May import: `text`, `model` (instructions and notes it carries). Never `lang`: the expression language
+//! reaches the program only as a [`LaneExpr`].
 
 pub mod affine;
 pub mod exec;
