@@ -239,7 +239,7 @@ pub type Vars = std::collections::BTreeMap<String, i128>;
 /// A closed-form address per thread: the expression language's pattern, which the program evaluates without
 /// knowing its syntax. `var` reads a name: a built-in (`threadIdx.x`, `lane`, `blockIdx.y`...) or a
 /// [`Vars`] value.
-pub trait LaneExpr: std::fmt::Debug {
+pub trait LaneExpr {
     /// The source text.
     fn source(&self) -> &str;
     /// The thread's address, or `None` where the expression's condition is false; an error says what went
@@ -250,6 +250,14 @@ pub trait LaneExpr: std::fmt::Debug {
     fn address_slope(&self, var: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]>;
     /// True when the condition, if any, provably does not depend on `blockIdx`.
     fn condition_block_invariant(&self, var: &dyn Fn(&str) -> Option<i128>) -> bool;
+}
+
+/// An expression shows as its source text (a derived `Debug` of its syntax tree would cost the page's workers
+/// kilobytes they never use).
+impl std::fmt::Debug for dyn LaneExpr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.source())
+    }
 }
 
 /// One operation.
