@@ -732,9 +732,9 @@ impl ProgramResult {
             facts.example_gpu,
             self.launch.block,
             self.launch.warps(),
-            if self.launch.warps() == 1 { "" } else { "s" },
+            crate::text::ending(self.launch.warps(), "s"),
             self.instructions.len(),
-            if self.instructions.len() == 1 { "" } else { "s" }
+            crate::text::ending(self.instructions.len() as u64, "s")
         );
         if let Some(k) = &self.kernel {
             let _ = writeln!(out, "kernel {k}");

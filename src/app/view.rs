@@ -139,13 +139,13 @@ fn blocks_text(r: &crate::analysis::ProgramResult) -> String {
         r.launch.grid,
         b.total,
         b.executed,
-        if b.executed == 1 { "" } else { "s" }
+        crate::text::ending(b.executed, "s")
     );
     if b.executed < b.total {
         s += &format!(
             "; the others were proven to cost the same as one that ran ({} class{}).",
             b.classes,
-            if b.classes == 1 { "" } else { "es" }
+            crate::text::ending(b.classes, "es")
         );
     } else {
         s.push('.');
