@@ -229,7 +229,7 @@ fn cuda_errors_name_their_position() {
         "2:7: the condition depends on the parameter `n`, which has no value (give it one with --set n=VALUE)"
     );
     // 3000 nested blocks once overflowed the wasm stack ("memory access out of bounds"); the 65th level
-    // (MAX_NESTING = 64 in src/lang/cuda/mod.rs) starts at column 65.
+    // (MAX_NESTING = 64 in src/lang/cuda/parse.rs) starts at column 65.
     let deep = format!("{}{}", "{".repeat(3000), "}".repeat(3000));
     assert_eq!(run(Lang::Cuda, &deep).err(), "1:65: statements nested more than 64 deep");
     // Its 6000-character line is cut to a 100-character window (EXCERPT_CHARS) around column 65: from 40
