@@ -11,6 +11,9 @@
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
 //! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
 //! size") while the executor stays optimised for speed.
+//!
+//! May import: `syntax`, `parse` (device functions and templates are parsed on demand while lowering), `file`,
+//! `lang::{cexpr, expr, params}`, `program`, `model::{access, note}`.
 
 use super::file::FnKind;
 use super::{
