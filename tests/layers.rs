@@ -224,3 +224,25 @@ fn the_page_runs_no_analysis_on_its_main_thread() {
     }
     assert!(problems.is_empty(), "analysis on the page's main thread:\n{}", problems.join("\n"));
 }
+
+/// Model notes come from one table; only the languages (through the program builder) add notes of their own,
+/// about the input.
+#[test]
+fn notes_are_written_in_the_table_or_by_the_languages() {
+    let src = src();
+    let allowed = |f: &Path| {
+        f == src.join("model").join("arch").join("notes.rs")
+            || f == src.join("model").join("note.rs")
+            || f == src.join("program").join("mod.rs")
+            || f.starts_with(src.join("lang"))
+    };
+    let mut problems = Vec::new();
+    for file in rust_files(&src).into_iter().filter(|f| !allowed(f)) {
+        for (n, line) in code_lines(&file) {
+            if line.contains("Note::new(") || line.contains("Note {") {
+                problems.push(format!("{}:{n}: a note written outside the table: {}", file.display(), line.trim()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "notes outside model::arch::notes:\n{}", problems.join("\n"));
+}

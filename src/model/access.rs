@@ -82,7 +82,7 @@ impl fmt::Display for Space {
     }
 }
 
-/// A cache operator from the seeds' syntax (`.cop`). Loads and stores have different sets.
+/// A cache operator from the instruction references' syntax (`.cop`). Loads and stores have different sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CacheOp {
     /// `.CA`: cache at all levels (the load default). `.CS` maps to it.
@@ -101,6 +101,13 @@ pub enum CacheOp {
     Wb,
     /// `.WT`: write through.
     Wt,
+}
+
+impl CacheOp {
+    /// True for the operators that keep a load out of L1 whatever the L1 choice: `.CG` and `.CV`.
+    pub fn bypasses_l1(self) -> bool {
+        matches!(self, CacheOp::Cg | CacheOp::Cv)
+    }
 }
 
 /// A parsed memory instruction.

@@ -57,9 +57,6 @@ impl Situation {
     fn family(&self) -> Family {
         self.cc.family()
     }
-    fn l2_only_cop(&self) -> bool {
-        matches!(self.cop, CacheOp::Cg | CacheOp::Cv)
-    }
     fn flag(&self, f: u8) -> bool {
         self.flags & f != 0
     }
@@ -129,7 +126,7 @@ pub const NOTES: &[NoteRule] = &[
                 && s.cc == Cc::new(3, 5)
                 && s.base != Base::Ldg
                 && s.cop != CacheOp::Ci
-                && !s.l2_only_cop()
+                && !s.cop.bypasses_l1()
                 && s.l1 == L1Choice::On
         },
         text: "Only some CC 3.5 devices honour -dlcm=ca (3.7 does); on the others these loads stay L2-only with 32-byte transactions",
@@ -148,7 +145,7 @@ pub const NOTES: &[NoteRule] = &[
                 && s.family() == Family::Maxwell
                 && s.cc != Cc::new(5, 0)
                 && s.cop != CacheOp::Ci
-                && !s.l2_only_cop()
+                && !s.cop.bypasses_l1()
                 && s.l1 == L1Choice::On
         },
         text: "With L1 caching on, CC 5.2 counts 128-byte aligned segments (Best Practices Guide); the L1/TEX cache itself fetches only the 32-byte sectors used, so the traffic to L2 may be smaller than the 128-byte count",

@@ -56,7 +56,7 @@ pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice) -> MemoryRule {
         transaction_bytes: if path == DataPath::L1 && (split || cc == Cc::new(5, 2)) { 128 } else { 32 },
         path,
     };
-    let l2_only_cop = matches!(acc.cop, CacheOp::Cg | CacheOp::Cv);
+    let l2_only_cop = acc.cop.bypasses_l1();
     let family = cc.family();
     let store = acc.base.is_store();
     rule(match (family, acc.space, store) {
