@@ -94,13 +94,16 @@ pub enum Setting {
     L1,
     /// Kepler's bank mode in bytes: `4`, `8`.
     BankMode,
+    /// How 64- and 128-bit shared accesses whose lanes share addresses count on CC 7.0+: `measured`,
+    /// `documented` (MODEL.md E).
+    SharedModel,
     /// The kernel to run (empty: the first).
     Kernel,
 }
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 10] = [
+    pub const ALL: [Setting; 11] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
@@ -110,11 +113,12 @@ impl Setting {
         Setting::Sets,
         Setting::L1,
         Setting::BankMode,
+        Setting::SharedModel,
         Setting::Kernel,
     ];
 
     /// The settings a lab may lock.
-    pub const LOCKABLE: [Setting; 8] = [
+    pub const LOCKABLE: [Setting; 9] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
@@ -122,6 +126,7 @@ impl Setting {
         Setting::Pattern,
         Setting::L1,
         Setting::BankMode,
+        Setting::SharedModel,
         Setting::Sets,
     ];
 
@@ -137,6 +142,7 @@ impl Setting {
             Setting::Sets => "sets",
             Setting::L1 => "l1",
             Setting::BankMode => "bank_mode",
+            Setting::SharedModel => "shared_model",
             Setting::Kernel => "kernel",
         }
     }
@@ -147,9 +153,13 @@ impl Setting {
             Setting::Op => Field::Op,
             Setting::Block | Setting::Grid => Field::Launch,
             Setting::Sets => Field::Set,
-            Setting::Cc | Setting::Lang | Setting::Pattern | Setting::L1 | Setting::BankMode | Setting::Kernel => {
-                Field::Pattern
-            }
+            Setting::Cc
+            | Setting::Lang
+            | Setting::Pattern
+            | Setting::L1
+            | Setting::BankMode
+            | Setting::SharedModel
+            | Setting::Kernel => Field::Pattern,
         }
     }
 }
@@ -235,6 +245,7 @@ impl Scenario {
             }
             Setting::L1 => self.config.l1 = value.parse().map_err(err)?,
             Setting::BankMode => self.config.bank_mode = value.parse().map_err(err)?,
+            Setting::SharedModel => self.config.shared_model = value.parse().map_err(err)?,
             Setting::Kernel => self.kernel = Some(value.to_string()).filter(|k| !k.is_empty()),
         }
         Ok(())
@@ -252,16 +263,34 @@ impl Scenario {
             Setting::Sets => self.sets.join(", "),
             Setting::L1 => self.config.l1.to_string(),
             Setting::BankMode => self.config.bank_mode.to_string(),
+            Setting::SharedModel => self.config.shared_model.to_string(),
             Setting::Kernel => self.kernel.clone().unwrap_or_default(),
         }
     }
 
-    /// The parsed instruction.
+    /// The parsed instruction; one the chosen CC does not have (`LDSM` before 7.5, ...) is refused here.
     pub fn instr(&self) -> Result<Instr, ScenarioError> {
-        Instr::parse(&self.op).map_err(|e| ScenarioError {
+        let instr = Instr::parse(&self.op).map_err(|e| ScenarioError {
             field: Field::Op,
             error: InputError::at(&self.op, Span { start: e.column, end: e.column + e.len }, e.message),
-        })
+        })?;
+        match instr.base.first_cc() {
+            Some(first) if self.cc < first => Err(ScenarioError {
+                field: Field::Op,
+                error: whole(
+                    &self.op,
+                    format!(
+                        "{} ({}) needs CC {first} or later; CC {} does not have it (PTX ISA, {}: sm_{})",
+                        instr.base.name(),
+                        instr.base.ptx_name(),
+                        self.cc,
+                        instr.base.ptx_name(),
+                        first.sm()
+                    ),
+                ),
+            }),
+            _ => Ok(instr),
+        }
     }
 
     /// The `--set` values by name.

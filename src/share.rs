@@ -43,6 +43,9 @@ pub struct PaneState {
     pub l1: String,
     /// 4 or 8.
     pub bank_mode: u8,
+    /// `measured` or `documented` (empty in links written before it existed: measured).
+    #[serde(default)]
+    pub shared_model: String,
     /// Strict alignment.
     pub strict: bool,
     /// The preset the pattern came from, if any.
@@ -74,6 +77,7 @@ impl PaneState {
             sets: sc.sets.clone(),
             l1: sc.value(Setting::L1),
             bank_mode: sc.config.bank_mode.bytes(),
+            shared_model: sc.value(Setting::SharedModel),
             strict: sc.config.strict_align,
             preset: preset.to_string(),
             instr,
@@ -98,6 +102,7 @@ impl PaneState {
             (Setting::Grid, &self.grid),
             (Setting::L1, &self.l1),
             (Setting::BankMode, &bank_mode.to_string()),
+            (Setting::SharedModel, &self.shared_model),
             (Setting::Kernel, &self.kernel),
         ] {
             sc.set(setting, value).map_err(|e| e.error.message)?;

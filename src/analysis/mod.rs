@@ -8,9 +8,9 @@
 //!
 //! May import: `text`, `model`, `program`. Never the languages or anything above.
 
-use crate::model::access::{Instr, LaneSet, Space, WarpAddrs};
+use crate::model::access::{Base, Instr, LaneSet, Second, Space, WarpAddrs};
 use crate::model::arch::Cc;
-use crate::model::cost::{analyze_lanes, issue_notes, warnings, Config};
+use crate::model::cost::{analyze_with, issue_notes, warnings, Config};
 use crate::model::count::{count_lanes, Counts, PartCost};
 use crate::model::note::Note;
 use crate::model::report::{Report, SpaceTag};
@@ -38,6 +38,34 @@ pub struct Issue {
     pub addrs: WarpAddrs,
     /// For generic LD/ST with an explicit `Plg` operand: the lanes whose Plg is true.
     pub plg: Option<LaneSet>,
+    /// For `cp.async` (`LDGSTS`): each lane's global source address (`addrs` are the shared destinations).
+    pub src: Option<WarpAddrs>,
+}
+
+/// One issue's operands as a run captured them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Captured {
+    /// The addresses.
+    pub addrs: WarpAddrs,
+    /// The lanes whose explicit `Plg` is true.
+    pub plg: Option<LaneSet>,
+    /// A `cp.async`'s global source addresses.
+    pub src: Option<WarpAddrs>,
+}
+
+fn warp_addrs(addrs: &[u64; 32], mask: u32) -> WarpAddrs {
+    WarpAddrs(std::array::from_fn(|l| (mask >> l & 1 != 0).then_some(addrs[l])))
+}
+
+fn captured(addrs: &[u64; 32], mask: u32, second: Second) -> Captured {
+    Captured {
+        addrs: warp_addrs(addrs, mask),
+        plg: second.plg().map(LaneSet),
+        src: match second {
+            Second::Src(s) => Some(warp_addrs(s, mask)),
+            _ => None,
+        },
+    }
 }
 
 /// A site and some of its issues.
@@ -96,6 +124,9 @@ pub struct BankTotals {
     pub bank_conflicts: u64,
     /// The largest conflict degree of any issue.
     pub conflict_degree: u32,
+    /// The wavefronts the other shared model counts, present where the two differ (MODEL.md E).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_model_wavefronts: Option<u64>,
 }
 
 /// One issue, in brief.
@@ -243,8 +274,8 @@ pub struct Sums {
     active_lanes: u64,
     /// global, local: requests, lines, sectors, transactions, bytes requested, unique, moved.
     mem: [[u64; 7]; 2],
-    /// wavefronts, ideal, conflict degree (a maximum).
-    banks: [u64; 3],
+    /// wavefronts, ideal, conflict degree (a maximum), the other shared model's wavefronts.
+    banks: [u64; 4],
     /// Issues that reached each space.
     space_issues: [u64; 3],
 }
@@ -271,6 +302,8 @@ impl Sums {
                     self.banks[0] += u64::from(b.wavefronts);
                     self.banks[1] += u64::from(b.ideal_wavefronts);
                     self.banks[2] = self.banks[2].max(u64::from(b.conflict_degree));
+                    let other = if b.other_model_wavefronts != 0 { b.other_model_wavefronts } else { b.wavefronts };
+                    self.banks[3] += u64::from(other);
                 }
             }
         }
@@ -286,6 +319,7 @@ impl Sums {
         }
         self.banks[0] += o.banks[0] * times;
         self.banks[1] += o.banks[1] * times;
+        self.banks[3] += o.banks[3] * times;
         if times > 0 {
             self.banks[2] = self.banks[2].max(o.banks[2]);
         }
@@ -437,13 +471,13 @@ impl<'a> Collector<'a> {
 }
 
 impl Sink for Collector<'_> {
-    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, second: Second) -> bool {
         let mask = mask & self.lane_mask;
         if mask == 0 {
             return true;
         }
         let Some(instr) = self.sites.get(site as usize).map(|s| &s.instr) else { return true };
-        let c = count_lanes(self.cc, instr, addrs, mask, plg, &self.cfg);
+        let c = count_lanes(self.cc, instr, addrs, mask, second, &self.cfg);
         self.issue_counts(site as usize, warp, pass, &c);
         true
     }
@@ -470,7 +504,14 @@ impl Costing for Collector<'_> {
 
 fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult {
     let instr = &site.instr;
-    let op = if instr.is_store() { "st" } else { "ld" };
+    // Nsight Compute names ldmatrix, stmatrix and cp.async apart from plain loads and stores.
+    let op = match instr.base {
+        Base::Ldsm => "ldsm",
+        Base::Stsm => "stsm",
+        Base::Ldgsts => "ldgsts",
+        _ if instr.is_store() => "st",
+        _ => "ld",
+    };
     let mut ncu: BTreeMap<String, u64> = BTreeMap::new();
     let mut per_request: BTreeMap<String, f64> = BTreeMap::new();
     let mut memory: Option<MemoryTotals> = None;
@@ -495,6 +536,7 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
                     ideal_wavefronts: ideal,
                     bank_conflicts: wav - ideal,
                     conflict_degree: degree as u32,
+                    other_model_wavefronts: (t.banks[3] != wav).then_some(t.banks[3]),
                 });
             }
             Space::Global | Space::Local => {
@@ -522,7 +564,10 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
         m.sectors_per_request = crate::model::report::ratio(m.sectors, m.requests);
     }
     let space_name = instr.base.fixed_space().map_or("generic", ncu_space);
-    let inst = format!("smsp__inst_executed_op_{space_name}_{op}.sum");
+    let inst = match instr.base {
+        Base::Ldsm | Base::Stsm | Base::Ldgsts => format!("smsp__inst_executed_op_{op}.sum"),
+        _ => format!("smsp__inst_executed_op_{space_name}_{op}.sum"),
+    };
     if t.issues > 0 {
         ncu.insert(inst, t.issues);
     }
@@ -536,7 +581,10 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
         _ => SpaceTag::Generic,
     };
     let mut notes = site.notes.clone();
-    for n in info.notes {
+    for mut n in info.notes {
+        if let Some(b) = &banks {
+            crate::model::arch::notes::refill(&mut n, b.wavefronts, b.other_model_wavefronts.unwrap_or(b.wavefronts));
+        }
         if !notes.iter().any(|m| m.id == n.id) {
             notes.push(n);
         }
@@ -571,7 +619,8 @@ pub fn analyze_trace(cc: Cc, trace: &Trace, cfg: &Config) -> ProgramResult {
     c.begin_block(trace.launch.block_idx);
     for (k, item) in trace.items.iter().enumerate() {
         for issue in &item.issues {
-            let counts = crate::model::count::count(cc, &item.site.instr, &issue.addrs, issue.plg, cfg);
+            let counts =
+                crate::model::count::count_with(cc, &item.site.instr, &issue.addrs, issue.plg, issue.src.as_ref(), cfg);
             c.issue_counts(k, issue.warp, issue.iteration, &counts);
         }
     }
@@ -602,17 +651,15 @@ struct Capture {
     site: SiteId,
     pass: u32,
     lane_mask: u32,
-    got: Option<(WarpAddrs, Option<LaneSet>)>,
+    got: Option<Captured>,
 }
 
 impl Sink for Capture {
-    fn issue(&mut self, site: SiteId, _: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+    fn issue(&mut self, site: SiteId, _: u32, pass: u32, addrs: &[u64; 32], mask: u32, second: Second) -> bool {
         if site != self.site || pass != self.pass {
             return true;
         }
-        let mask = mask & self.lane_mask;
-        let a = std::array::from_fn(|l| (mask >> l & 1 != 0).then_some(addrs[l]));
-        self.got = Some((WarpAddrs(a), plg.map(LaneSet)));
+        self.got = Some(captured(addrs, mask & self.lane_mask, second));
         false
     }
 }
@@ -624,7 +671,7 @@ struct Recorder {
 }
 
 impl Sink for Recorder {
-    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool {
+    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, second: Second) -> bool {
         let mask = mask & self.lane_mask;
         if mask == 0 {
             return true;
@@ -632,8 +679,8 @@ impl Sink for Recorder {
         let Some((issues, total)) = self.items.get_mut(site as usize) else { return true };
         *total += 1;
         if issues.len() < self.max {
-            let a = std::array::from_fn(|l| (mask >> l & 1 != 0).then_some(addrs[l]));
-            issues.push(Issue { warp, iteration: pass, addrs: WarpAddrs(a), plg: plg.map(LaneSet) });
+            let c = captured(addrs, mask, second);
+            issues.push(Issue { warp, iteration: pass, addrs: c.addrs, plg: c.plg, src: c.src });
         }
         true
     }
@@ -668,13 +715,13 @@ impl Analysis {
         warp: u32,
         pass: u32,
         control: &mut dyn Control,
-    ) -> Result<Option<(WarpAddrs, Option<LaneSet>)>, RunError> {
+    ) -> Result<Option<Captured>, RunError> {
         if instr >= self.program.sites.len() || warp >= self.launch.warps() {
             return Ok(None);
         }
         let mut cap = Capture { site: instr as SiteId, pass, lane_mask: self.lane_mask.0, got: None };
         grid::run_warp(&self.program, &self.launch, warp, &mut cap, control)?;
-        Ok(cap.got.filter(|(a, _)| a.0.iter().any(Option::is_some)))
+        Ok(cap.got.filter(|c| c.addrs.0.iter().any(Option::is_some)))
     }
 
     /// The detailed report of one issue: what the figure draws.
@@ -685,9 +732,9 @@ impl Analysis {
         pass: u32,
         control: &mut dyn Control,
     ) -> Result<Option<Report>, RunError> {
-        let Some((addrs, plg)) = self.capture(instr, warp, pass, control)? else { return Ok(None) };
+        let Some(c) = self.capture(instr, warp, pass, control)? else { return Ok(None) };
         let site = &self.program.sites[instr];
-        Ok(Some(analyze_lanes(self.cc, &site.instr, &addrs, plg, &self.config)))
+        Ok(Some(analyze_with(self.cc, &site.instr, &c.addrs, c.plg, c.src.as_ref(), &self.config)))
     }
 
     /// The first `max_issues` issues of every site in the listed block, with their addresses, warp by warp.

@@ -638,6 +638,7 @@ fn record_answer(s: &mut State) {
     a.block = Some(pane.block_text.clone());
     a.l1 = Some(sc.value(Setting::L1));
     a.bank_mode = Some(sc.config.bank_mode.bytes());
+    a.shared_model = Some(sc.value(Setting::SharedModel));
     a.sets = Some(sc.sets.clone());
 }
 

@@ -211,6 +211,10 @@ struct InputArgs {
     /// Kepler shared-memory bank mode in bytes.
     #[arg(long, value_parser = ["4", "8"])]
     bank_mode: Option<String>,
+    /// How 64/128-bit shared accesses whose lanes share addresses in pairs count on CC 7.0+: as measured
+    /// (merged phases, the default) or by the documented phase model.
+    #[arg(long, value_parser = ["measured", "documented"])]
+    shared_model: Option<String>,
     /// Misaligned lanes of LDL/LDS/ST/STS/STL/LD become error lanes instead of warnings.
     #[arg(long)]
     strict: bool,
@@ -462,7 +466,9 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     if let Some(m) = &a.mask {
         sc.lane_mask = parse_mask(m).map_err(|e| flag_error("--mask", e))?;
     }
-    for (setting, value) in [(Setting::L1, &a.l1), (Setting::BankMode, &a.bank_mode)] {
+    for (setting, value) in
+        [(Setting::L1, &a.l1), (Setting::BankMode, &a.bank_mode), (Setting::SharedModel, &a.shared_model)]
+    {
         if let Some(v) = value {
             set(&mut sc, setting, v)?;
         }

@@ -303,7 +303,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             SpaceTag::Global => "global memory",
             SpaceTag::Local => "local memory (interleaved)",
             SpaceTag::Shared => "shared memory",
-            SpaceTag::Generic => "memory",
+            SpaceTag::Generic | SpaceTag::GlobalToShared => "memory",
         };
         // Right-aligned on a background box, clear of the arrows that fan out from the lanes on the left.
         let label_w = 8.0 * label.len() as f64 + 16.0;

@@ -168,7 +168,7 @@ pub fn lower(src: &str, default_op: Option<Instr>) -> Result<(Program, Dim3), In
                 source: None,
             },
         );
-        builder.emit(Op::Mem { site, addr: dst, plg: None, ctx, data: None }, Some(PredRef::of(pred)), span);
+        builder.emit(Op::Mem { site, addr: dst, plg: None, src: None, ctx, data: None }, Some(PredRef::of(pred)), span);
     }
     Ok((builder.finish(), block))
 }

@@ -6,6 +6,7 @@
 //! (threadIdx.y * blockDim.x + threadIdx.x) * 4
 //! 16*lane if lane < 20          // the predicate becomes the active mask
 //! base + 8*min(tid, n - 1)      // base and n set with --set
+//! 16*lane from 16*tid + 4096    // cp.async (LDGSTS): shared destination from global source
 //! ```
 //!
 //! Variables: `lane`, `warp`, `tid` (the linear thread index), `threadIdx.x/y/z`, `blockIdx.*`, `blockDim.*`,
@@ -24,6 +25,8 @@ pub struct Pattern {
     pub addr: Ex,
     /// The predicate: lanes where it is 0 are inactive.
     pub pred: Option<Ex>,
+    /// For a copy (`cp.async`, `LDGSTS`): the global source address, written `DST from SRC`.
+    pub src: Option<Ex>,
     /// The source text.
     pub source: String,
 }
@@ -49,6 +52,15 @@ impl Pattern {
             return Err(p.err("empty expression: write an address such as 4*lane"));
         }
         let addr = p.ternary()?;
+        let src = if p.at_word("from") {
+            p.bump();
+            if matches!(p.peek(), Tok::End) || p.at_word("if") {
+                return Err(p.err("expected the global source address after `from`"));
+            }
+            Some(p.ternary()?)
+        } else {
+            None
+        };
         let pred = if p.at_word("if") {
             p.bump();
             if matches!(p.peek(), Tok::End) {
@@ -59,17 +71,27 @@ impl Pattern {
             None
         };
         if !matches!(p.peek(), Tok::End) {
-            let hint =
-                if p.at_word("where") || p.at_word("when") { " (write the predicate as `ADDR if COND`)" } else { "" };
+            let hint = if p.at_word("where") || p.at_word("when") {
+                " (write the predicate as `ADDR if COND`)"
+            } else if p.at_word("from") {
+                " (`from` comes before `if`: `DST from SRC if COND`)"
+            } else {
+                ""
+            };
             return Err(
                 p.err(format!("expected an operator or the end of the expression, found {}{hint}", p.describe()))
             );
         }
         check(source, &addr, vars)?;
-        if let Some(pr) = &pred {
-            check(source, pr, vars)?;
+        for e in pred.iter().chain(&src) {
+            check(source, e, vars)?;
         }
-        Ok(Pattern { addr, pred, source: source.to_string() })
+        Ok(Pattern { addr, pred, src, source: source.to_string() })
+    }
+
+    /// The copy's global source as a pattern of its own (same predicate), for `DST from SRC`.
+    pub fn source_pattern(&self) -> Option<Pattern> {
+        Some(Pattern { addr: self.src.clone()?, pred: self.pred.clone(), src: None, source: self.source.clone() })
     }
 
     /// The thread's address, or `None` when the predicate is false.

@@ -245,6 +245,46 @@ pub struct Lowered {
 /// Parses the source and lowers it into a program (the only fallible step; running can still stop on a value
 /// the program needs but cannot know).
 pub fn lower(src: &Source) -> Result<Lowered, InputError> {
+    let lowered = lower_any(src)?;
+    check_available(src, &lowered.program)?;
+    Ok(lowered)
+}
+
+/// Refuses an instruction the chosen CC does not have (`ldmatrix` before 7.5, `cp.async` before 8.0,
+/// `stmatrix` before 9.0), at its line, naming the first CC that has it.
+fn check_available(src: &Source, program: &Program) -> Result<(), InputError> {
+    for site in &program.sites {
+        let Some(first) = site.instr.base.first_cc() else { continue };
+        if src.cc >= first {
+            continue;
+        }
+        let line_start: usize = src.text.split_inclusive('\n').take(site.line.saturating_sub(1)).map(str::len).sum();
+        let line = src.text[line_start.min(src.text.len())..].lines().next().unwrap_or("");
+        let word = site.instr.base.name();
+        let at = line
+            .to_ascii_uppercase()
+            .find(word)
+            .or_else(|| line.find(site.instr.base.ptx_name()))
+            .unwrap_or(line.len() - line.trim_start().len());
+        let len = line[at..].split(|c: char| c.is_whitespace() || c == '(' || c == ';').next().map_or(1, str::len);
+        let span = Span { start: line_start + at, end: line_start + at + len.max(1) };
+        return Err(InputError::at(
+            src.text,
+            span,
+            format!(
+                "`{}` ({}) needs CC {first} or later; CC {} does not have it (PTX ISA, {}: sm_{})",
+                site.instr.text,
+                site.instr.base.ptx_name(),
+                src.cc,
+                site.instr.base.ptx_name(),
+                first.sm()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn lower_any(src: &Source) -> Result<Lowered, InputError> {
     let program = match src.lang {
         Lang::Expr => expr_program(src)?,
         #[cfg(feature = "lang-cuda")]
@@ -287,21 +327,61 @@ fn expr_program(src: &Source) -> Result<Program, InputError> {
     };
     let names: Vec<String> = src.vars.keys().cloned().collect();
     let pattern = expr::Pattern::parse(text, &names)?;
+    let whole = Span { start: 0, end: text.len().max(1) };
+    let source = match (pattern.source_pattern(), instr.base == crate::model::access::Base::Ldgsts) {
+        (Some(p), true) => Some(p),
+        (None, false) => None,
+        (None, true) => {
+            return Err(InputError::at(
+                text,
+                whole,
+                format!(
+                    "{} copies from global to shared memory: write `SHARED from GLOBAL`, as in `16*lane from 16*tid`",
+                    instr.text
+                ),
+            ))
+        }
+        (Some(_), false) => {
+            let at = text.find("from").unwrap_or(0);
+            return Err(InputError::at(
+                text,
+                Span { start: at, end: at + 4 },
+                format!("`from` gives a copy's global source; {} is not a copy (cp.async is LDGSTS)", instr.text),
+            ));
+        }
+    };
     let mut b = Builder::new();
-    let span = Span { start: 0, end: text.len().max(1) };
+    let span = whole;
     let (dst, pred) = (b.reg(), b.pred());
+    let vars = Rc::new(src.vars.clone());
     b.emit(
         Op::Eval {
             dst,
             pred,
             expr: Rc::new(pattern),
-            vars: Rc::new(src.vars.clone()),
+            vars: vars.clone(),
             addr_bits: instr.address_bits(),
             op_text: instr.text.clone().into(),
         },
         None,
         span,
     );
+    let from = source.map(|p| {
+        let (reg, p2) = (b.reg(), b.pred());
+        b.emit(
+            Op::Eval {
+                dst: reg,
+                pred: p2,
+                expr: Rc::new(p),
+                vars,
+                addr_bits: instr.source_address_bits(),
+                op_text: instr.text.clone().into(),
+            },
+            None,
+            span,
+        );
+        reg
+    });
     let site = b.site(
         (0, 0),
         Site {
@@ -314,7 +394,7 @@ fn expr_program(src: &Source) -> Result<Program, InputError> {
         },
     );
     let ctx = b.ctx("the address depends on ");
-    b.emit(Op::Mem { site, addr: dst, plg: None, ctx, data: None }, Some(PredRef::of(pred)), span);
+    b.emit(Op::Mem { site, addr: dst, plg: None, src: from, ctx, data: None }, Some(PredRef::of(pred)), span);
     Ok(b.finish())
 }
 

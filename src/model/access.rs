@@ -28,25 +28,39 @@ pub enum Base {
     Ldl,
     /// Store within the local window (`STL`).
     Stl,
+    /// `ldmatrix`: each lane of the first 8, 16 or 32 gives one 16-byte row of an 8x8 matrix of 16-bit
+    /// elements in shared memory (`LDSM.16.M88.4`, CC 7.5+).
+    Ldsm,
+    /// `stmatrix`: the store form of [`Base::Ldsm`] (`STSM.16.M88.4`, CC 9.0+).
+    Stsm,
+    /// `cp.async`: each lane copies 4, 8 or 16 bytes from global to shared memory in one instruction
+    /// (`LDGSTS`, CC 8.0+). Its address is the shared destination; the global source is a second operand.
+    Ldgsts,
 }
 
 impl Base {
     /// True for stores.
     pub fn is_store(self) -> bool {
-        matches!(self, Base::Stg | Base::St | Base::Sts | Base::Stl)
+        matches!(self, Base::Stg | Base::St | Base::Sts | Base::Stl | Base::Stsm)
+    }
+
+    /// True for `ldmatrix` / `stmatrix`: one phase per 8x8 matrix.
+    pub fn is_matrix(self) -> bool {
+        matches!(self, Base::Ldsm | Base::Stsm)
     }
 
     /// The space the mnemonic names, or `None` for the generic `LD`/`ST`.
     pub fn fixed_space(self) -> Option<Space> {
         match self {
             Base::Ldg | Base::Stg => Some(Space::Global),
-            Base::Lds | Base::Sts => Some(Space::Shared),
+            Base::Lds | Base::Sts | Base::Ldsm | Base::Stsm | Base::Ldgsts => Some(Space::Shared),
             Base::Ldl | Base::Stl => Some(Space::Local),
             Base::Ld | Base::St => None,
         }
     }
 
-    fn name(self) -> &'static str {
+    /// The SASS mnemonic.
+    pub fn name(self) -> &'static str {
         match self {
             Base::Ldg => "LDG",
             Base::Stg => "STG",
@@ -56,6 +70,33 @@ impl Base {
             Base::Sts => "STS",
             Base::Ldl => "LDL",
             Base::Stl => "STL",
+            Base::Ldsm => "LDSM",
+            Base::Stsm => "STSM",
+            Base::Ldgsts => "LDGSTS",
+        }
+    }
+
+    /// The PTX instruction it implements (`ld`, `ldmatrix`, `cp.async`, ...).
+    pub fn ptx_name(self) -> &'static str {
+        match self {
+            Base::Ldsm => "ldmatrix",
+            Base::Stsm => "stmatrix",
+            Base::Ldgsts => "cp.async",
+            b if b.is_store() => "st",
+            _ => "ld",
+        }
+    }
+
+    /// The first compute capability that has the instruction, for those not on every CC warpscope knows:
+    /// `ldmatrix` from 7.5, `cp.async` from 8.0, `stmatrix` from 9.0 (PTX ISA, "ldmatrix", "cp.async",
+    /// "stmatrix": target ISA notes).
+    pub fn first_cc(self) -> Option<crate::model::arch::Cc> {
+        use crate::model::arch::Cc;
+        match self {
+            Base::Ldsm => Some(Cc::new(7, 5)),
+            Base::Ldgsts => Some(Cc::new(8, 0)),
+            Base::Stsm => Some(Cc::new(9, 0)),
+            _ => None,
         }
     }
 }
@@ -123,6 +164,12 @@ pub struct Instr {
     pub size_bytes: u32,
     /// `.U` (LDS) or `.U.128` (LDG): the uniform-address hint.
     pub uniform_hint: bool,
+    /// For `LDSM`/`STSM`: how many 8x8 matrices (1, 2 or 4); 0 for every other instruction.
+    #[serde(default)]
+    pub matrices: u8,
+    /// For `LDSM`/`STSM`: `.MT88`, the transposing form (the same rows are read; only the registers differ).
+    #[serde(default)]
+    pub trans: bool,
     /// The mnemonic as the user wrote it, upper-cased.
     pub text: String,
 }
@@ -165,11 +212,14 @@ impl Instr {
             "STS" => Base::Sts,
             "LDL" => Base::Ldl,
             "STL" => Base::Stl,
+            "LDSM" => Base::Ldsm,
+            "STSM" => Base::Stsm,
+            "LDGSTS" => Base::Ldgsts,
             "" => return Err(OpError { message: "empty instruction".into(), column: lead, len: 1 }),
             other => {
                 return Err(OpError {
                     message: format!(
-                        "`{other}` is not a memory instruction warpscope knows (LDG, STG, LD, ST, LDS, STS, LDL, STL)"
+                        "`{other}` is not a memory instruction warpscope knows (LDG, STG, LD, ST, LDS, STS, LDL, STL, LDSM, STSM, LDGSTS)"
                     ),
                     column: lead,
                     len: other.len().max(1),
@@ -183,8 +233,13 @@ impl Instr {
             cop: if store { CacheOp::Wb } else { CacheOp::Ca },
             size_bytes: 4,
             uniform_hint: false,
+            matrices: 0,
+            trans: false,
             text: upper.clone(),
         };
+        if base.is_matrix() {
+            return parse_matrix(instr, &parts);
+        }
         let mut seen_cop: Option<usize> = None;
         let mut seen_size: Option<usize> = None;
         let mut i = 1;
@@ -206,6 +261,9 @@ impl Instr {
             if let Some(cop) = cop {
                 if matches!(base, Base::Lds | Base::Sts) {
                     return Err(err(format!("shared-memory instructions take no cache operator, found `.{m}`")));
+                }
+                if base == Base::Ldgsts && !matches!(cop, CacheOp::Ca | CacheOp::Cg) {
+                    return Err(err(format!("LDGSTS takes .CA or .BYPASS (cp.async.cg), not `.{m}`")));
                 }
                 if base == Base::Ldl && cop == CacheOp::Cg {
                     return Err(err("LDL takes .CA, .CS, .LU, .CV or .CI, not `.CG`".into()));
@@ -245,6 +303,8 @@ impl Instr {
                     )));
                 }
                 "E" => instr.extended = true,
+                // LDGSTS.BYPASS is cp.async.cg: the global read keeps out of L1.
+                "BYPASS" if base == Base::Ldgsts => instr.cop = CacheOp::Cg,
                 // `.U` on LDS is the uniform hint; on LDG it only appears as `.U.128`.
                 "U" if base == Base::Lds => instr.uniform_hint = true,
                 "U" if base == Base::Ldg && parts.get(i + 1).map(|p| p.1) == Some("128") => {
@@ -268,6 +328,16 @@ impl Instr {
         Ok(instr)
     }
 
+    /// For `LDSM`/`STSM`, the lanes that give row addresses (threads 0-7 for one matrix, 0-15 for two, all
+    /// 32 for four: the PTX ISA, "ldmatrix"); every lane for other instructions.
+    pub fn lane_mask(&self) -> u32 {
+        match self.matrices {
+            1 => 0xFF,
+            2 => 0xFFFF,
+            _ => u32::MAX,
+        }
+    }
+
     /// The same instruction moving `bytes` (4, 8 or 16) per lane: its size modifier replaced, or added
     /// where it had none (`LDG.E.32` -> `LDG.E.128`). `None` for a size the instruction cannot take.
     pub fn with_size(&self, bytes: u32) -> Option<Instr> {
@@ -286,8 +356,18 @@ impl Instr {
         Instr::parse(&parts.join(".")).ok().filter(|i| i.size_bytes == bytes)
     }
 
-    /// Bits in the address operand: 64 with `.E`, else 32.
+    /// Bits in the address operand: 64 with `.E`, else 32 (always 32 for the shared destination of `LDGSTS`,
+    /// whose `.E` is its global source's: [`Instr::source_address_bits`]).
     pub fn address_bits(&self) -> u32 {
+        if self.extended && self.base != Base::Ldgsts {
+            64
+        } else {
+            32
+        }
+    }
+
+    /// Bits in `LDGSTS`'s global source address: 64 with `.E`, else 32.
+    pub fn source_address_bits(&self) -> u32 {
         if self.extended {
             64
         } else {
@@ -300,6 +380,12 @@ impl Instr {
         self.base.is_store()
     }
 
+    /// For `LDGSTS`, its global side as a global load of the same width and cache operator (MODEL.md G:
+    /// "cost the global side as a global load of that width"); the text stays the instruction's.
+    pub fn copy_source(&self) -> Instr {
+        Instr { base: Base::Ldg, ..self.clone() }
+    }
+
     /// The cache operator after the seeds' aliases: on loads `.CS` maps to `.CA`, and on LDG `.LU` maps to
     /// `.CG` (the LDG instruction reference).
     pub fn effective_cop(&self) -> CacheOp {
@@ -309,6 +395,45 @@ impl Instr {
             (_, c) => c,
         }
     }
+}
+
+/// The modifiers of `LDSM`/`STSM`: `.16` (16-bit elements), `.M88` or `.MT88` (transposed), and `.2` or
+/// `.4` matrices (one without). Each lane's address is a 16-byte row.
+fn parse_matrix(mut instr: Instr, parts: &[(usize, &str)]) -> Result<Instr, OpError> {
+    instr.size_bytes = 16;
+    instr.matrices = 1;
+    let mut shape = None;
+    for &(col, m) in &parts[1..] {
+        let err = |message: String| OpError { message, column: col, len: m.len().max(1) };
+        match m {
+            "16" | "B16" => {}
+            "M88" | "MT88" if shape.is_none() => {
+                shape = Some(col);
+                instr.trans = m == "MT88";
+            }
+            "M88" | "MT88" => return Err(err(format!("a second shape `.{m}`"))),
+            "2" | "X2" if shape.is_some() => instr.matrices = 2,
+            "4" | "X4" if shape.is_some() => instr.matrices = 4,
+            "1" | "X1" if shape.is_some() => instr.matrices = 1,
+            "SYNC" | "ALIGNED" | "SHARED" | "CTA" => {}
+            "" => return Err(err("empty modifier (two dots in a row or a trailing dot)".into())),
+            _ => {
+                return Err(err(format!(
+                    "unknown modifier `.{m}` for {} (write {0}.16.M88, {0}.16.MT88, then .2 or .4 for two or four matrices)",
+                    instr.base.name()
+                )))
+            }
+        }
+    }
+    if shape.is_none() {
+        let end = parts.last().map_or(0, |(c, m)| c + m.len());
+        return Err(OpError {
+            message: format!("{} needs its shape: .M88 (or .MT88, transposed), as in {0}.16.M88.4", instr.base.name()),
+            column: end,
+            len: 1,
+        });
+    }
+    Ok(instr)
 }
 
 impl fmt::Display for Instr {
@@ -422,6 +547,30 @@ impl WarpAddrs {
             }
         }
         m
+    }
+}
+
+/// A warp-level instruction's second operand, besides its addresses: none, the explicit `Plg` predicate of a
+/// generic LD/ST (the lanes whose Plg is true, "local or global"), or the global source addresses of a
+/// `cp.async` (`LDGSTS`), whose own addresses are the shared destinations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Second<'a> {
+    /// Nothing.
+    #[default]
+    None,
+    /// The lanes whose `Plg` is true.
+    Plg(u32),
+    /// Each lane's global source address.
+    Src(&'a [u64; WARP_LANES]),
+}
+
+impl Second<'_> {
+    /// The `Plg` lanes, if that is what this is.
+    pub fn plg(self) -> Option<u32> {
+        match self {
+            Second::Plg(p) => Some(p),
+            _ => None,
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 use super::{global, shared};
 use crate::model::access::{Base, Instr, LaneSet, Space, WarpAddrs, Windows, WARP_LANES};
 use crate::model::arch::notes::Situation;
-use crate::model::arch::{self, BankMode, Cc, L1Choice};
+use crate::model::arch::{self, BankMode, Cc, L1Choice, SharedModel};
 use crate::model::count::{Counts, Part, PartCost};
 use crate::model::note::Note;
 use crate::model::report::{BankCost, Cost, MemoryCost, Report, SpaceTag, Warning, WarningKind};
@@ -26,6 +26,9 @@ pub struct Config {
     pub strict_align: bool,
     /// The windows.
     pub windows: Windows,
+    /// How 64- and 128-bit shared accesses whose lanes share addresses are counted on CC 7.0+ (MODEL.md E).
+    #[serde(default)]
+    pub shared_model: SharedModel,
 }
 
 fn push_unique(notes: &mut Vec<Note>, new: impl IntoIterator<Item = Note>) {
@@ -58,6 +61,11 @@ pub fn part_notes(cc: Cc, instr: &Instr, cfg: &Config, p: &Part) -> Vec<Note> {
             PartCost::Banks(b) => b.wavefronts,
             PartCost::Memory(_) => 0,
         },
+        alt_wavefronts: match &p.cost {
+            PartCost::Banks(b) => b.other_model_wavefronts,
+            PartCost::Memory(_) => 0,
+        },
+        shared_model: cfg.shared_model,
         uniform_hint: instr.uniform_hint,
     })
 }
@@ -117,6 +125,64 @@ pub fn warnings(instr: &Instr, cfg: &Config, c: &Counts) -> Vec<Warning> {
 /// The counts come from the same gathering and costing as [`crate::model::count::count`]; this path also records
 /// the steps the animation shows, and the notes and warnings.
 pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Report {
+    analyze_with(cc, instr, warp, plg, None, cfg)
+}
+
+/// [`analyze_lanes`] with the global source addresses of a `cp.async` (`LDGSTS`, whose `warp` holds the
+/// shared destinations): one report in two parts, the global read costed as a global load of the copy's
+/// width and the shared write as a shared store of that width (MODEL.md G). The counts are
+/// [`crate::model::count::count_with`]'s.
+pub fn analyze_with(
+    cc: Cc,
+    instr: &Instr,
+    warp: &WarpAddrs,
+    plg: Option<LaneSet>,
+    src: Option<&WarpAddrs>,
+    cfg: &Config,
+) -> Report {
+    let warp = &WarpAddrs(std::array::from_fn(|l| warp.0[l].filter(|_| instr.lane_mask() >> l & 1 != 0)));
+    let Some(src) = src else { return analyze_one(cc, instr, warp, plg, cfg) };
+    let src = WarpAddrs(std::array::from_fn(|l| src.0[l].filter(|_| warp.0[l].is_some())));
+    let mut read = analyze_one(cc, &instr.copy_source(), &src, None, cfg);
+    read.op = instr.text.clone();
+    // A lane whose read fails writes nothing.
+    let dst = WarpAddrs(std::array::from_fn(|l| warp.0[l].filter(|_| !read.error_lanes.contains(l))));
+    let write = analyze_one(cc, instr, &dst, None, cfg);
+    if !write.error_lanes.is_empty() {
+        let ok = WarpAddrs(std::array::from_fn(|l| src.0[l].filter(|_| !write.error_lanes.contains(l))));
+        let warnings = read.warnings;
+        read = analyze_one(cc, &instr.copy_source(), &ok, None, cfg);
+        read.op = instr.text.clone();
+        read.warnings = warnings;
+    }
+    let mut notes = Vec::new();
+    push_unique(&mut notes, read.notes.iter().chain(&write.notes).cloned());
+    let mut warnings = read.warnings.clone();
+    for w in &write.warnings {
+        warnings.push(Warning { text: format!("shared destination: {}", w.text), ..w.clone() });
+    }
+    for w in warnings.iter_mut().take(read.warnings.len()) {
+        w.text = format!("global source: {}", w.text);
+    }
+    let mut read = read;
+    read.warnings.clear();
+    let mut write = write;
+    write.warnings.clear();
+    Report {
+        cc,
+        op: instr.text.clone(),
+        space: SpaceTag::GlobalToShared,
+        size: instr.size_bytes,
+        active_lanes: write.active_lanes,
+        addresses: vec![None; WARP_LANES],
+        error_lanes: LaneSet(read.error_lanes.0 | write.error_lanes.0),
+        cost: Cost::Split { parts: vec![read, write] },
+        notes,
+        warnings,
+    }
+}
+
+fn analyze_one(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Report {
     let mut addrs = [0u64; WARP_LANES];
     let mut mask = 0u32;
     for (l, x) in warp.0.iter().enumerate() {
@@ -146,6 +212,7 @@ pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSe
                 conflict_degree: b.conflict_degree,
                 banks: shared::BANKS,
                 bank_bytes: b.bank_bytes,
+                other_model_wavefronts: (b.other_model_wavefronts != 0).then_some(b.other_model_wavefronts),
                 phases: waves.0,
             }),
             PartCost::Memory(m) => Cost::Memory(MemoryCost {

@@ -5,8 +5,8 @@
 //! only with recording sinks, so the numbers come from one set of rules.
 
 use crate::model::access::WINDOW_BYTES;
-use crate::model::access::{Base, Instr, LaneSet, Lanes, Space, WarpAddrs, WARP_LANES};
-use crate::model::arch::{self, Cc, MemoryAccess};
+use crate::model::access::{Base, Instr, LaneSet, Lanes, Second, Space, WarpAddrs, WARP_LANES};
+use crate::model::arch::{self, Cc, MemoryAccess, SharedModel};
 use crate::model::cost::Config;
 use crate::model::global::{self, MemCounts};
 use crate::model::local;
@@ -161,8 +161,8 @@ impl Counts {
             if has("counts-not-performance") {
                 f |= flags::MOVED_UNUSED;
             }
-            if has("volta-lds128-pairs") {
-                f |= flags::LDS128_PAIRS;
+            if has("shared-measured") || has("shared-documented") {
+                f |= flags::MEASURED_MERGE;
             }
             if has("lds64-uniform-unverified") {
                 f |= flags::LDS64_UNIFORM;
@@ -190,6 +190,7 @@ impl Counts {
                     ideal_wavefronts: b.ideal_wavefronts,
                     conflict_degree: b.conflict_degree,
                     bank_bytes: b.bank_bytes,
+                    other_model_wavefronts: b.other_model_wavefronts.unwrap_or(0),
                 }),
                 crate::model::report::Cost::Split { .. } => continue,
             };
@@ -300,9 +301,14 @@ pub fn count_lanes(
     instr: &Instr,
     addrs: &[u64; WARP_LANES],
     mask: u32,
-    plg: Option<u32>,
+    second: Second,
     cfg: &Config,
 ) -> Counts {
+    let mask = mask & instr.lane_mask();
+    if let Second::Src(src) = second {
+        return count_copy(cc, instr, addrs, src, mask, cfg);
+    }
+    let plg = second.plg();
     if let (Some(space), false) = (instr.base.fixed_space(), instr.is_store()) {
         return count_fixed(cc, instr, space, addrs, mask, cfg);
     }
@@ -318,6 +324,31 @@ pub fn count_lanes(
             c.parts[s as usize] = Some(part(cc, instr, s, lanes, cfg, &mut global::NoDetail, &mut shared::NoWaves));
         }
     }
+    c
+}
+
+/// A `cp.async` (`LDGSTS`): its global read costed as a global load of its width from `src`, its shared write
+/// as a shared store of that width to `dst` (MODEL.md G). A lane that fails on either side moves no data.
+fn count_copy(
+    cc: Cc,
+    instr: &Instr,
+    dst: &[u64; WARP_LANES],
+    src: &[u64; WARP_LANES],
+    mask: u32,
+    cfg: &Config,
+) -> Counts {
+    let read = count_fixed(cc, &instr.copy_source(), Space::Global, src, mask, cfg);
+    let bad = read.error_lanes.0;
+    let mut c = count_fixed(cc, instr, Space::Shared, dst, mask & !bad, cfg);
+    let write_bad = c.error_lanes.0;
+    c.parts[Space::Global as usize] = if write_bad & mask & !bad != 0 {
+        count_fixed(cc, &instr.copy_source(), Space::Global, src, mask & !bad & !write_bad, cfg).parts[0]
+    } else {
+        read.parts[0]
+    };
+    c.error_lanes.0 |= bad;
+    c.misaligned.0 |= read.misaligned.0;
+    c.out_of_window.0 |= read.out_of_window.0;
     c
 }
 
@@ -377,6 +408,19 @@ fn count_fixed(cc: Cc, instr: &Instr, space: Space, addrs: &[u64; WARP_LANES], m
 
 /// [`count_lanes`] for addresses as [`WarpAddrs`] holds them.
 pub fn count(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg: &Config) -> Counts {
+    count_with(cc, instr, warp, plg, None, cfg)
+}
+
+/// [`count`] with the global source addresses of a `cp.async` (`src`, lanes as in `warp`).
+pub fn count_with(
+    cc: Cc,
+    instr: &Instr,
+    warp: &WarpAddrs,
+    plg: Option<LaneSet>,
+    src: Option<&WarpAddrs>,
+    cfg: &Config,
+) -> Counts {
+    let src = src.map(|s| std::array::from_fn(|l| s.0[l].unwrap_or(0)));
     let mut a = [0u64; WARP_LANES];
     let mut mask = 0u32;
     for (l, x) in warp.0.iter().enumerate() {
@@ -385,7 +429,12 @@ pub fn count(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cfg:
             mask |= 1 << l;
         }
     }
-    count_lanes(cc, instr, &a, mask, plg.map(|p| p.0), cfg)
+    let second = match (&src, plg) {
+        (Some(s), _) => Second::Src(s),
+        (None, Some(p)) => Second::Plg(p.0),
+        (None, None) => Second::None,
+    };
+    count_lanes(cc, instr, &a, mask, second, cfg)
 }
 
 /// Costs one space's lanes with the given sinks (the detailed path records, the fast path does not). Local
@@ -404,8 +453,23 @@ pub fn part<T: global::TxSink, W: shared::WaveSink>(
     match space {
         Space::Shared => {
             let rule = arch::bank_rule(cc, size, cfg.bank_mode);
-            let b = shared::cost(rule, lanes, size, waves);
-            let flags = arch::shared_exception_flags(cc, size, lanes);
+            // ldmatrix/stmatrix take one phase per matrix, whatever the rows' addresses (MODEL.md F).
+            let mut flags = if instr.base.is_matrix() { 0 } else { arch::shared_exception_flags(cc, size, lanes) };
+            if flags & flags::MEASURED_MERGE == 0 {
+                let b = shared::cost(rule, lanes, size, waves);
+                return Part { space, active_lanes, cost: PartCost::Banks(b), flags };
+            }
+            let (counted, other) = match cfg.shared_model {
+                SharedModel::Measured => (arch::merged(rule), rule),
+                SharedModel::Documented => (rule, arch::merged(rule)),
+            };
+            let mut b = shared::cost(counted, lanes, size, waves);
+            let alt = shared::cost(other, lanes, size, &mut shared::NoWaves).wavefronts;
+            if alt == b.wavefronts {
+                flags &= !flags::MEASURED_MERGE;
+            } else {
+                b.other_model_wavefronts = alt;
+            }
             Part { space, active_lanes, cost: PartCost::Banks(b), flags }
         }
         Space::Global | Space::Local => {

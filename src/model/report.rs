@@ -47,6 +47,9 @@ pub enum SpaceTag {
     Local,
     /// A generic LD/ST whose lanes went to more than one space; see `parts`.
     Generic,
+    /// A copy from global to shared memory in one instruction (`cp.async`, `LDGSTS`): `parts` holds its
+    /// global read (sectors) and its shared write (wavefronts).
+    GlobalToShared,
 }
 
 impl From<Space> for SpaceTag {
@@ -169,6 +172,10 @@ pub struct BankCost {
     pub banks: u32,
     /// Width of a bank in bytes (4, or 8 in Kepler's 8-byte mode).
     pub bank_bytes: u32,
+    /// The wavefronts the other shared model (`--shared-model`) counts, present where the two differ: a
+    /// 64- or 128-bit access whose lanes share addresses in pairs on CC 7.0+ (MODEL.md E).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_model_wavefronts: Option<u32>,
     /// Phases in order, each with its wavefronts: what the animation shows.
     pub phases: Vec<PhaseStep>,
 }
@@ -321,6 +328,7 @@ impl Report {
             SpaceTag::Shared => "shared",
             SpaceTag::Local => "local",
             SpaceTag::Generic => "generic",
+            SpaceTag::GlobalToShared => "global to shared",
         }
     }
 }

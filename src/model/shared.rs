@@ -27,6 +27,8 @@ pub struct BankCounts {
     pub conflict_degree: u32,
     /// Bank width in bytes.
     pub bank_bytes: u32,
+    /// The wavefronts the other shared model counts, where the two differ (MODEL.md E); 0 where they agree.
+    pub other_model_wavefronts: u32,
 }
 
 /// Receives each phase and, for every word a lane touches, the wavefront that serves it.
@@ -115,7 +117,13 @@ pub fn cost<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut 
         ideal += phase_ideal;
         degree = degree.max(worst);
     }
-    BankCounts { wavefronts, ideal_wavefronts: ideal, conflict_degree: degree, bank_bytes: rule.banking.bank_bytes() }
+    BankCounts {
+        wavefronts,
+        ideal_wavefronts: ideal,
+        conflict_degree: degree,
+        bank_bytes: rule.banking.bank_bytes(),
+        other_model_wavefronts: 0,
+    }
 }
 
 /// The two phases most code makes, answered without the hash set: every lane on one word (a broadcast, 1

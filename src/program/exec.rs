@@ -8,6 +8,7 @@
 
 use super::affine::Affine;
 use super::{BinOp, Cmp, LaneExpr, Op, PredOp, PredRef, Program, SiteId, Special, Src, Vars, Width, NEVER};
+use crate::model::access::Second;
 use crate::program::launch::{Dim3, Launch};
 use crate::text::Span;
 
@@ -39,9 +40,9 @@ pub enum Status {
 /// Receives every warp-level memory issue.
 pub trait Sink {
     /// Warp `warp` issues `site` for the `pass`-th time (from 0) with the lanes of `mask` active; `addrs`
-    /// holds each lane's address (meaningless outside `mask`); `plg` the lanes whose explicit `Plg` is true.
-    /// Returns false to stop the warp.
-    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, plg: Option<u32>) -> bool;
+    /// holds each lane's address (meaningless outside `mask`); `second` the instruction's other operand (the
+    /// lanes whose explicit `Plg` is true, or a `cp.async`'s global sources). Returns false to stop the warp.
+    fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, second: Second) -> bool;
 }
 
 /// What every warp of a block shares.
@@ -594,7 +595,7 @@ impl Warp {
                     self.set_unk(*dst, run, 0, 0);
                     self.write_pred(*pred, has, run, 0, 0);
                 }
-                Op::Mem { site, addr, plg, ctx, data } => {
+                Op::Mem { site, addr, plg, src, ctx, data } => {
                     if unsure != 0 {
                         return Err(guard_err());
                     }
@@ -605,6 +606,15 @@ impl Warp {
                                 span: inst.span,
                                 message: format!("{}{}", prog.ctxs[*ctx as usize], prog.whys[wa as usize]),
                             });
+                        }
+                        if let Some(src) = src {
+                            let (us, ws) = self.src_unk(Src::Reg(*src));
+                            if us & run != 0 {
+                                return Err(ExecError {
+                                    span: inst.span,
+                                    message: format!("{}{}", prog.ctxs[*ctx as usize], prog.whys[ws as usize]),
+                                });
+                            }
                         }
                         let plg_mask = match plg {
                             None => None,
@@ -625,7 +635,12 @@ impl Warp {
                         if let Some(aff) = self.affine.as_deref_mut() {
                             aff.mem(*site, *addr, run);
                         }
-                        let keep_going = sink.issue(*site, self.warp, pass, &self.regs[*addr as usize], run, plg_mask);
+                        let second = match (src, plg_mask) {
+                            (Some(s), _) => Second::Src(&self.regs[*s as usize]),
+                            (None, Some(p)) => Second::Plg(p),
+                            (None, None) => Second::None,
+                        };
+                        let keep_going = sink.issue(*site, self.warp, pass, &self.regs[*addr as usize], run, second);
                         if let Some((d, why)) = data {
                             if let Some(aff) = self.affine.as_deref_mut() {
                                 aff.clear(*d, run);

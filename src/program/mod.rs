@@ -415,6 +415,8 @@ pub enum Op {
         addr: Reg,
         /// For generic LD/ST with an explicit `Plg` operand: true for "local or global", false for shared.
         plg: Option<PredRef>,
+        /// For `cp.async` (`LDGSTS`): the global source address (`addr` is the shared destination).
+        src: Option<Reg>,
         /// The message prefix when the address is unknown.
         ctx: CtxId,
         /// For a load: the register that receives the data, and why its value is unknown (data).

@@ -102,6 +102,8 @@ pub struct Exercise {
     pub l1: Option<String>,
     /// 4 or 8.
     pub bank_mode: Option<u8>,
+    /// `measured` or `documented`.
+    pub shared_model: Option<String>,
     /// Settings the student cannot change (one of [`Setting::LOCKABLE`]).
     pub locked: Vec<Setting>,
     /// Conditions that must all hold.
@@ -158,6 +160,9 @@ pub struct Answer {
     pub l1: Option<String>,
     /// 4 or 8.
     pub bank_mode: Option<u8>,
+    /// `measured` or `documented`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_model: Option<String>,
     /// `NAME=VALUE` settings.
     pub sets: Option<Vec<String>>,
     /// The chosen answer of each question (index from 0), in order.
@@ -222,6 +227,7 @@ impl Exercise {
                 Setting::Pattern => a.pattern.clone(),
                 Setting::L1 => a.l1.clone(),
                 Setting::BankMode => a.bank_mode.map(|b| b.to_string()),
+                Setting::SharedModel => a.shared_model.clone(),
                 _ => None,
             }
         };
@@ -234,13 +240,21 @@ impl Exercise {
                 Setting::Pattern => Some(self.pattern.clone()),
                 Setting::L1 => self.l1.clone(),
                 Setting::BankMode => self.bank_mode.map(|b| b.to_string()),
+                Setting::SharedModel => self.shared_model.clone(),
                 _ => None,
             }
         };
         let mut sc = Scenario { text: String::new(), ..Scenario::default() };
-        for s in
-            [Setting::Cc, Setting::Lang, Setting::Op, Setting::Block, Setting::Pattern, Setting::L1, Setting::BankMode]
-        {
+        for s in [
+            Setting::Cc,
+            Setting::Lang,
+            Setting::Op,
+            Setting::Block,
+            Setting::Pattern,
+            Setting::L1,
+            Setting::BankMode,
+            Setting::SharedModel,
+        ] {
             if let Some(v) = theirs(s).or_else(|| mine(s)) {
                 sc.set(s, &v).map_err(|e| (s, e.error.message))?;
             }

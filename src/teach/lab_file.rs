@@ -55,6 +55,9 @@ pub struct RawExercise {
     /// 4 or 8.
     #[serde(default)]
     pub bank_mode: Option<u8>,
+    /// `measured` or `documented`.
+    #[serde(default)]
+    pub shared_model: Option<Spanned<String>>,
     /// Settings the student cannot change.
     #[serde(default)]
     pub locked: Vec<Spanned<String>>,
@@ -205,6 +208,7 @@ fn compile_exercise(ex: &RawExercise) -> Exercise {
         sets: ex.sets.clone(),
         l1: get(&ex.l1),
         bank_mode: ex.bank_mode,
+        shared_model: get(&ex.shared_model),
         locked: ex
             .locked
             .iter()

@@ -1338,7 +1338,7 @@ impl<'a> Lower<'a> {
             );
             self.seq += 1;
             let ctx = self.b.ctx(format!("the address of this {} depends on ", u.mnemonic));
-            self.emit(Op::Mem { site, addr, plg: None, ctx, data }, span);
+            self.emit(Op::Mem { site, addr, plg: None, src: None, ctx, data }, span);
         }
         Ok(())
     }

@@ -1933,7 +1933,7 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
         }
     };
     let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", i.opcode()));
-    lw.emit(Op::Mem { site, addr, plg: None, ctx, data: None });
+    lw.emit(Op::Mem { site, addr, plg: None, src: None, ctx, data: None });
     if !store {
         lw.set_unknown(data, data_span, &format!("data loaded at line {}", i.line))?;
     }

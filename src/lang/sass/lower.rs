@@ -882,7 +882,7 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
         }
     };
     let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", l.opcode));
-    lw.emit(Op::Mem { site, addr, plg, ctx, data: None });
+    lw.emit(Op::Mem { site, addr, plg, src: None, ctx, data: None });
     if !store {
         if let Some((Operand::Reg { idx: Some(i), .. }, _)) = l.ops.first() {
             for r in 0..instr.size_bytes.div_ceil(4) {

@@ -12,7 +12,7 @@ pub mod notes;
 pub mod rules;
 
 pub use rules::{
-    bank_rule, memory_rule, shared_exception_flags, BankRule, Banking, DataPath, MemoryAccess, MemoryRule,
+    bank_rule, memory_rule, merged, shared_exception_flags, BankRule, Banking, DataPath, MemoryAccess, MemoryRule,
 };
 
 use serde::{Deserialize, Serialize, Serializer};
@@ -653,6 +653,52 @@ impl std::str::FromStr for BankMode {
             "4" => Ok(BankMode::FourByte),
             "8" => Ok(BankMode::EightByte),
             _ => Err(format!("bank_mode is 4 or 8, not {text}")),
+        }
+    }
+}
+
+/// Which shared-memory rule counts 64- and 128-bit accesses whose lanes share addresses in pairs on CC 7.0
+/// and later (MODEL.md E): the measured one (the default) or the documented phase model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SharedModel {
+    /// Phases merge where lanes share addresses in pairs, as measured on V100, A100 and with Nsight Compute
+    /// on 8.6 and 9.0.
+    #[default]
+    Measured,
+    /// Half-warp phases for 8 bytes and quarter-warp phases for 16 bytes, always (PG, BPG 9.2.3).
+    Documented,
+}
+
+impl SharedModel {
+    /// Every choice, in menu order.
+    pub const ALL: [SharedModel; 2] = [SharedModel::Measured, SharedModel::Documented];
+
+    /// The name settings, links and labs use: `measured` or `documented`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SharedModel::Measured => "measured",
+            SharedModel::Documented => "documented",
+        }
+    }
+}
+
+impl fmt::Display for SharedModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SharedModel {
+    type Err = String;
+    /// `measured` (or nothing) or `documented`.
+    fn from_str(text: &str) -> Result<SharedModel, String> {
+        match text {
+            "" => Ok(SharedModel::Measured),
+            t => SharedModel::ALL
+                .into_iter()
+                .find(|c| c.name() == t)
+                .ok_or_else(|| format!("shared_model is measured or documented, not `{text}`")),
         }
     }
 }

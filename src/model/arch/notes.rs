@@ -3,7 +3,7 @@
 //! (a pure condition on the [`Situation`]), what it says and where that is documented. The rules in
 //! [`super::rules`] never produce notes; a result's notes are the rows whose condition holds, in table order.
 
-use super::{BankMode, Cc, Family, L1Choice};
+use super::{BankMode, Cc, Family, L1Choice, SharedModel};
 use crate::model::access::{Base, CacheOp, Space};
 use crate::model::note::Note;
 
@@ -13,9 +13,10 @@ pub mod flags {
     pub const DOUBLE_COUNTED: u8 = 1;
     /// More bytes moved than were used.
     pub const MOVED_UNUSED: u8 = 2;
-    /// LDS.128 whose lane pairs share addresses on CC 7.0-7.5.
-    pub const LDS128_PAIRS: u8 = 4;
-    /// LDS.64 with every lane on one address.
+    /// A 64- or 128-bit shared access whose lanes share addresses in pairs on CC 7.0 and later: the measured
+    /// rule merges its phases (MODEL.md E).
+    pub const MEASURED_MERGE: u8 = 4;
+    /// LDS.64 with every lane on one address on CC 5.x/6.x.
     pub const LDS64_UNIFORM: u8 = 8;
 }
 
@@ -38,8 +39,12 @@ pub struct Situation {
     pub bank_mode: BankMode,
     /// Bits of [`flags`] the part's addresses showed.
     pub flags: u8,
-    /// The phase model's wavefronts for a shared part (0 otherwise).
+    /// The wavefronts counted for a shared part (0 otherwise).
     pub wavefronts: u32,
+    /// For a part with [`flags::MEASURED_MERGE`], the wavefronts the other shared model counts.
+    pub alt_wavefronts: u32,
+    /// Which shared model counted.
+    pub shared_model: SharedModel,
     /// The instruction carries the `.U` uniform hint.
     pub uniform_hint: bool,
 }
@@ -192,16 +197,22 @@ pub const NOTES: &[NoteRule] = &[
         source: "PG-11 K.3.3 (derived)",
     },
     NoteRule {
-        id: "volta-lds128-pairs",
-        when: |s| s.banks() && s.flag(flags::LDS128_PAIRS),
-        text: "On CC 7.0-7.5 NVIDIA staff state that LDS.128 whose lane pairs (n, n^1) or (n, n^2) share an address takes 2 requests, not the phase model's {wavefronts}; the .U hint targets this case",
-        source: "NVIDIA forums t/359822; the LDL/LDS instruction reference (.U uniform hint)",
+        id: "shared-measured",
+        when: |s| s.banks() && s.flag(flags::MEASURED_MERGE) && s.shared_model == SharedModel::Measured,
+        text: "Measured: on CC 7.0 and later, 64- and 128-bit accesses whose lanes share addresses in pairs (lane n with n^1, or n^2 for 128-bit) merge their phases, so this costs {wavefronts} wavefronts; the documented phase model counts {alt}. Choose the shared model \"documented\" to count that way",
+        source: "MODEL.md E: gpu_shm_microbench (V100, A100); NVIDIA forums t/77228 and t/373160 (Nsight Compute on 8.6 and 9.0)",
+    },
+    NoteRule {
+        id: "shared-documented",
+        when: |s| s.banks() && s.flag(flags::MEASURED_MERGE) && s.shared_model == SharedModel::Documented,
+        text: "Counted with the documented phase model: {wavefronts} wavefronts. Measured on CC 7.0 and later, lanes that share addresses in pairs merge phases and this costs {alt}",
+        source: "PG 20.4.3, BPG 9.2.3 (phases); MODEL.md E (measurements)",
     },
     NoteRule {
         id: "lds64-uniform-unverified",
         when: |s| s.banks() && s.flag(flags::LDS64_UNIFORM),
-        text: "LDS.64 with every lane on one address is counted as one wavefront per half-warp; hardware behaviour for this case is unverified",
-        source: "MODEL.md section B",
+        text: "LDS.64 with every lane on one address is counted as one wavefront per half-warp; on CC {cc} hardware behaviour for this case is unverified (measurements from 7.0 on merge the half-warps)",
+        source: "MODEL.md sections B and E",
     },
     NoteRule {
         id: "uniform-hint",
@@ -219,9 +230,23 @@ pub fn notes(s: &Situation) -> Vec<Note> {
         .map(|r| {
             let mut text = r.text.to_string();
             if text.contains('{') {
-                text = text.replace("{cc}", &s.cc.to_string()).replace("{wavefronts}", &s.wavefronts.to_string());
+                text = fill(text, s.cc, u64::from(s.wavefronts), u64::from(s.alt_wavefronts));
             }
             Note::new(r.id, text, r.source)
         })
         .collect()
+}
+
+fn fill(text: String, cc: Cc, wavefronts: u64, alt: u64) -> String {
+    text.replace("{cc}", &cc.to_string())
+        .replace("{wavefronts}", &wavefronts.to_string())
+        .replace("{alt}", &alt.to_string())
+}
+
+/// A note written again for sums over many issues: the `{wavefronts}` and `{alt}` of its table row filled
+/// with the totals (a block's notes are first written for the issue that brought them).
+pub fn refill(note: &mut Note, wavefronts: u64, alt: u64) {
+    if let Some(r) = NOTES.iter().find(|r| r.id == note.id && r.text.contains("{alt}")) {
+        note.text = r.text.replace("{wavefronts}", &wavefronts.to_string()).replace("{alt}", &alt.to_string());
+    }
 }

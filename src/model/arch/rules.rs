@@ -155,31 +155,35 @@ pub fn bank_rule(cc: Cc, size_bytes: u32, mode: BankMode) -> BankRule {
     }
 }
 
-/// Which documented departures from the phase model an issue's shared lanes show (bits of
-/// [`super::notes::flags`]); the notes table says what NVIDIA staff report about them.
+/// The measured rule for 64- and 128-bit shared accesses on CC 7.0 and later (MODEL.md E): the phases of
+/// `rule` merged pairwise (16 lanes per phase become 32, 8 become 16). Used when [`shared_exception_flags`]
+/// finds [`super::notes::flags::MEASURED_MERGE`].
+pub fn merged(rule: BankRule) -> BankRule {
+    BankRule { lanes_per_phase: (rule.lanes_per_phase * 2).min(32), ..rule }
+}
+
+/// Which departures from the phase model an issue's shared lanes show (bits of [`super::notes::flags`]):
+/// on CC 7.0 and later, LDS/STS.64 whose every active lane has the address of lane i^1 (where that lane is
+/// active), or LDS/STS.128 whose every active lane has the address of lane i^1 or of lane i^2, merge phases
+/// as measured (MODEL.md E: gpu_shm_microbench on V100 and A100, NVIDIA forums t/77228 and t/373160); on 5.x
+/// and 6.x, LDS.64 with every lane on one address is unverified.
 pub fn shared_exception_flags(cc: Cc, size_bytes: u32, lanes: &crate::model::access::Lanes) -> u8 {
     use super::notes::flags;
     if lanes.n < 2 || !matches!(size_bytes, 8 | 16) {
         return 0;
     }
-    let first = lanes.addr[0];
-    let all_same = lanes.addr[..lanes.n].iter().all(|&a| a == first);
-    let volta_turing = cc.family() == Family::Volta || cc.family() == Family::Turing;
-    let mut f = 0;
-    if size_bytes == 16 && volta_turing {
-        let by_lane = lanes.to_options();
-        let pairs_same = |x: usize| {
-            lanes.iter().all(|(l, a)| match by_lane[l ^ x] {
-                Some(b) => a == b,
-                None => true,
-            })
-        };
-        if all_same || pairs_same(1) || pairs_same(2) {
-            f |= flags::LDS128_PAIRS;
+    if cc >= Cc::new(7, 0) {
+        let mut by_lane = [u64::MAX; 32];
+        for (l, a) in lanes.iter() {
+            by_lane[l] = a;
         }
+        let same = |l: usize, x: usize| by_lane[l ^ x] == u64::MAX || by_lane[l ^ x] == by_lane[l];
+        let pairs = lanes.iter().all(|(l, _)| if size_bytes == 8 { same(l, 1) } else { same(l, 1) || same(l, 2) });
+        return if pairs { flags::MEASURED_MERGE } else { 0 };
     }
-    if size_bytes == 8 && all_same && !cc.splits_wide_requests() {
-        f |= flags::LDS64_UNIFORM;
+    let first = lanes.addr[0];
+    if size_bytes == 8 && !cc.splits_wide_requests() && lanes.addr[..lanes.n].iter().all(|&a| a == first) {
+        return flags::LDS64_UNIFORM;
     }
-    f
+    0
 }
