@@ -514,11 +514,13 @@ mod tests {
         assert_eq!(e.error.message, "l1 is default, on or off, not `maybe`");
         let e = sc.set(Setting::BankMode, "16").unwrap_err();
         assert_eq!(e.error.message, "bank_mode is 4 or 8, not 16");
+        let e = sc.set(Setting::SharedModel, "guessed").unwrap_err();
+        assert_eq!(e.error.message, "shared_model is measured or documented, not `guessed`");
         assert!(sc.set(Setting::Cc, "4.0").is_err());
         assert_eq!(sc, before);
         assert_eq!(
             "carveout".parse::<Setting>(),
-            Err("unknown setting `carveout` (known: cc, lang, op, block, grid, pattern, sets, l1, bank_mode, kernel)"
+            Err("unknown setting `carveout` (known: cc, lang, op, block, grid, pattern, sets, l1, bank_mode, shared_model, kernel)"
                 .into())
         );
         // The page's sets field: commas, spaces or new lines between items.

@@ -4,6 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use warpscope::lang::warp_from_expr;
+use warpscope::model::arch::SharedModel;
 use warpscope::{analyze, BankMode, Cc, Config, Cost, Instr, L1Choice, LaneSet, Report, SpaceTag, Windows};
 
 /// What a case expects.
@@ -44,6 +45,10 @@ impl Case {
     }
     fn strict(mut self) -> Case {
         self.cfg.strict_align = true;
+        self
+    }
+    fn documented(mut self) -> Case {
+        self.cfg.shared_model = SharedModel::Documented;
         self
     }
     fn shared_bytes(mut self, n: u64) -> Case {
@@ -343,13 +348,8 @@ fn shared_memory_cases() {
             Banks(32, 4, 28, 8),
             "MODEL B: every lane on one 16-byte bank group = 32 wavefronts, not 128",
         ),
-        case(
-            "7.0",
-            "LDS.128",
-            "0",
-            Banks(4, 4, 0, 1),
-            "MODEL B phase model (hardware: 2, see note volta-lds128-pairs)",
-        ),
+        case("7.0", "LDS.128", "0", Banks(4, 4, 0, 1), "MODEL B phase model, chosen with --shared-model documented")
+            .documented(),
         case("8.0", "LDS.U8", "lane", Banks(1, 1, 0, 1), "PG 20.4.3: 8-bit accesses to the same word do not conflict"),
         case("8.0", "STS.32", "4*lane", Banks(1, 1, 0, 1), "MODEL B: stores counted like loads"),
         case(
@@ -458,15 +458,128 @@ fn generic_op_splits_across_windows() {
 }
 
 #[test]
+fn measured_shared_rules_on_cc_7_and_later() {
+    use Expect::Banks;
+    let cases = [
+        // MODEL.md E, "So on 8.0": the four figures it states.
+        case("8.0", "LDS.64", "8*(lane/2)", Banks(1, 1, 0, 1), "MODEL E: LDS.64 8*(lane/2) = 1 wavefront on 8.0"),
+        case("8.0", "LDS.128", "16*(lane/2)", Banks(2, 2, 0, 1), "MODEL E: LDS.128 16*(lane/2) = 2 on 8.0"),
+        case("8.0", "LDS.128", "0", Banks(2, 2, 0, 1), "MODEL E: LDS.128 broadcast = 2 (Nsight Compute on 8.6/9.0)"),
+        case("8.0", "LDS.64", "0", Banks(1, 1, 0, 1), "MODEL E: LDS.64 broadcast = 1"),
+        case("9.0", "LDS.128", "16*(lane/16)", Banks(2, 2, 0, 1), "MODEL E: each half-warp on one address, t/373160"),
+        case("7.0", "LDS.128", "16*(lane/4)", Banks(2, 2, 0, 1), "MODEL E: lane i^1 and i^2 share (V100 multicast)"),
+        // The same patterns with the documented phase model (MODEL B): half-warps for 8 bytes, quarter-warps for 16.
+        case("8.0", "LDS.64", "8*(lane/2)", Banks(2, 2, 0, 1), "MODEL B: two half-warp phases").documented(),
+        case("8.0", "LDS.128", "16*(lane/2)", Banks(4, 4, 0, 1), "MODEL B: four quarter-warp phases").documented(),
+        // Distinct addresses: the measured rule does not apply, the phase model counts (MODEL E: "otherwise").
+        case("8.0", "LDS.64", "8*lane", Banks(2, 2, 0, 1), "MODEL E otherwise clause: 2 half-warp phases"),
+        // Pairs that conflict inside a merged phase: 16 lanes of LDS.128 in pairs (i, i^1) on rows 128 bytes
+        // apart: 8 distinct 16-byte words per half-warp all in banks 0-3 = 8 wavefronts per merged phase, x2.
+        case("8.0", "LDS.128", "128*(lane/2)", Banks(16, 2, 14, 8), "MODEL E: within a phase the cost is unchanged"),
+        // Same pattern, phase model: each quarter-warp holds 4 distinct rows in banks 0-3: 4 x 4 = 16 too.
+        case("8.0", "LDS.128", "128*(lane/2)", Banks(16, 4, 12, 4), "MODEL B: 4 quarter-warps, 4-way each")
+            .documented(),
+        // Stores follow the same rule (MODEL E: LDS/STS).
+        case("8.0", "STS.128", "0", Banks(2, 2, 0, 1), "MODEL E: STS.128 with one address"),
+        // Before 7.0 the measured rule is not claimed: the phase model counts (MODEL E, Kepler K80 matches B).
+        case("6.0", "LDS.128", "0", Banks(4, 4, 0, 1), "MODEL B on 6.0: quarter-warp phases"),
+        case("5.2", "LDS.64", "0", Banks(2, 2, 0, 1), "MODEL B on 5.2: half-warp phases (unverified note)"),
+    ];
+    for c in &cases {
+        check(c);
+    }
+}
+
+#[test]
+fn ldmatrix_and_stmatrix_take_one_phase_per_matrix() {
+    use Expect::Banks;
+    // MODEL.md F: threads 0-7 give matrix 0's rows, 8-15 matrix 1's, ...; a phase per matrix costs the most
+    // distinct words one bank serves among its 8 rows.
+    let tile = "128*(lane%8) + 16*(lane/8)";
+    let swizzled = "(128*(lane%8) + 16*(lane/8)) ^ (((128*(lane%8) + 16*(lane/8)) >> 3) & 0x70)";
+    let cases = [
+        case("8.0", "LDSM.16.M88.4", tile, Banks(32, 4, 28, 8), "MODEL F: unswizzled 64-half rows, x4 = 32"),
+        case("8.0", "LDSM.16.M88.4", swizzled, Banks(4, 4, 0, 1), "MODEL F/H: the 128B swizzle makes it 4"),
+        case("7.5", "LDSM.16.MT88.4", swizzled, Banks(4, 4, 0, 1), "MODEL F: .trans reads the same rows"),
+        // .x2 uses threads 0-15 only: lanes 16-31's addresses (here on the same bank group) are not read.
+        case("8.0", "LDSM.16.M88.2", tile, Banks(16, 2, 14, 8), "MODEL F: .x2 = 2 matrices, 8-way each"),
+        case("8.0", "LDSM.16.M88", "16*lane", Banks(1, 1, 0, 1), "MODEL F: .x1, 8 rows on 8 bank groups = 1"),
+        // Rows of 64 bytes (a 32-half tile): two rows per 128 bytes, 4 rows per bank group: 4-way.
+        case("8.0", "LDSM.16.M88.4", "64*(lane%8) + 16*(lane/8)", Banks(16, 4, 12, 4), "MODEL F: 4-way per matrix"),
+        // Lanes that share a row read it once (distinct words per bank): the broadcast case.
+        case("8.0", "LDSM.16.M88.4", "0", Banks(4, 4, 0, 1), "MODEL F: the same row 8 times, 1 per matrix"),
+        case("9.0", "STSM.16.M88.4", tile, Banks(32, 4, 28, 8), "MODEL F: stmatrix costs like ldmatrix"),
+    ];
+    for c in &cases {
+        check(c);
+    }
+    let r = run(&case("8.0", "LDSM.16.M88.2", tile, Banks(0, 0, 0, 0), "MODEL F"));
+    assert_eq!(r.active_lanes, 16, "MODEL F: .x2 uses threads 0-15");
+}
+
+#[test]
+fn matrix_and_copy_instructions_are_refused_before_their_first_cc() {
+    // PTX ISA target notes: ldmatrix sm_75, cp.async sm_80, stmatrix sm_90 (MODEL.md F, G).
+    use warpscope::scenario::Scenario;
+    for (cc, op, first) in
+        [("7.0", "LDSM.16.M88.4", "7.5"), ("7.5", "LDGSTS.E.128", "8.0"), ("8.9", "STSM.16.M88", "9.0")]
+    {
+        let sc = Scenario { cc: Cc::parse(cc).unwrap(), op: op.into(), ..Scenario::default() };
+        let e = sc.instr().unwrap_err();
+        assert!(
+            e.error.message.contains(&format!("needs CC {first} or later; CC {cc} does not have it")),
+            "{}",
+            e.error.message
+        );
+    }
+}
+
+#[test]
+fn cp_async_costs_a_global_read_and_a_shared_write() {
+    // MODEL.md G: the global side as a global load of the width, the shared side as a shared store of it.
+    let cc = Cc::parse("8.0").unwrap();
+    let instr = Instr::parse("LDGSTS.E.BYPASS.128").unwrap();
+    let dst = warp_from_expr("16*lane", &Instr::parse("STS.128").unwrap(), LaneSet::ALL).unwrap();
+    let src = warp_from_expr("4096 + 16*lane", &Instr::parse("LDG.E.128").unwrap(), LaneSet::ALL).unwrap();
+    let r = warpscope::model::cost::analyze_with(cc, &instr, &dst, None, Some(&src), &Config::default());
+    assert_eq!(r.space, SpaceTag::GlobalToShared);
+    let Cost::Split { parts } = &r.cost else { panic!("two parts: {:?}", r.cost) };
+    let (Cost::Memory(g), Cost::Banks(b)) = (&parts[0].cost, &parts[1].cost) else { panic!("global then shared") };
+    // 512 contiguous aligned bytes: 4 lines, 16 sectors (MODEL A); 16*lane as STS.128: 4 quarter-warp
+    // phases, conflict-free (MODEL B).
+    assert_eq!((g.requests, g.lines, g.sectors), (1, 4, 16));
+    assert_eq!(g.path, warpscope::model::arch::DataPath::L2, ".BYPASS is cp.async.cg: L2 only (MODEL G)");
+    assert_eq!((b.wavefronts, b.ideal_wavefronts, b.bank_conflicts), (4, 4, 0));
+    // A 128-byte row stride on the shared side: every lane on banks 0-3, 8 rows per quarter-warp = 32.
+    let dst = warp_from_expr("128*lane", &Instr::parse("STS.128").unwrap(), LaneSet::ALL).unwrap();
+    let r = warpscope::model::cost::analyze_with(cc, &instr, &dst, None, Some(&src), &Config::default());
+    let Cost::Split { parts } = &r.cost else { panic!() };
+    let Cost::Banks(b) = &parts[1].cost else { panic!() };
+    assert_eq!((b.wavefronts, b.conflict_degree), (32, 8));
+    // The fast path agrees.
+    let c = warpscope::model::count::count_with(cc, &instr, &dst, None, Some(&src), &Config::default()).sums();
+    assert_eq!((c.sectors, c.wavefronts), (16, 32));
+}
+
+#[test]
 fn notes_and_warnings_name_the_lanes() {
     let src = "model notes are attached where the rule is disputed";
     let r = run(&case("3.0", "LD.E.32", "4*lane", Expect::Mem(0, 0, 0, 0, 0), src));
     assert!(r.notes.iter().any(|n| n.id == "kepler-3.0-l1-default"), "{:?}", r.notes);
 
-    let r = run(&case("7.5", "LDS.128", "0", Expect::Banks(0, 0, 0, 0), src));
-    assert!(r.notes.iter().any(|n| n.id == "volta-lds128-pairs"));
+    // MODEL.md E: the measured figure is counted and the note gives the phase model's.
     let r = run(&case("8.0", "LDS.128", "0", Expect::Banks(0, 0, 0, 0), src));
-    assert!(!r.notes.iter().any(|n| n.id == "volta-lds128-pairs"), "the 7.x exception is not claimed for 8.0");
+    let n = r.notes.iter().find(|n| n.id == "shared-measured").expect("measured note");
+    assert!(n.text.contains("costs 2 wavefronts; the documented phase model counts 4"), "{}", n.text);
+    let r = run(&case("8.0", "LDS.128", "0", Expect::Banks(0, 0, 0, 0), src).documented());
+    let n = r.notes.iter().find(|n| n.id == "shared-documented").expect("documented note");
+    assert!(n.text.contains("phase model: 4 wavefronts") && n.text.contains("this costs 2"), "{}", n.text);
+    // Distinct addresses: both models agree, no note.
+    let r = run(&case("8.0", "LDS.128", "16*lane", Expect::Banks(0, 0, 0, 0), src));
+    assert!(!r.notes.iter().any(|n| n.id.starts_with("shared-")), "{:?}", r.notes);
+    // Before 7.0 the measurements do not apply.
+    let r = run(&case("6.0", "LDS.64", "0", Expect::Banks(0, 0, 0, 0), src));
+    assert!(r.notes.iter().any(|n| n.id == "lds64-uniform-unverified"), "{:?}", r.notes);
 
     let r = run(&case("8.0", "LDG.E.32", "4*lane + 4*(lane / 31)", Expect::Mem(0, 0, 0, 0, 0), src));
     assert!(r.warnings.is_empty());

@@ -40,6 +40,34 @@ enum Command {
     /// Check the engine against a GPU: emit the probe kernels, ingest Nsight Compute's counts, compare.
     #[command(subcommand)]
     Calibrate(CalibrateCommand),
+    /// Cost a TMA box copy (cp.async.bulk.tensor, UTMALDG): the global sectors of the box and the shared
+    /// layout its swizzle mode produces. The box comes from the host's tensor map, so it is given here.
+    Tma(TmaArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct TmaArgs {
+    /// The box in elements, inner dimension first, as the tensor map's boxDim: `64x8`.
+    #[arg(long = "box", default_value = "64x8")]
+    box_dim: String,
+    /// Bytes per element.
+    #[arg(long, default_value_t = 2)]
+    elem_bytes: u32,
+    /// Bytes between the starts of two rows of the tensor in global memory (globalStrides[0]).
+    #[arg(long, default_value_t = 4096)]
+    pitch: u64,
+    /// Global address of the box's first element.
+    #[arg(long, default_value = "0x100000")]
+    global: String,
+    /// Offset of the box in the shared window.
+    #[arg(long, default_value = "0")]
+    shared: String,
+    /// The tensor map's swizzle mode: none, 32B, 64B, 128B.
+    #[arg(long, default_value = "128B")]
+    swizzle: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 #[derive(Subcommand, Debug)]
@@ -266,6 +294,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Facts(f) => run_facts(f),
         Command::Presets(p) => run_presets(p),
         Command::Figure(f) => run_figure(*f),
+        Command::Tma(t) => run_tma(t),
         Command::Calibrate(c) => {
             return match run_calibrate(c) {
                 Ok((text, code)) => {
@@ -764,6 +793,60 @@ fn parse_mask(text: &str) -> Result<LaneSet, InputError> {
         Ok(v) if v <= u64::from(u32::MAX) => Ok(LaneSet(v as u32)),
         _ => Err(InputError::at(text, span, "mask out of range: a warp has 32 lanes, so at most 0xffffffff")),
     }
+}
+
+fn run_tma(t: TmaArgs) -> Result<String, String> {
+    use crate::model::tma::{box_copy, BoxCopy};
+    let bad = |flag: &str, m: String| format!("{flag}: {m}");
+    let number = |flag: &str, text: &str| -> Result<u64, String> {
+        let v = crate::lang::parse_set(&format!("v={text}")).map_err(|e| bad(flag, e.replace("--set v: ", "")))?.1;
+        u64::try_from(v).map_err(|_| bad(flag, format!("`{text}` is negative")))
+    };
+    let (w, h) = t
+        .box_dim
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)))
+        .ok_or_else(|| bad("--box", format!("expected WIDTHxROWS in elements, as 64x8, not `{}`", t.box_dim)))?;
+    if w == 0 || w > crate::model::tma::MAX_BOX_DIM || !matches!(t.elem_bytes, 1 | 2 | 4 | 8) {
+        return Err(bad(
+            "--box",
+            format!(
+                "the inner box dimension is 1 to 256 elements of 1, 2, 4 or 8 bytes, not {w} x {} bytes",
+                t.elem_bytes
+            ),
+        ));
+    }
+    let b = BoxCopy {
+        global: number("--global", &t.global)?,
+        pitch: t.pitch,
+        rows: h,
+        row_bytes: w * t.elem_bytes,
+        shared: number("--shared", &t.shared)?,
+        swizzle: t.swizzle.parse().map_err(|e| bad("--swizzle", e))?,
+    };
+    let c = box_copy(&b)?;
+    if t.format == Format::Json {
+        let value = serde_json::json!({ "box": b, "cost": c });
+        return serde_json::to_string_pretty(&value).map_err(|e| e.to_string());
+    }
+    let mut out = format!(
+        "TMA box copy {}x{} of {}-byte elements ({} bytes per row), swizzle {}\nglobal read: {} lines, {} sectors ({} if 32-byte aligned), {} bytes\nshared layout (bank group of each 16-byte chunk, rows down, chunks across):\n",
+        w,
+        h,
+        t.elem_bytes,
+        b.row_bytes,
+        t.swizzle,
+        c.lines,
+        c.sectors,
+        c.ideal_sectors,
+        c.bytes
+    );
+    for r in 0..b.rows {
+        let groups: Vec<String> = c.chunks.iter().filter(|k| k.row == r).map(|k| k.bank_group.to_string()).collect();
+        out.push_str(&format!("  row {r:>3}: {}\n", groups.join(" ")));
+    }
+    out.push_str("A TMA copy writes shared memory without LSU wavefronts; read the tile with the same swizzle (sw128(), sw64(), sw32() in expressions) to see the reads' conflicts.");
+    Ok(out)
 }
 
 fn run_facts(f: FactsArgs) -> Result<String, String> {

@@ -14,3 +14,4 @@ pub mod local;
 pub mod note;
 pub mod report;
 pub mod shared;
+pub mod tma;

@@ -3,7 +3,7 @@
 //! snapshot, so adding a preset adds a test case.
 
 use crate::lang::Lang;
-use crate::model::arch::{BankMode, Cc, L1Choice};
+use crate::model::arch::{BankMode, Cc, L1Choice, SharedModel};
 use crate::model::cost::Config;
 use crate::program::launch::Dim3;
 use crate::scenario::Scenario;
@@ -33,6 +33,8 @@ pub struct Preset {
     pub l1: L1Choice,
     /// Kepler bank mode.
     pub bank_mode: BankMode,
+    /// How 64/128-bit shared accesses whose lanes share addresses count on CC 7.0+.
+    pub shared_model: SharedModel,
 }
 
 impl Preset {
@@ -46,7 +48,12 @@ impl Preset {
             block: self.block,
             grid: Dim3::linear(1),
             sets: self.sets.iter().map(|s| s.to_string()).collect(),
-            config: Config { l1: self.l1, bank_mode: self.bank_mode, ..Config::default() },
+            config: Config {
+                l1: self.l1,
+                bank_mode: self.bank_mode,
+                shared_model: self.shared_model,
+                ..Config::default()
+            },
             lane_mask: crate::model::access::LaneSet::ALL,
             ..Scenario::default()
         }
@@ -78,6 +85,7 @@ const fn expr(
         sets: &[],
         l1: L1Choice::Default,
         bank_mode: BankMode::FourByte,
+        shared_model: SharedModel::Measured,
     }
 }
 
@@ -101,6 +109,7 @@ const fn code(
         sets: &[],
         l1: L1Choice::Default,
         bank_mode: BankMode::FourByte,
+        shared_model: SharedModel::Measured,
     }
 }
 
@@ -109,7 +118,7 @@ const ONE_WARP: Dim3 = Dim3::linear(32);
 const TILE_BLOCK: Dim3 = Dim3 { x: 32, y: 8, z: 1 };
 
 /// Every preset, in the order the menu shows them.
-pub const PRESETS: [Preset; 30] = [
+pub const PRESETS: [Preset; 34] = [
     expr(
         "coalesced",
         "Coalesced 4-byte loads",
@@ -351,13 +360,51 @@ pub const PRESETS: [Preset; 30] = [
         )
     },
     expr(
-        "volta-lds128-uniform",
-        "LDS.128 with one address on Volta",
-        "All lanes read the same 16 bytes. The phase model counts 4 wavefronts; NVIDIA staff report 2 on CC 7.x, which the model note shows.",
-        Cc::new(7, 0),
+        "lds128-broadcast-measured",
+        "Broadcast LDS.128: measured",
+        "Every lane reads the same 16 bytes. The documented phase model splits a 128-bit access into four quarter-warps (4 wavefronts); measured on V100, A100 and with Nsight Compute on 8.6 and 9.0 it costs 2: lanes that share addresses in pairs merge the quarter-warps. The note gives both figures.",
+        A100,
         "LDS.128",
         "0",
     ),
+    Preset {
+        shared_model: SharedModel::Documented,
+        ..expr(
+            "lds128-broadcast-documented",
+            "Broadcast LDS.128: documented",
+            "The same broadcast counted by the documented phase model (Programming Guide, Best Practices Guide): four quarter-warp phases of one wavefront each. Switch the shared model to measured to see the hardware's 2.",
+            A100,
+            "LDS.128",
+            "0",
+        )
+    },
+    expr(
+        "ldmatrix-unswizzled",
+        "ldmatrix on an unswizzled tile",
+        "ldmatrix.x4 reads four 8x8 matrices of halves from a tile with 64 halves (128 bytes) per row: the 8 rows of each matrix start 128 bytes apart, all in banks 0-3. One phase per matrix, 8-way: 32 wavefronts instead of 4.",
+        A100,
+        "LDSM.16.M88.4",
+        "128*(lane % 8) + 16*(lane / 8)",
+    ),
+    expr(
+        "ldmatrix-swizzled",
+        "ldmatrix on a 128B-swizzled tile",
+        "The same reads through the 128-byte swizzle (CuTe Swizzle<3,4,3>, TMA's SWIZZLE_128B): each row's 16-byte chunk index is XORed with the row number, so the 8 rows of a matrix land in 8 different bank groups. 4 wavefronts, conflict-free. This is also how ldmatrix reads a tile a TMA copy wrote with the 128B swizzle.",
+        A100,
+        "LDSM.16.M88.4",
+        "sw128(128*(lane % 8) + 16*(lane / 8))",
+    ),
+    Preset {
+        block: Dim3::linear(128),
+        ..expr(
+            "cp-async-tile",
+            "cp.async copies a tile",
+            "128 threads copy a 32x64-half tile with cp.async.cg, 16 bytes each: thread t copies chunk t%8 of row t/8 from a global matrix with 2048-byte rows into a swizzled shared tile. One instruction costs both sides: 16 sectors of global reads and 4 wavefronts of shared writes per warp.",
+            A100,
+            "LDGSTS.E.BYPASS.128",
+            "sw128(16*tid) from 0x100000 + 2048*(tid / 8) + 16*(tid % 8)",
+        )
+    },
     expr(
         "predicated-tail",
         "A predicate masks lanes",
