@@ -469,7 +469,7 @@ pub const FACTS: [CcFacts; 16] = [
         l1_default: L1Default::On,
         bank_width_bytes: 4,
         percent_carveout: true,
-        unchecked: "memory rules assumed unchanged from 9.0",
+        unchecked: "capacities as in 9.0 (228 KB shared per SM, 227 KB per block) agree with tables that cite the Programming Guide, which could not be read here; memory rules assumed unchanged from 9.0; tensor memory not modelled",
     },
     CcFacts {
         cc: Cc::new(12, 0),
@@ -482,7 +482,7 @@ pub const FACTS: [CcFacts; 16] = [
         l1_default: L1Default::On,
         bank_width_bytes: 4,
         percent_carveout: true,
-        unchecked: "unified data cache size: the guide's text says 100 KB, its cache table allows up to 128 KB; memory rules assumed unchanged from 9.0",
+        unchecked: "unified data cache size: the guide's text says 100 KB, its cache table allows up to 128 KB (100 KB shared per SM, 99 KB per block, as third-party tables citing the guide also give); memory rules assumed unchanged from 9.0",
     },
 ];
 

@@ -215,6 +215,12 @@ pub const NOTES: &[NoteRule] = &[
         source: "MODEL.md sections B and E",
     },
     NoteRule {
+        id: "blackwell-unmodelled",
+        when: |s| s.family() == Family::Blackwell,
+        text: "CC {cc} (Blackwell): the memory rules are assumed unchanged from 9.0, unverified on hardware. Not modelled: tensor memory (TMEM) and the tcgen05 instructions that move data between shared memory, tensor memory and the tensor cores",
+        source: "CUDA Programming Guide, compute capability 10.0/12.0 (memory rules not restated); PTX ISA, tcgen05",
+    },
+    NoteRule {
         id: "uniform-hint",
         when: |s| s.uniform_hint,
         text: "The .U uniform hint tells the hardware that addresses are likely uniform (or equal in lane pairs); it does not change the counts warpscope models",
