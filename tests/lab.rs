@@ -6,11 +6,21 @@ use warpscope::teach::lab::{grade_exercise, Block};
 use warpscope::teach::lab_file::{markdown, parse};
 
 const MEMORY: &str = include_str!("../www/labs/memory.toml");
+const TENSOR_CORE_SMEM: &str = include_str!("../www/labs/tensor-core-smem.toml");
 
 #[test]
 fn the_memory_lab_is_solvable_exercise_by_exercise() {
-    let lab = parse(MEMORY).unwrap_or_else(|e| panic!("{e}"));
-    assert!(lab.exercises.len() >= 8, "the lab has {} exercises", lab.exercises.len());
+    solvable(MEMORY, 8);
+}
+
+#[test]
+fn the_tensor_core_lab_is_solvable_exercise_by_exercise() {
+    solvable(TENSOR_CORE_SMEM, 6);
+}
+
+fn solvable(text: &str, at_least: usize) {
+    let lab = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(lab.exercises.len() >= at_least, "the lab has {} exercises", lab.exercises.len());
     for ex in &lab.exercises {
         let id = &ex.id;
         let start = grade_exercise(ex, None);
