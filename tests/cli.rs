@@ -75,6 +75,43 @@ fn generic_split_reports_parts() {
 }
 
 #[test]
+fn tensor_core_era_instructions_from_the_command_line() {
+    // MODEL.md F: ldmatrix.x4 on an unswizzled tile of 64 halves per row: 32 wavefronts.
+    let v = json(&["analyze", "--cc", "8.0", "--op", "LDSM.16.M88.4", "--addr", "128*(lane % 8) + 16*(lane / 8)"]);
+    assert_eq!((v["wavefronts"].as_u64(), v["conflict_degree"].as_u64()), (Some(32), Some(8)));
+    // MODEL.md F: before CC 7.5 ldmatrix does not exist: exit 2 with a message naming the first CC.
+    fails(
+        &["analyze", "--cc", "7.0", "--op", "LDSM.16.M88.4", "--addr", "16*lane"],
+        &["--op 1:1", "LDSM (ldmatrix) needs CC 7.5 or later; CC 7.0 does not have it"],
+    );
+    fails(&["analyze", "--cc", "8.0", "--op", "STSM.16.M88.4", "--addr", "16*lane"], &["needs CC 9.0 or later"]);
+    // MODEL.md E: broadcast LDS.128 is 2 measured, 4 documented; each names the other's figure.
+    let v = json(&["analyze", "--cc", "8.6", "--op", "LDS.128", "--addr", "0"]);
+    assert_eq!((v["wavefronts"].as_u64(), v["other_model_wavefronts"].as_u64()), (Some(2), Some(4)));
+    let v = json(&["analyze", "--cc", "8.6", "--op", "LDS.128", "--addr", "0", "--shared-model", "documented"]);
+    assert_eq!((v["wavefronts"].as_u64(), v["other_model_wavefronts"].as_u64()), (Some(4), Some(2)));
+    // MODEL.md G: cp.async as a global read and a shared write.
+    let v = json(&["analyze", "--cc", "8.0", "--op", "LDGSTS.E.BYPASS.128", "--addr", "16*lane from 4096 + 16*lane"]);
+    assert_eq!(v["space"], "global_to_shared");
+    assert_eq!((v["parts"][0]["sectors"].as_u64(), v["parts"][1]["wavefronts"].as_u64()), (Some(16), Some(4)));
+    fails(&["analyze", "--cc", "8.0", "--op", "LDGSTS.E.128", "--addr", "16*lane"], &["write `SHARED from GLOBAL`"]);
+    fails(&["analyze", "--cc", "8.0", "--op", "LDS.128", "--addr", "16*lane from 0"], &["1:9", "is not a copy"]);
+    // A TMA box of 64x8 halves from 4096-byte rows with the 128-byte swizzle: 8 lines, 32 sectors (MODEL.md
+    // A), chunk 0 of rows 0-7 in bank groups 0-7 (MODEL.md H).
+    let v = json(&["tma", "--box", "64x8", "--elem-bytes", "2", "--pitch", "4096", "--swizzle", "128B"]);
+    assert_eq!((v["cost"]["lines"].as_u64(), v["cost"]["sectors"].as_u64()), (Some(8), Some(32)));
+    let groups: Vec<u64> = v["cost"]["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["chunk"] == 0)
+        .map(|c| c["bank_group"].as_u64().unwrap())
+        .collect();
+    assert_eq!(groups, [0, 1, 2, 3, 4, 5, 6, 7]);
+    fails(&["tma", "--box", "128x8", "--swizzle", "128B"], &["at most 128 bytes, not 256"]);
+}
+
+#[test]
 fn options_change_the_result() {
     // PG-11 K.3.2: Kepler 3.5 with -dlcm=ca moves one 128-byte line for a coalesced warp.
     let v = json(&["analyze", "--cc", "3.5", "--op", "LD.E.32", "--addr", "4*lane", "--l1", "on"]);
