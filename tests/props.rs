@@ -247,7 +247,7 @@ fn warp_addrs() -> impl Strategy<Value = Vec<Option<u64>>> {
     ]
 }
 
-const ALL_OPS: [&str; 20] = [
+const ALL_OPS: [&str; 23] = [
     "LDG.E.U8",
     "LDG.E.U16",
     "LDG.E.32",
@@ -268,6 +268,9 @@ const ALL_OPS: [&str; 20] = [
     "LDL.32",
     "LDL.128",
     "STL.64",
+    "LDSM.16.M88.4",
+    "LDSM.16.MT88.2",
+    "STSM.16.M88",
 ];
 
 proptest! {
@@ -288,6 +291,23 @@ proptest! {
         let plg = plg.map(warpscope::LaneSet);
         let r = warpscope::model::cost::analyze_lanes(cc, &instr, &warp, plg, &cfg);
         let c = warpscope::model::count::count(cc, &instr, &warp, plg, &cfg);
+        let e = warpscope::model::count::Counts { misaligned: c.misaligned, ..warpscope::model::count::Counts::of_report(&r) };
+        prop_assert_eq!(c, e);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// cp.async: the fast path's two parts equal the detailed report's, for any sources and destinations.
+    #[test]
+    fn copy_count_matches_analyze(cc in cc(), size in 0..3u32, cfg in cfg(), dst in warp_addrs(), src in warp_addrs()) {
+        let op = ["LDGSTS.E.32", "LDGSTS.E.64", "LDGSTS.E.BYPASS.128"][size as usize];
+        let instr = Instr::parse(op).expect("listed op");
+        let dst = WarpAddrs(std::array::from_fn(|l| dst[l].map(|a| a & 0xFF_FFFF)));
+        let src = WarpAddrs(std::array::from_fn(|l| dst.0[l].and(src[l]).or(dst.0[l].map(|a| a << 4))));
+        let r = warpscope::model::cost::analyze_with(cc, &instr, &dst, None, Some(&src), &cfg);
+        let c = warpscope::model::count::count_with(cc, &instr, &dst, None, Some(&src), &cfg);
         let e = warpscope::model::count::Counts { misaligned: c.misaligned, ..warpscope::model::count::Counts::of_report(&r) };
         prop_assert_eq!(c, e);
     }
