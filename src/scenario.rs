@@ -48,6 +48,16 @@ pub struct Scenario {
     /// Which kernel of a listing or file with several to run (`--kernel`); the first when `None`.
     #[serde(default)]
     pub kernel: Option<String>,
+    /// Named CuTe layouts the address expression may call (`--layout`), as written.
+    #[serde(default)]
+    pub layout: String,
+    /// Bytes per layout element (`--elem-bytes`): a layout's value is its element offset times this.
+    #[serde(default = "one_byte")]
+    pub elem_bytes: u32,
+}
+
+fn one_byte() -> u32 {
+    1
 }
 
 impl Default for Scenario {
@@ -66,6 +76,8 @@ impl Default for Scenario {
             every_block: false,
             limits: Limits::default(),
             kernel: None,
+            layout: String::new(),
+            elem_bytes: 1,
         }
     }
 }
@@ -99,11 +111,16 @@ pub enum Setting {
     SharedModel,
     /// The kernel to run (empty: the first).
     Kernel,
+    /// Named CuTe layouts for address expressions: `L = Swizzle<3,4,3> o (8,128):(128,1)`, separated by `;`
+    /// or new lines (empty: none).
+    Layout,
+    /// Bytes per layout element, 1 to 1024 (default 1: a layout's offsets are bytes).
+    ElemBytes,
 }
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 11] = [
+    pub const ALL: [Setting; 13] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
@@ -115,10 +132,12 @@ impl Setting {
         Setting::BankMode,
         Setting::SharedModel,
         Setting::Kernel,
+        Setting::Layout,
+        Setting::ElemBytes,
     ];
 
     /// The settings a lab may lock.
-    pub const LOCKABLE: [Setting; 9] = [
+    pub const LOCKABLE: [Setting; 11] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
@@ -128,6 +147,8 @@ impl Setting {
         Setting::BankMode,
         Setting::SharedModel,
         Setting::Sets,
+        Setting::Layout,
+        Setting::ElemBytes,
     ];
 
     /// The name labs, links and messages use.
@@ -144,6 +165,8 @@ impl Setting {
             Setting::BankMode => "bank_mode",
             Setting::SharedModel => "shared_model",
             Setting::Kernel => "kernel",
+            Setting::Layout => "layout",
+            Setting::ElemBytes => "elem_bytes",
         }
     }
 
@@ -159,7 +182,9 @@ impl Setting {
             | Setting::L1
             | Setting::BankMode
             | Setting::SharedModel
-            | Setting::Kernel => Field::Pattern,
+            | Setting::Kernel
+            | Setting::Layout
+            | Setting::ElemBytes => Field::Pattern,
         }
     }
 }
@@ -247,6 +272,18 @@ impl Scenario {
             Setting::BankMode => self.config.bank_mode = value.parse().map_err(err)?,
             Setting::SharedModel => self.config.shared_model = value.parse().map_err(err)?,
             Setting::Kernel => self.kernel = Some(value.to_string()).filter(|k| !k.is_empty()),
+            Setting::Layout => {
+                lang::layout::Layouts::parse(value, 1).map_err(|e| ScenarioError {
+                    field: setting.field(),
+                    error: InputError { message: format!("layout {}:{}: {}", e.line, e.column, e.message), ..e },
+                })?;
+                self.layout = value.to_string();
+            }
+            Setting::ElemBytes => {
+                self.elem_bytes = value.trim().parse().ok().filter(|b| (1..=1024).contains(b)).ok_or_else(|| {
+                    err(format!("elem_bytes is a whole number of bytes from 1 to 1024, not `{value}`"))
+                })?
+            }
         }
         Ok(())
     }
@@ -265,6 +302,8 @@ impl Scenario {
             Setting::BankMode => self.config.bank_mode.to_string(),
             Setting::SharedModel => self.config.shared_model.to_string(),
             Setting::Kernel => self.kernel.clone().unwrap_or_default(),
+            Setting::Layout => self.layout.clone(),
+            Setting::ElemBytes => self.elem_bytes.to_string(),
         }
     }
 
@@ -303,6 +342,14 @@ impl Scenario {
         Ok(vars)
     }
 
+    /// The named layouts, with their element size.
+    pub fn layouts(&self) -> Result<lang::layout::Layouts, ScenarioError> {
+        lang::layout::Layouts::parse(&self.layout, i128::from(self.elem_bytes.max(1))).map_err(|e| ScenarioError {
+            field: Field::Pattern,
+            error: InputError { message: format!("layout {}:{}: {}", e.line, e.column, e.message), ..e },
+        })
+    }
+
     /// The launch.
     pub fn launch(&self) -> Result<Launch, ScenarioError> {
         let text = format!("{} {}", self.block, self.grid);
@@ -327,6 +374,7 @@ impl Scenario {
             vars: &vars,
             kernel: self.kernel.as_deref(),
             cc: self.cc,
+            layouts: Rc::new(self.layouts()?),
         };
         let lowered = lang::lower(&source).map_err(|error| ScenarioError { field: Field::Pattern, error })?;
         if lowered.block.is_some() || lowered.grid.is_some() {
@@ -520,7 +568,8 @@ mod tests {
         assert_eq!(sc, before);
         assert_eq!(
             "carveout".parse::<Setting>(),
-            Err("unknown setting `carveout` (known: cc, lang, op, block, grid, pattern, sets, l1, bank_mode, shared_model, kernel)"
+            Err("unknown setting `carveout` (known: cc, lang, op, block, grid, pattern, sets, l1, bank_mode, \
+                 shared_model, kernel, layout, elem_bytes)"
                 .into())
         );
         // The page's sets field: commas, spaces or new lines between items.

@@ -56,6 +56,12 @@ pub struct PaneState {
     pub issue: usize,
     /// The kernel chosen in a listing or module with several (empty: the first).
     pub kernel: String,
+    /// Named CuTe layouts (empty in links written before they existed: none).
+    #[serde(default)]
+    pub layout: String,
+    /// Bytes per layout element (absent in links written before it existed: 1).
+    #[serde(default)]
+    pub elem_bytes: u32,
 }
 
 impl Default for PaneState {
@@ -83,6 +89,8 @@ impl PaneState {
             instr,
             issue,
             kernel: sc.value(Setting::Kernel),
+            layout: sc.layout.clone(),
+            elem_bytes: sc.elem_bytes,
         }
     }
 
@@ -95,6 +103,7 @@ impl PaneState {
             Scenario { text: self.text.clone(), op: self.op.clone(), sets: self.sets.clone(), ..Scenario::default() };
         // Links written before the bank mode was stored have 0 there: the default, 4-byte banks.
         let bank_mode = if self.bank_mode == 0 { 4 } else { self.bank_mode };
+        let elem_bytes = self.elem_bytes.max(1);
         for (setting, value) in [
             (Setting::Cc, self.cc.as_str()),
             (Setting::Lang, &self.lang),
@@ -104,6 +113,8 @@ impl PaneState {
             (Setting::BankMode, &bank_mode.to_string()),
             (Setting::SharedModel, &self.shared_model),
             (Setting::Kernel, &self.kernel),
+            (Setting::Layout, &self.layout),
+            (Setting::ElemBytes, &elem_bytes.to_string()),
         ] {
             sc.set(setting, value).map_err(|e| e.error.message)?;
         }

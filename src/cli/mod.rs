@@ -243,6 +243,15 @@ struct InputArgs {
     /// (merged phases, the default) or by the documented phase model.
     #[arg(long, value_parser = ["measured", "documented"])]
     shared_model: Option<String>,
+    /// Named CuTe layouts that --addr may call, separated by `;` or new lines:
+    /// `L = Swizzle<3,3,3> o (8,64):(64,1)`, nested modes `((2,4),8):((1,16),2)`. `L(i, j)` takes one
+    /// coordinate per mode, `L(k)` a 1-D index (colexicographic, as in CuTe), and gives the swizzled element
+    /// offset times --elem-bytes, a byte address.
+    #[arg(long, value_name = "LAYOUTS")]
+    layout: Option<String>,
+    /// Bytes per layout element (default 1: the layout's offsets are bytes; 2 for halves, 4 for floats).
+    #[arg(long, value_name = "BYTES")]
+    elem_bytes: Option<String>,
     /// Misaligned lanes of LDL/LDS/ST/STS/STL/LD become error lanes instead of warnings.
     #[arg(long)]
     strict: bool,
@@ -495,9 +504,13 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     if let Some(m) = &a.mask {
         sc.lane_mask = parse_mask(m).map_err(|e| flag_error("--mask", e))?;
     }
-    for (setting, value) in
-        [(Setting::L1, &a.l1), (Setting::BankMode, &a.bank_mode), (Setting::SharedModel, &a.shared_model)]
-    {
+    for (setting, value) in [
+        (Setting::L1, &a.l1),
+        (Setting::BankMode, &a.bank_mode),
+        (Setting::SharedModel, &a.shared_model),
+        (Setting::Layout, &a.layout),
+        (Setting::ElemBytes, &a.elem_bytes),
+    ] {
         if let Some(v) = value {
             set(&mut sc, setting, v)?;
         }
@@ -515,8 +528,10 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
 fn set(sc: &mut Scenario, setting: Setting, value: &str) -> Result<(), String> {
     sc.set(setting, value).map_err(|e| {
         let m = e.error.message;
+        // A layout's message carries its line:column; the excerpt under it shows where.
+        let excerpt = if setting == Setting::Layout { format!("\n{}", e.error.excerpt) } else { String::new() };
         match m.strip_prefix(setting.name()) {
-            Some(rest) => format!("--{}{rest}", setting.name().replace('_', "-")),
+            Some(rest) => format!("--{}{rest}{excerpt}", setting.name().replace('_', "-")),
             None => m,
         }
     })

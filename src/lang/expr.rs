@@ -12,11 +12,17 @@
 //! Variables: `lane`, `warp`, `tid` (the linear thread index), `threadIdx.x/y/z`, `blockIdx.*`, `blockDim.*`,
 //! `gridDim.*`, `warpSize`, and any name given a value with `--set`. Operators: C's arithmetic, bitwise,
 //! comparison and logical operators, `?:`, `min(a, b)`, `max(a, b)`, `abs(a)`.
+//!
+//! Swizzles (MODEL.md H; [`layout`](super::layout)): `sw128(a)`, `sw64(a)`, `sw32(a)` (the TMA modes on byte
+//! addresses) and `swizzle(B, M, S, a)` (CuTe's `Swizzle<B,M,S>`, with constant B, M, S). Layouts given with
+//! `--layout` are functions too: `L(i, j)` or `L(k)` (see [`Layouts`]).
 
 use super::cexpr::{Ex, Parser, UnOp, E};
+use super::layout::{Layouts, Swizzle, FUNCTIONS};
 use super::lex::{lex, Tok};
 use super::{InputError, Span};
 use crate::program::launch::BUILTIN_NAMES;
+use std::rc::Rc;
 
 /// A parsed address expression with its optional predicate.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,6 +35,8 @@ pub struct Pattern {
     pub src: Option<Ex>,
     /// The source text.
     pub source: String,
+    /// The layouts it may call.
+    pub layouts: Rc<Layouts>,
 }
 
 /// An evaluation error: what went wrong and where.
@@ -43,6 +51,11 @@ pub struct EvalError {
 impl Pattern {
     /// Parses `ADDR` or `ADDR if PRED`. `vars` are the user's extra variable names (from `--set`).
     pub fn parse(source: &str, vars: &[String]) -> Result<Pattern, InputError> {
+        Pattern::parse_with(source, vars, Rc::new(Layouts::NONE))
+    }
+
+    /// [`Pattern::parse`] with layouts the pattern may call.
+    pub fn parse_with(source: &str, vars: &[String], layouts: Rc<Layouts>) -> Result<Pattern, InputError> {
         let toks = lex(source)?;
         if let Some(t) = toks.iter().find(|t| matches!(t.tok, Tok::Hash(_))) {
             return Err(InputError::at(source, t.span, "`#` lines belong in CUDA snippets, not in an expression"));
@@ -82,31 +95,40 @@ impl Pattern {
                 p.err(format!("expected an operator or the end of the expression, found {}{hint}", p.describe()))
             );
         }
-        check(source, &addr, vars)?;
+        let cx = Cx { src: source, vars, layouts: &layouts };
+        check(&cx, &addr)?;
         for e in pred.iter().chain(&src) {
-            check(source, e, vars)?;
+            check(&cx, e)?;
         }
-        Ok(Pattern { addr, pred, src, source: source.to_string() })
+        Ok(Pattern { addr, pred, src, source: source.to_string(), layouts })
     }
 
     /// The copy's global source as a pattern of its own (same predicate), for `DST from SRC`.
     pub fn source_pattern(&self) -> Option<Pattern> {
-        Some(Pattern { addr: self.src.clone()?, pred: self.pred.clone(), src: None, source: self.source.clone() })
+        Some(Pattern { addr: self.src.clone()?, src: None, ..self.clone() })
     }
 
     /// The thread's address, or `None` when the predicate is false.
     pub fn eval(&self, var: &dyn Fn(&str) -> Option<i128>) -> Result<Option<i128>, EvalError> {
         if let Some(p) = &self.pred {
-            if eval(p, var)? == 0 {
+            if ev(p, var, &self.layouts)? == 0 {
                 return Ok(None);
             }
         }
-        eval(&self.addr, var).map(Some)
+        ev(&self.addr, var, &self.layouts).map(Some)
     }
 }
 
+/// What a check knows: the text, the `--set` names and the layouts.
+struct Cx<'a> {
+    src: &'a str,
+    vars: &'a [String],
+    layouts: &'a Layouts,
+}
+
 /// Checks that an expression uses only what the language allows and only known variables.
-fn check(src: &str, e: &Ex, vars: &[String]) -> Result<(), InputError> {
+fn check(cx: &Cx, e: &Ex) -> Result<(), InputError> {
+    let (src, vars) = (cx.src, cx.vars);
     let bad = |what: &str| Err(InputError::at(src, e.span, format!("{what} is not allowed in an address expression")));
     match &e.kind {
         E::Int(_) => Ok(()),
@@ -128,26 +150,42 @@ fn check(src: &str, e: &Ex, vars: &[String]) -> Result<(), InputError> {
             None => bad("a field access"),
         },
         E::Unary(UnOp::AddrOf | UnOp::Deref, _) => bad("a pointer operation"),
-        E::Unary(_, a) => check(src, a, vars),
+        E::Unary(_, a) => check(cx, a),
         E::Binary(_, a, b) => {
-            check(src, a, vars)?;
-            check(src, b, vars)
+            check(cx, a)?;
+            check(cx, b)
         }
         E::Ternary(c, a, b) => {
-            check(src, c, vars)?;
-            check(src, a, vars)?;
-            check(src, b, vars)
+            check(cx, c)?;
+            check(cx, a)?;
+            check(cx, b)
         }
         E::Call(name, args) => {
-            let arity = match name.as_str() {
-                "min" | "max" => 2,
-                "abs" => 1,
+            let arity = match (name.as_str(), cx.layouts.get(name)) {
+                ("min" | "max", _) => 2,
+                ("abs" | "sw128" | "sw64" | "sw32", _) => 1,
+                ("swizzle", _) => 4,
+                (_, Some(_)) if args.len() == 1 => 1,
+                (_, Some(l)) if args.len() != l.rank() => {
+                    return Err(InputError::at(
+                        src,
+                        e.span,
+                        format!(
+                            "layout `{name}` takes one coordinate per mode ({}) or one index, found {}",
+                            l.rank(),
+                            args.len()
+                        ),
+                    ))
+                }
+                (_, Some(l)) => l.rank(),
                 _ => {
+                    let mut known = FUNCTIONS.to_vec();
+                    known.extend(cx.layouts.names());
                     return Err(InputError::at(
                         src,
                         e.op_span,
-                        format!("unknown function `{name}` (known: min, max, abs)"),
-                    ))
+                        format!("unknown function `{name}` (known: {})", known.join(", ")),
+                    ));
                 }
             };
             if args.len() != arity {
@@ -157,7 +195,18 @@ fn check(src: &str, e: &Ex, vars: &[String]) -> Result<(), InputError> {
                     format!("`{name}` takes {arity} argument(s), found {}", args.len()),
                 ));
             }
-            args.iter().try_for_each(|a| check(src, a, vars))
+            args.iter().try_for_each(|a| check(cx, a))?;
+            if name == "swizzle" {
+                // B, M and S are constants, as CuTe's template arguments are.
+                let mut bms = [0i128; 3];
+                for (v, a) in bms.iter_mut().zip(args) {
+                    *v = eval(a, &|_| None).map_err(|_| {
+                        InputError::at(src, a.span, "swizzle(B, M, S, x): B, M and S must be constant integers")
+                    })?;
+                }
+                Swizzle::new(bms[0], bms[1], bms[2]).map_err(|m| InputError::at(src, e.span, m))?;
+            }
+            Ok(())
         }
         E::Index(..) => bad("indexing"),
         E::Member(..) => bad("`->`"),
@@ -170,6 +219,12 @@ fn check(src: &str, e: &Ex, vars: &[String]) -> Result<(), InputError> {
 
 /// Evaluates a checked expression.
 pub fn eval(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Result<i128, EvalError> {
+    ev(e, var, &Layouts::NONE)
+}
+
+/// Evaluates a checked expression that may call `layouts`.
+fn ev(e: &Ex, var: &dyn Fn(&str) -> Option<i128>, layouts: &Layouts) -> Result<i128, EvalError> {
+    let eval = |e: &Ex, var: &dyn Fn(&str) -> Option<i128>| ev(e, var, layouts);
     let fail = |message: String, span: Span| Err(EvalError { message, span });
     match &e.kind {
         E::Int(n) => Ok(*n),
@@ -210,10 +265,15 @@ pub fn eval(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Result<i128, EvalErro
         }
         E::Call(name, args) => {
             let vals: Vec<i128> = args.iter().map(|a| eval(a, var)).collect::<Result<_, _>>()?;
+            if let Some(l) = layouts.get(name) {
+                return layouts.call(l, &vals).or_else(|(i, m)| fail(m, args.get(i).map_or(e.span, |a| a.span)));
+            }
             match (name.as_str(), vals.as_slice()) {
                 ("min", [a, b]) => Ok(*a.min(b)),
                 ("max", [a, b]) => Ok(*a.max(b)),
                 ("abs", [a]) => Ok(a.abs()),
+                ("swizzle", [b, m, s, x]) => Swizzle::new(*b, *m, *s).map(|s| s.apply(*x)).or_else(|m| fail(m, e.span)),
+                (n, [x]) if Swizzle::named(n).is_some() => Ok(Swizzle::named(n).map_or(*x, |s| s.apply(*x))),
                 _ => fail(format!("unknown function `{name}`"), e.op_span),
             }
         }
@@ -235,11 +295,11 @@ impl crate::program::LaneExpr for Pattern {
     }
 
     fn address_slope(&self, var: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]> {
-        slope(&self.addr, var)
+        slope_in(&self.addr, var, &self.layouts)
     }
 
     fn condition_block_invariant(&self, var: &dyn Fn(&str) -> Option<i128>) -> bool {
-        self.pred.as_ref().is_none_or(|p| slope(p, var) == Some([0; 3]))
+        self.pred.as_ref().is_none_or(|p| slope_in(p, var, &self.layouts) == Some([0; 3]))
     }
 }
 
@@ -248,7 +308,14 @@ impl crate::program::LaneExpr for Pattern {
 /// when that cannot be shown). `var` gives the values at the block being run. The whole-grid analysis uses
 /// this to prove that two blocks' addresses differ by a translation.
 pub fn slope(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]> {
+    slope_in(e, var, &Layouts::NONE)
+}
+
+/// [`slope`] of an expression that may call `layouts`.
+fn slope_in(e: &Ex, var: &dyn Fn(&str) -> Option<i128>, layouts: &Layouts) -> Option<[i128; 3]> {
     use super::cexpr::BinOp as B;
+    let slope = |e: &Ex, var: &dyn Fn(&str) -> Option<i128>| slope_in(e, var, layouts);
+    let eval = |e: &Ex, var: &dyn Fn(&str) -> Option<i128>| ev(e, var, layouts);
     const ZERO: [i128; 3] = [0; 3];
     let zero = |s: &[i128; 3]| *s == ZERO;
     let scale = |s: [i128; 3], k: i128| -> Option<[i128; 3]> {
@@ -296,6 +363,8 @@ pub fn slope(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Option<[i128; 3]> {
                 slope(b, var)
             }
         }
+        // A function (min, a swizzle, a layout) of block-dependent values is not affine in general: only one
+        // whose arguments all keep their value from block to block is shown to (it keeps its value too).
         E::Call(_, args) => {
             for a in args {
                 if !zero(&slope(a, var)?) {

@@ -9,6 +9,7 @@ pub mod cexpr;
 #[cfg(feature = "lang-cuda")]
 pub mod cuda;
 pub mod expr;
+pub mod layout;
 pub mod lex;
 pub mod params;
 #[cfg(feature = "lang-ptx")]
@@ -229,6 +230,8 @@ pub struct Source<'a> {
     pub kernel: Option<&'a str>,
     /// The compute capability the program runs on.
     pub cc: crate::model::arch::Cc,
+    /// Named layouts an address expression may call (`--layout`).
+    pub layouts: Rc<layout::Layouts>,
 }
 
 /// A lowered pattern: the program, and the block size the pattern itself implies (address lists give one
@@ -326,7 +329,7 @@ fn expr_program(src: &Source) -> Result<Program, InputError> {
         ));
     };
     let names: Vec<String> = src.vars.keys().cloned().collect();
-    let pattern = expr::Pattern::parse(text, &names)?;
+    let pattern = expr::Pattern::parse_with(text, &names, src.layouts.clone())?;
     let whole = Span { start: 0, end: text.len().max(1) };
     let source = match (pattern.source_pattern(), instr.base == crate::model::access::Base::Ldgsts) {
         (Some(p), true) => Some(p),

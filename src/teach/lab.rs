@@ -104,6 +104,12 @@ pub struct Exercise {
     pub bank_mode: Option<u8>,
     /// `measured` or `documented`.
     pub shared_model: Option<String>,
+    /// Named CuTe layouts the pattern may call.
+    #[serde(default)]
+    pub layout: Option<String>,
+    /// Bytes per layout element.
+    #[serde(default)]
+    pub elem_bytes: Option<u32>,
     /// Settings the student cannot change (one of [`Setting::LOCKABLE`]).
     pub locked: Vec<Setting>,
     /// Conditions that must all hold.
@@ -163,6 +169,12 @@ pub struct Answer {
     /// `measured` or `documented`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_model: Option<String>,
+    /// Named CuTe layouts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
+    /// Bytes per layout element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elem_bytes: Option<u32>,
     /// `NAME=VALUE` settings.
     pub sets: Option<Vec<String>>,
     /// The chosen answer of each question (index from 0), in order.
@@ -228,6 +240,8 @@ impl Exercise {
                 Setting::L1 => a.l1.clone(),
                 Setting::BankMode => a.bank_mode.map(|b| b.to_string()),
                 Setting::SharedModel => a.shared_model.clone(),
+                Setting::Layout => a.layout.clone(),
+                Setting::ElemBytes => a.elem_bytes.map(|b| b.to_string()),
                 _ => None,
             }
         };
@@ -241,6 +255,8 @@ impl Exercise {
                 Setting::L1 => self.l1.clone(),
                 Setting::BankMode => self.bank_mode.map(|b| b.to_string()),
                 Setting::SharedModel => self.shared_model.clone(),
+                Setting::Layout => self.layout.clone(),
+                Setting::ElemBytes => self.elem_bytes.map(|b| b.to_string()),
                 _ => None,
             }
         };
@@ -254,6 +270,8 @@ impl Exercise {
             Setting::L1,
             Setting::BankMode,
             Setting::SharedModel,
+            Setting::Layout,
+            Setting::ElemBytes,
         ] {
             if let Some(v) = theirs(s).or_else(|| mine(s)) {
                 sc.set(s, &v).map_err(|e| (s, e.error.message))?;

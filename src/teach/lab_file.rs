@@ -58,6 +58,12 @@ pub struct RawExercise {
     /// `measured` or `documented`.
     #[serde(default)]
     pub shared_model: Option<Spanned<String>>,
+    /// Named CuTe layouts the pattern may call.
+    #[serde(default)]
+    pub layout: Option<Spanned<String>>,
+    /// Bytes per layout element.
+    #[serde(default)]
+    pub elem_bytes: Option<Spanned<u32>>,
     /// Settings the student cannot change.
     #[serde(default)]
     pub locked: Vec<Spanned<String>>,
@@ -209,6 +215,8 @@ fn compile_exercise(ex: &RawExercise) -> Exercise {
         l1: get(&ex.l1),
         bank_mode: ex.bank_mode,
         shared_model: get(&ex.shared_model),
+        layout: get(&ex.layout),
+        elem_bytes: ex.elem_bytes.as_ref().map(|b| *b.get_ref()),
         locked: ex
             .locked
             .iter()
@@ -248,6 +256,9 @@ impl RawExercise {
             Setting::Op => self.op.as_ref().map(span_of),
             Setting::Block => self.block.as_ref().map(span_of),
             Setting::L1 => self.l1.as_ref().map(span_of),
+            Setting::SharedModel => self.shared_model.as_ref().map(span_of),
+            Setting::Layout => self.layout.as_ref().map(span_of),
+            Setting::ElemBytes => self.elem_bytes.as_ref().map(span_of),
             _ => None,
         };
         s.unwrap_or_else(|| span_of(&self.pattern))

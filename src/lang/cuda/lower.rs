@@ -13,7 +13,7 @@
 //! size") while the executor stays optimised for speed.
 //!
 //! May import: `syntax`, `parse` (device functions and templates are parsed on demand while lowering), `file`,
-//! `lang::{cexpr, expr, params}`, `program`, `model::{access, note}`.
+//! `lang::{cexpr, expr, layout, params}`, `program`, `model::{access, note}`.
 
 use super::file::FnKind;
 use super::{
@@ -2284,6 +2284,9 @@ impl<'a> Lower<'a> {
                 if let Some(v) = self.call_fn(name, args, e)? {
                     return Ok(v);
                 }
+                if let Some(v) = self.swizzle(name, args, e)? {
+                    return Ok(v);
+                }
                 if let Some((ns, _)) = name.split_once("::") {
                     return Err(self.err(
                         e.op_span,
@@ -2292,7 +2295,7 @@ impl<'a> Lower<'a> {
                 }
                 Err(self.err(
                     e.op_span,
-                    format!("unknown function `{name}` (define it as a __device__ function in the file; warpscope knows min, max, abs, __ldg, __syncthreads, __shfl_*_sync, __ballot_sync, atomics and cooperative_groups basics)"),
+                    format!("unknown function `{name}` (define it as a __device__ function in the file; warpscope knows min, max, abs, sw128, sw64, sw32, swizzle, __ldg, __syncthreads, __shfl_*_sync, __ballot_sync, atomics and cooperative_groups basics)"),
                 ))
             }
         }
@@ -2303,6 +2306,45 @@ impl<'a> Lower<'a> {
     fn group(&self, name: &str) -> Val {
         let ty = types(self).lookup(name).unwrap_or(Ty::Void);
         Val::Agg { ty, leaves: Vec::new() }
+    }
+
+    /// The swizzles of the expression language (MODEL.md H), when no device function of the file has the
+    /// name: `sw128(x)`, `sw64(x)`, `sw32(x)` and `swizzle(B, M, S, x)` with constant B, M, S, computed as
+    /// `x ^ ((x & yyy_msk) >> S)` on x's type.
+    #[cold]
+    fn swizzle(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Option<Val>> {
+        use crate::lang::layout::Swizzle;
+        let (sw, x) = match (name, args) {
+            ("swizzle", [b, m, s, x]) => {
+                let mut v = [0i128; 3];
+                for (slot, a) in v.iter_mut().zip([b, m, s]) {
+                    *slot = match self.rvalue(a)? {
+                        Val::Int(Src::Imm(x), t) => {
+                            exec::conv(x, t.promoted().bits, t.promoted().signed) as i64 as i128
+                        }
+                        _ => return Err(self.err(a.span, "swizzle(B, M, S, x): B, M and S must be constant integers")),
+                    };
+                }
+                (Swizzle::new(v[0], v[1], v[2]).map_err(|m| self.err(e.span, m))?, x)
+            }
+            (n, [x]) if Swizzle::named(n).is_some() => (Swizzle::named(n).unwrap_or(Swizzle { b: 0, m: 0, s: 0 }), x),
+            _ => return Ok(None),
+        };
+        let Val::Int(v, t) = self.rvalue(x)? else {
+            return Err(self.err(x.span, format!("`{name}` takes an integer")));
+        };
+        let t = t.promoted();
+        let w = t.width();
+        let mask = sw.source_mask();
+        if mask >> t.bits != 0 || (sw.s < 0 && mask << -sw.s >> t.bits != 0) {
+            return Err(self.err(e.span, format!("`{name}` moves bits past the {}-bit value", t.bits)));
+        }
+        let y = self.bin(BinOp::And, w, v, Src::Imm(mask as u64), e.span);
+        let y = match sw.s {
+            s if s >= 0 => self.bin(BinOp::ShrU, w, y, Src::Imm(s as u64), e.span),
+            s => self.bin(BinOp::Shl, w, y, Src::Imm(-s as u64), e.span),
+        };
+        Ok(Some(Val::Int(self.bin(BinOp::Xor, w, v, y, e.span), t)))
     }
 
     /// An integer argument that must be a constant.
