@@ -2372,8 +2372,12 @@ impl<'a> Lower<'a> {
             }
         };
         // `cuda::aligned_size_t<N>(size)`: the size is its argument.
+        // (It parses as the comparisons `cuda::aligned_size_t < N > (size)`.)
         let size_ex = match &args[2].kind {
-            E::Call(n, a) if n.starts_with("cuda::aligned_size_t<") && a.len() == 1 => &a[0],
+            E::Binary(CBin::Gt, l, size) => match &l.kind {
+                E::Binary(CBin::Lt, n, _) if matches!(&n.kind, E::Name(n) if n.ends_with("aligned_size_t")) => size,
+                _ => &args[2],
+            },
             _ => &args[2],
         };
         let size = self.const_int(size_ex, "the copy's size")?;

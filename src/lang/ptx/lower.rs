@@ -1983,7 +1983,7 @@ fn matrix(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     need(lw, i, 2)?;
     let store = root == "stmatrix";
     let Some(instr) = matrix_instr(lw, i, None)? else { return Ok(()) };
-    let (base, off, addr_span) = bracketed(lw, i, usize::from(store))?;
+    let (base, off, addr_span) = bracketed(lw, i, usize::from(!store))?;
     let window = if names_shared(i) { 0 } else { DEFAULT_SHARED_WINDOW };
     let addr = address(lw, base, off, addr_span, 32, window)?;
     mem_site(lw, i, addr_span, instr, addr, None);
