@@ -401,6 +401,59 @@ fn expr_program(src: &Source) -> Result<Program, InputError> {
     Ok(b.finish())
 }
 
+/// The SASS instruction a PTX `ldmatrix`, `stmatrix` or `cp.async` becomes, from its opcode split at dots and,
+/// for `cp.async`, its copy size in bytes: `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16` is
+/// `LDSM.16.MT88.4` (PTX ISA, "ldmatrix", "stmatrix"); `cp.async.cg.shared.global.L2::128B [d], [s], 16` is
+/// `LDGSTS.E.BYPASS.LTC128B.128` (PTX ISA, "cp.async"; `.cg` takes 16 bytes only). `Ok(None)` for what moves
+/// nothing: `cp.async.commit_group`, `.wait_group`, `.wait_all`, `.mbarrier.arrive`. PTX and CUDA's inline
+/// PTX share it.
+pub fn matrix_or_copy(parts: &[&str], size: Option<u64>) -> Result<Option<Instr>, String> {
+    let has = |m: &str| parts.iter().skip(1).any(|p| *p == m);
+    let name = match parts {
+        ["ldmatrix" | "stmatrix", ..] => {
+            let n = match parts.iter().find(|p| matches!(**p, "x1" | "x2" | "x4")) {
+                Some(&"x1") => "",
+                Some(&"x2") => ".2",
+                Some(_) => ".4",
+                None => return Err(format!("{}: how many matrices? Add .x1, .x2 or .x4", parts[0])),
+            };
+            if !has("m8n8") || !has("b16") {
+                return Err(format!(
+                    "{}: warpscope models the .m8n8 shape of .b16 elements ({0}.sync.aligned.m8n8.x4.shared.b16)",
+                    parts[0]
+                ));
+            }
+            let head = if parts[0] == "ldmatrix" { "LDSM" } else { "STSM" };
+            format!("{head}.16.{}{n}", if has("trans") { "MT88" } else { "M88" })
+        }
+        ["cp", "async", "commit_group" | "wait_group" | "wait_all" | "mbarrier", ..] => return Ok(None),
+        ["cp", "async", op @ ("ca" | "cg"), ..] => {
+            let cg = *op == "cg";
+            let bits = match (size, cg) {
+                (Some(16), _) => 128,
+                (Some(8), false) => 64,
+                (Some(4), false) => 32,
+                _ => {
+                    return Err(format!(
+                        "cp.async.{op} copies {} bytes per thread, not {}",
+                        if cg { "16" } else { "4, 8 or 16" },
+                        size.map_or("an unknown number of".to_string(), |s| s.to_string())
+                    ))
+                }
+            };
+            let (bypass, ltc) = (if cg { ".BYPASS" } else { "" }, if has("L2::128B") { ".LTC128B" } else { "" });
+            format!("LDGSTS.E{bypass}{ltc}.{bits}")
+        }
+        _ => {
+            return Err(format!(
+                "`{}`: warpscope reads ldmatrix, stmatrix and cp.async.ca/.cg (with commit_group, wait_group, wait_all) here",
+                parts.join(".")
+            ))
+        }
+    };
+    Instr::parse(&name).map(Some).map_err(|e| e.message)
+}
+
 /// Parses `--set NAME=VALUE`. Names are identifiers (variables, pointers), registers (`R4`, `UR4`) or
 /// constant-bank words (`c[0x0][0x160]`, normalised to that form); values are integer expressions.
 pub fn parse_set(text: &str) -> Result<(String, i128), String> {

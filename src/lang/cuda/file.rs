@@ -133,6 +133,8 @@ pub(super) fn strip_namespaces(toks: Vec<Token>) -> Vec<Token> {
                     i += 1;
                     continue;
                 }
+                // `asm("..." :: "r"(x))`: no outputs, kept for the asm statement's parser.
+                Some(Tok::Str) => {}
                 // `::threadIdx`: the global namespace.
                 _ => {
                     i += 1;

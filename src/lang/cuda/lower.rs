@@ -2118,7 +2118,16 @@ impl<'a> Lower<'a> {
                 self.emit(Op::Bar, e.span);
                 Ok(Val::Int(Src::Imm(0), IntTy::INT))
             }
-            "__syncwarp" | "__threadfence" | "__threadfence_block" => {
+            "__asm" => self.asm(args, e),
+            "__cvta_generic_to_shared" if args.len() == 1 => match self.rvalue(&args[0])? {
+                // A shared pointer already holds its offset in the shared window: what the conversion gives.
+                Val::Ptr { src, space: MemSpace::Shared, .. } => Ok(Val::Int(src, IntTy::ULLONG)),
+                _ => Err(self.err(args[0].span, "`__cvta_generic_to_shared` takes a pointer into shared memory")),
+            },
+            "__pipeline_memcpy_async" | "cuda::memcpy_async" | "memcpy_async" | "cooperative_groups::memcpy_async" => {
+                self.memcpy_async(name, args, e)
+            }
+            "__pipeline_commit" | "__pipeline_wait_prior" | "__syncwarp" | "__threadfence" | "__threadfence_block" => {
                 for a in args {
                     self.rvalue(a)?;
                 }
@@ -2299,6 +2308,191 @@ impl<'a> Lower<'a> {
                 ))
             }
         }
+    }
+
+    /// One `cp.async` (`LDGSTS`) from `src` (global) into `dst` (an offset in the shared window) at `e`.
+    #[cold]
+    fn copy_async(&mut self, instr: Instr, dst: Src, src: Src, e: &Ex, access: String) {
+        let dst = self.bin(BinOp::And, Width::W64, dst, Src::Imm(0xFFFF_FFFF), e.span);
+        let [dst, src] = [dst, src].map(|v| match v {
+            Src::Reg(r) => r,
+            imm => {
+                let r = self.temp();
+                self.emit(Op::Mov { dst: r, a: imm }, e.span);
+                r
+            }
+        });
+        self.mem_op(instr, dst, Some(src), e, access);
+    }
+
+    /// A memory site for `instr` at `e`, issued at `addr` (`src`: a copy's global source).
+    #[cold]
+    fn mem_op(&mut self, instr: Instr, addr: Reg, src: Option<Reg>, e: &Ex, access: String) {
+        let line = self.lines.line(e.span.start.min(self.src.len()));
+        let text = self.lines.text(line).trim().to_string();
+        let ctx = self.b.ctx(format!("the address of this {} depends on ", instr.text));
+        let site = self.b.site(
+            (self.stmt, self.seq.saturating_add(self.salt)),
+            Site { line, text, access, instr, notes: Vec::new(), source: None },
+        );
+        self.seq += 1;
+        self.emit(Op::Mem { site, addr, plg: None, src, ctx, data: None }, e.span);
+    }
+
+    /// `__pipeline_memcpy_async(dst, src, size[, zfill])` and the per-thread `cuda::memcpy_async(dst, src, size,
+    /// pipeline)`: one `cp.async` of 4, 8 or 16 bytes per thread (CUDA 12.9 `cuda_pipeline_helpers.h`: `.cg` for
+    /// 16 bytes, `.ca` for 4 and 8; the same in libcu++). The group forms split one copy among a group's
+    /// threads in a way the CUDA C++ Programming Guide does not document: refused.
+    #[cold]
+    fn memcpy_async(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Val> {
+        let first = match args.first() {
+            Some(a) => self.rvalue(a)?,
+            None => Val::Int(Src::Imm(0), IntTy::INT),
+        };
+        if matches!(first, Val::Agg { .. }) || args.len() == 5 {
+            return Err(self.err(
+                e.op_span,
+                format!("`{name}` with a group copies one block of bytes with all the group's threads, split among them in a way the CUDA C++ Programming Guide (memcpy_async) does not document; write each thread's own copy: `__pipeline_memcpy_async(dst + i, src + i, 16)` or `cuda::memcpy_async(dst + i, src + i, cuda::aligned_size_t<16>(16), pipeline)`"),
+            ));
+        }
+        if args.len() < 3 {
+            return Err(self.err(e.span, format!("`{name}(dst, src, size, ...)` takes at least 3 arguments")));
+        }
+        let dst = match first {
+            Val::Ptr { src, space: MemSpace::Shared, .. } => src,
+            _ => {
+                return Err(self.err(
+                    args[0].span,
+                    format!("`{name}` copies into shared memory: its destination is a pointer into a __shared__ array"),
+                ))
+            }
+        };
+        let src = match self.rvalue(&args[1])? {
+            Val::Ptr { src, space: MemSpace::Global, .. } => src,
+            _ => {
+                return Err(self
+                    .err(args[1].span, format!("`{name}` copies from global memory: its source is a global pointer")))
+            }
+        };
+        // `cuda::aligned_size_t<N>(size)`: the size is its argument.
+        // (It parses as the comparisons `cuda::aligned_size_t < N > (size)`.)
+        let size_ex = match &args[2].kind {
+            E::Binary(CBin::Gt, l, size) => match &l.kind {
+                E::Binary(CBin::Lt, n, _) if matches!(&n.kind, E::Name(n) if n.ends_with("aligned_size_t")) => size,
+                _ => &args[2],
+            },
+            _ => &args[2],
+        };
+        let size = self.const_int(size_ex, "the copy's size")?;
+        for a in &args[3..] {
+            if !matches!(&a.kind, E::Name(_)) {
+                self.rvalue(a)?;
+            }
+        }
+        let instr = match size {
+            16 => "LDGSTS.E.BYPASS.128",
+            8 => "LDGSTS.E.64",
+            4 => "LDGSTS.E.32",
+            _ => return Err(self.err(size_ex.span, format!("`{name}` of {size} bytes is not one cp.async (4, 8 or 16 bytes per thread): split it into copies of 16 bytes"))),
+        };
+        let instr = Instr::parse(instr).map_err(|m| self.err(e.span, m.message))?;
+        let access = self.src[e.span.start..e.span.end.min(self.src.len())].to_string();
+        self.copy_async(instr, dst, src, e, access);
+        Ok(Val::Int(Src::Imm(0), IntTy::INT))
+    }
+
+    /// `asm volatile("PTX" : outputs : inputs)`: the template's `ldmatrix`, `stmatrix` and `cp.async`
+    /// instructions, with `%N` the N-th operand (outputs first). Outputs become unknown data. Any other
+    /// instruction is refused: warpscope cannot know what it does to the values or memory it touches.
+    #[cold]
+    fn asm(&mut self, args: &[Ex], e: &Ex) -> R<Val> {
+        let pieces = args.iter().take_while(|a| matches!(a.kind, E::Str)).count();
+        let tspan = Span { start: args[0].span.start, end: args[pieces - 1].span.end };
+        let mut text = String::new();
+        for p in &args[..pieces] {
+            let raw = self.src.get(p.span.start + 1..p.span.end.saturating_sub(1)).unwrap_or("");
+            let mut chars = raw.chars();
+            while let Some(c) = chars.next() {
+                match (c, c == '\\') {
+                    (_, true) => match chars.next() {
+                        Some('n' | 't' | 'r') => text.push(' '),
+                        Some(o) => text.push(o),
+                        None => {}
+                    },
+                    (c, false) => text.push(c),
+                }
+            }
+        }
+        let ops = &args[pieces..];
+        // Inputs are read before the instructions run.
+        let mut vals: Vec<Option<Src>> = Vec::new();
+        for a in ops {
+            vals.push(match &a.kind {
+                E::Call(n, v) if n == "__asm_in" => self.rvalue(&v[1])?.src(),
+                _ => None,
+            });
+        }
+        let at = self.pos(tspan);
+        for inst in text.split(';').map(str::trim).filter(|t| !t.is_empty()) {
+            let (opcode, rest) = inst.split_once(char::is_whitespace).unwrap_or((inst, ""));
+            let parts: Vec<&str> = opcode.split('.').collect();
+            let operands: Vec<&str> = split_top(rest);
+            let value = |l: &mut Self, k: usize| -> R<(Src, i64)> {
+                let t = operands.get(k).copied().unwrap_or("").trim();
+                let inner = t.strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or(t);
+                let (n, off) = inner.split_once('+').unwrap_or((inner, "0"));
+                let off: Option<i64> = off.trim().parse().ok();
+                let v = match n.trim().strip_prefix('%').and_then(|n| n.parse::<usize>().ok()) {
+                    Some(k) => vals.get(k).copied().flatten(),
+                    None => n.trim().parse::<u64>().ok().map(Src::Imm),
+                };
+                match (v, off) {
+                    (Some(v), Some(off)) => Ok((v, off)),
+                    _ => Err(
+                        l.err(tspan, format!("`{inst}`: operand `{t}` is not an input (%N), a number or [%N+offset]"))
+                    ),
+                }
+            };
+            let size = match parts.as_slice() {
+                ["cp", "async", "ca" | "cg", ..] => match value(self, 2)? {
+                    (Src::Imm(n), 0) => Some(n),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let instr = crate::lang::matrix_or_copy(&parts, size).map_err(|m| self.err(tspan, format!("asm: {m}")))?;
+            let Some(instr) = instr else { continue };
+            let copy = instr.base == crate::model::access::Base::Ldgsts;
+            // ldmatrix {d..}, [a]; stmatrix [a], {s..}; cp.async [dst], [src], size.
+            let (a, off) = value(self, usize::from(!instr.is_store() && !copy))?;
+            let a = self.bin(BinOp::Add, Width::W64, a, Src::Imm(off as u64), e.span);
+            if copy {
+                let (g, goff) = value(self, 1)?;
+                let g = self.bin(BinOp::Add, Width::W64, g, Src::Imm(goff as u64), e.span);
+                self.copy_async(instr, a, g, e, inst.to_string());
+            } else {
+                let a = self.bin(BinOp::And, Width::W64, a, Src::Imm(0xFFFF_FFFF), e.span);
+                let r = match a {
+                    Src::Reg(r) => r,
+                    imm => {
+                        let r = self.temp();
+                        self.emit(Op::Mov { dst: r, a: imm }, e.span);
+                        r
+                    }
+                };
+                self.mem_op(instr, r, None, e, inst.to_string());
+            }
+        }
+        for a in ops {
+            if let E::Call(n, v) = &a.kind {
+                if let (true, E::Assign(None, lhs, _)) = (n == "__asm_out", &v[1].kind) {
+                    let why = format!("the output of the asm statement at {at}, data warpscope does not know");
+                    let d = self.unknown(why, a.span);
+                    self.assign(lhs, None, Val::Int(d, IntTy::UINT), &v[1])?;
+                }
+            }
+        }
+        Ok(Val::Int(Src::Imm(0), IntTy::INT))
     }
 
     /// A cooperative_groups handle (a struct with no fields).
@@ -2918,4 +3112,23 @@ pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Resul
     }
     l.b.note_uncosted("cuda-not-costed", "operations", &l.uncosted);
     Ok(Lowered { program: l.b.finish(), block, grid })
+}
+
+/// An asm instruction's operands, split at the commas outside braces and brackets.
+#[cold]
+fn split_top(s: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
 }

@@ -490,11 +490,73 @@ impl<'a> CudaParser<'a> {
             }
             return Ok(Stmt::Nop);
         }
+        if ["asm", "__asm__", "__asm"].iter().any(|w| self.p.at_word(w)) {
+            return self.asm();
+        }
         if self.p.at_word("switch") || self.p.at_word("goto") {
             return Err(self.p.err(format!("{} is not supported; use if, for or while", self.p.describe())));
         }
         let _ = top;
         self.simple_statement()
+    }
+
+    /// `asm volatile("PTX" : "=r"(out), ... : "r"(in), ... : "memory");` as a call of `__asm` whose arguments
+    /// are the template's string pieces (their text is read from the source), then each output as
+    /// `__asm_out("=r", out = __asm_data())` (an assignment, so every pass sees the variable written), then each
+    /// input as `__asm_in("r", in)`. The lowering reads the template's instructions.
+    #[cold]
+    fn asm(&mut self) -> Result<Stmt, InputError> {
+        let word = self.p.span();
+        self.p.bump();
+        while self.p.at_word("volatile") || self.p.at_word("__volatile__") || self.p.at_word("inline") {
+            self.p.bump();
+        }
+        self.p.expect("(", "after `asm`")?;
+        let mut args = Vec::new();
+        let string = |p: &Parser| Ex { kind: E::Str, span: p.span(), op_span: p.span() };
+        while matches!(self.p.peek(), Tok::Str) {
+            args.push(string(&self.p));
+            self.p.bump();
+        }
+        if args.is_empty() {
+            return Err(self.p.err(format!("`asm` takes its PTX as a string, found {}", self.p.describe())));
+        }
+        // Outputs, inputs, clobbers; `::` skips a section.
+        let mut section = 0;
+        loop {
+            if self.p.eat("::") {
+                section += 2;
+            } else if self.p.eat(":") {
+                section += 1;
+            } else {
+                break;
+            }
+            while matches!(self.p.peek(), Tok::Str) {
+                let c = string(&self.p);
+                self.p.bump();
+                if section < 3 {
+                    self.p.expect("(", "after an asm operand's constraint")?;
+                    let e = self.p.assignment()?;
+                    self.p.expect(")", "to close an asm operand")?;
+                    let span = Span { start: c.span.start, end: e.span.end };
+                    let (name, operand) = if section == 1 {
+                        let data = Ex { kind: E::Call("__asm_data".into(), Vec::new()), span: e.span, op_span: e.span };
+                        let assign = E::Assign(None, Box::new(e.clone()), Box::new(data));
+                        ("__asm_out", Ex { kind: assign, span: e.span, op_span: e.span })
+                    } else {
+                        ("__asm_in", e)
+                    };
+                    args.push(Ex { kind: E::Call(name.into(), vec![c, operand]), span, op_span: span });
+                }
+                if !self.p.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.p.expect(")", "to close `asm(...)`")?;
+        let span = Span { start: word.start, end: self.p.prev_span().end };
+        self.p.expect(";", "after `asm(...)`")?;
+        Ok(Stmt::Expr(Ex { kind: E::Call("__asm".into(), args), span, op_span: word }))
     }
 
     #[cold]

@@ -1222,8 +1222,10 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
             lw.emit(Op::Vote { dst: Some(t), pdst: None, all: false, p: PredRef::TRUE });
             lw.set(op(i, 0).0, op(i, 0).1, Src::Reg(t), 32)?;
         }
-        "ldmatrix" | "stmatrix" | "cp" | "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq"
-        | "multimem" | "tensormap" | "mbarrier" | "tcgen05" | "wgmma" => {
+        "ldmatrix" | "stmatrix" => matrix(lw, i, root)?,
+        "cp" if i.parts.get(1).is_some_and(|p| p == "async") && !i.has("bulk") => cp_async(lw, i)?,
+        "cp" | "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" | "multimem" | "tensormap"
+        | "mbarrier" | "tcgen05" | "wgmma" => {
             let what = format!(
                 "{}: warpscope does not model this instruction yet; it moves memory, so its cost cannot be left out",
                 i.opcode()
@@ -1897,23 +1899,38 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
         }
     }
     let instr = Instr::parse(&name).map_err(|e| lw.err(i.op_span, format!("{}: {}", i.opcode(), e.message)))?;
-    // The address.
+    let addr = address(lw, base.as_deref(), *off, addr_span, instr.address_bits(), 0)?;
+    mem_site(lw, i, addr_span, instr, addr, None);
+    if !store {
+        lw.set_unknown(data, data_span, &format!("data loaded at line {}", i.line))?;
+    }
+    Ok(())
+}
+
+/// An address operand's value less `window` (the shared window's base, for a generic address that must point
+/// into shared memory), cut to `bits`, in a register.
+fn address(lw: &mut Lw, base: Option<&str>, off: i64, span: Span, bits: u32, window: u64) -> R<Reg> {
     let mut addr = match base {
         None => ZERO,
-        Some(b) => lw.val(&Opnd::Name { name: b.clone(), neg: false }, addr_span)?,
+        Some(b) => lw.val(&Opnd::Name { name: b.to_string(), neg: false }, span)?,
     };
-    addr = lw.bin(BinOp::Add, Width::W64, addr, Src::Imm(*off as u64));
-    if instr.address_bits() == 32 {
+    addr = lw.bin(BinOp::Add, Width::W64, addr, Src::Imm((off as u64).wrapping_sub(window)));
+    if bits == 32 {
         addr = lw.bin(BinOp::And, Width::W64, addr, Src::Imm(0xFFFF_FFFF));
     }
-    let addr = match addr {
+    Ok(match addr {
         Src::Reg(r) => r,
         imm => {
             let r = lw.tmp();
             lw.emit(Op::Mov { dst: r, a: imm });
             r
         }
-    };
+    })
+}
+
+/// The memory site of instruction `i` (one per instruction, also when a call inlines it twice) and its issue
+/// at `addr` (`src`: a copy's global source).
+fn mem_site(lw: &mut Lw, i: &Inst, addr_span: Span, instr: Instr, addr: Reg, src: Option<Reg>) {
     let key = i.span.start;
     let site = match lw.sites.get(&key) {
         Some(&s) => s,
@@ -1933,10 +1950,63 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
         }
     };
     let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", i.opcode()));
-    lw.emit(Op::Mem { site, addr, plg: None, src: None, ctx, data: None });
-    if !store {
-        lw.set_unknown(data, data_span, &format!("data loaded at line {}", i.line))?;
+    lw.emit(Op::Mem { site, addr, plg: None, src, ctx, data: None });
+}
+
+/// The address in brackets of operand `k`, for an instruction that needs one.
+fn bracketed<'i>(lw: &Lw, i: &'i Inst, k: usize) -> R<(Option<&'i str>, i64, Span)> {
+    match i.ops.get(k) {
+        Some((Opnd::Addr { base, off }, span)) => Ok((base.as_deref(), *off, *span)),
+        other => Err(lw.err(
+            other.map_or(i.op_span, |o| o.1),
+            format!("{} needs an address in brackets here, such as [%r4]", i.opcode()),
+        )),
     }
+}
+
+/// Whether `i` names the shared space (`.shared`, `.shared::cta`); without it a matrix address is generic.
+fn names_shared(i: &Inst) -> bool {
+    i.parts[1..].iter().any(|p| p == "shared" || p == "shared::cta")
+}
+
+/// The PTX instruction's SASS form for `ldmatrix`, `stmatrix` and `cp.async` (see [`crate::lang::matrix_or_copy`]);
+/// `None` for the group commits and waits.
+fn matrix_instr(lw: &Lw, i: &Inst, size: Option<u64>) -> R<Option<Instr>> {
+    let parts: Vec<&str> = i.parts.iter().map(String::as_str).collect();
+    crate::lang::matrix_or_copy(&parts, size).map_err(|m| lw.err(i.op_span, m))
+}
+
+/// `ldmatrix.sync.aligned.m8n8.x4{.trans}.shared.b16 {d0..d3}, [p];` (`LDSM`) and `stmatrix` (`STSM`): each of
+/// the first 8, 16 or 32 threads gives a row's address (a generic address without `.shared`); the registers
+/// of `ldmatrix` receive data.
+fn matrix(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
+    need(lw, i, 2)?;
+    let store = root == "stmatrix";
+    let Some(instr) = matrix_instr(lw, i, None)? else { return Ok(()) };
+    let (base, off, addr_span) = bracketed(lw, i, usize::from(!store))?;
+    let window = if names_shared(i) { 0 } else { DEFAULT_SHARED_WINDOW };
+    let addr = address(lw, base, off, addr_span, 32, window)?;
+    mem_site(lw, i, addr_span, instr, addr, None);
+    if !store {
+        let (d, ds) = op(i, 0);
+        lw.set_unknown(d, ds, &format!("data loaded by ldmatrix at line {}", i.line))?;
+    }
+    Ok(())
+}
+
+/// `cp.async.{ca,cg}.shared.global [dst], [src], 4|8|16{, src-size}{, cache-policy};` (`LDGSTS`): a global read
+/// and a shared write (MODEL.md G). Committing and waiting for groups changes no address: nothing to follow.
+fn cp_async(lw: &mut Lw, i: &Inst) -> R<()> {
+    let size = match i.ops.get(2) {
+        Some((Opnd::Imm(n), _)) => Some(*n),
+        _ => None,
+    };
+    let Some(instr) = matrix_instr(lw, i, size)? else { return Ok(()) };
+    let (dbase, doff, dspan) = bracketed(lw, i, 0)?;
+    let (sbase, soff, sspan) = bracketed(lw, i, 1)?;
+    let dst = address(lw, dbase, doff, dspan, 32, 0)?;
+    let src = address(lw, sbase, soff, sspan, instr.source_address_bits(), 0)?;
+    mem_site(lw, i, Span { start: dspan.start, end: sspan.end }, instr, dst, Some(src));
     Ok(())
 }
 

@@ -13,8 +13,8 @@ use super::Options;
 use crate::lang::expr::Vars;
 use crate::lang::params::{self, cbank_key};
 use crate::lang::{InputError, Span};
-use crate::model::access::Instr;
 use crate::model::access::DEFAULT_SHARED_WINDOW;
+use crate::model::access::{Base, Instr};
 use crate::model::note::Note;
 use crate::program::launch::Launch;
 use crate::program::{
@@ -63,10 +63,12 @@ fn f16_bits(x: f64) -> u16 {
 
 type R<T> = Result<T, InputError>;
 
-const MEMORY_OPS: [&str; 8] = ["LDG", "STG", "LD", "ST", "LDS", "STS", "LDL", "STL"];
+const MEMORY_OPS: [&str; 11] = ["LDG", "STG", "LD", "ST", "LDS", "STS", "LDL", "STL", "LDSM", "STSM", "LDGSTS"];
 /// Instructions that change nothing warpscope follows: scheduling, barriers for convergence (the machine
-/// reconverges at post-dominators by itself), fences, cache control.
-const NO_EFFECT: [&str; 17] = [
+/// reconverges at post-dominators by itself), fences, cache control, and the waits and barrier arrivals of
+/// `cp.async` (LDGDEPBAR commits a group, DEPBAR waits for it, ARRIVES.LDGSTSBAR signals an mbarrier): the copies
+/// are costed where their LDGSTS is issued.
+const NO_EFFECT: [&str; 19] = [
     "NOP",
     "BSSY",
     "BSYNC",
@@ -84,6 +86,8 @@ const NO_EFFECT: [&str; 17] = [
     "ENDCOLLECTIVE",
     "FENCE",
     "CCTLL",
+    "LDGDEPBAR",
+    "ARRIVES",
 ];
 
 struct Lower<'a> {
@@ -817,61 +821,59 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
     let mut instr = Instr::parse(&text).map_err(|e| {
         InputError::at(lw.src, Span { start: l.span.start + e.column, end: l.span.start + e.column + e.len }, e.message)
     })?;
-    let Some((mem_idx, (Operand::Mem { base, ubase, offset }, mem_span))) =
-        l.ops.iter().enumerate().find(|(_, (o, _))| matches!(o, Operand::Mem { .. }))
-    else {
+    let mut mems = l.ops.iter().enumerate().filter(|(_, (o, _))| matches!(o, Operand::Mem { .. }));
+    let Some((mem_idx, (mem, mem_span))) = mems.next() else {
         return Err(lw.err(l.span, format!("{} needs an address operand such as [R2] or [R2+0x10]", l.opcode)));
     };
-    let (base, ubase, offset, mem_span) = (*base, *ubase, *offset, *mem_span);
-    // Errors about the address point at the address operand.
-    lw.span = mem_span;
-    if let Some((_, true)) = base {
-        instr.extended = true;
-    }
-    let wide = |w: bool| instr.extended || w;
-    let mut addr: Src = match base {
-        None => ZERO,
-        Some((idx, w)) if wide(w) => {
-            let r = Operand::Reg { idx, neg: false, not: false, abs: false, wide: true, cc: false };
-            lw.pair(&r, mem_span)?
-        }
-        Some((None, _)) => ZERO,
-        Some((Some(i), _)) => Src::Reg(lw.reg(i)),
-    };
-    if let Some(u) = ubase {
-        let uv = match u {
-            None => ZERO,
-            Some(i) => Src::Reg(lw.ureg(i)),
+    let copy = instr.base == Base::Ldgsts;
+    // LDGSTS [shared], [global.64]: the second address is the global source (its `.E` is the source's).
+    let source = if copy {
+        let Some((_, (src, src_span))) = mems.next() else {
+            return Err(lw.err(
+                l.span,
+                format!("{} needs a shared destination and a global source, as in [R5], [R2.64]", l.opcode),
+            ));
         };
-        addr = lw.bin(BinOp::Add, Width::W64, addr, uv);
-    }
-    addr = lw.bin(BinOp::Add, Width::W64, addr, Src::Imm(offset as u64));
-    if instr.address_bits() == 32 {
-        addr = lw.bin(BinOp::And, Width::W64, addr, Src::Imm(0xFFFF_FFFF));
-    }
-    let addr = match addr {
-        Src::Reg(r) => r,
-        imm => {
-            let r = lw.tmp();
-            lw.emit(Op::Mov { dst: r, a: imm });
-            r
+        if matches!(src, Operand::Mem { base: Some((_, true)), .. }) {
+            instr.extended = true;
         }
+        Some((src.clone(), *src_span))
+    } else {
+        None
     };
+    let mem_span = *mem_span;
+    if let Operand::Mem { base: Some((_, true)), .. } = mem {
+        if !copy {
+            instr.extended = true;
+        }
+    }
+    let addr = address(lw, mem, mem_span, instr.address_bits())?;
+    let src = match source {
+        Some((s, sp)) => Some(address(lw, &s, sp, instr.source_address_bits())?),
+        None => None,
+    };
+    // Errors about the instruction point at its (destination) address.
+    lw.span = mem_span;
     // An explicit Plg predicate after the address (generic LD/ST, the ST instruction reference).
     let plg = match (instr.base.fixed_space(), l.ops.get(mem_idx + 1).or_else(|| l.ops.get(mem_idx + 2))) {
         (None, Some((o @ Operand::Pred { .. }, _))) => lw.pred_ref(o),
         _ => None,
     };
-    let store = instr.is_store();
+    let store = instr.is_store() || copy;
     let site = match lw.sites.get(&k) {
         Some(&site) => site,
         None => {
+            let access = match src {
+                // Both addresses: the shared destination first, as the instruction writes them.
+                Some(_) => lw.src[mem_span.start..l.span.end.min(lw.src.len())].trim().to_string(),
+                None => l.mem_text.clone(),
+            };
             let site = lw.b.site(
                 (k, 0),
                 Site {
                     line: l.no,
                     text: l.text.clone(),
-                    access: l.mem_text.clone(),
+                    access,
                     instr: instr.clone(),
                     notes: Vec::new(),
                     source: l.source.as_ref().map(|s| SourceLine { file: s.file.clone(), line: s.line }),
@@ -882,10 +884,12 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
         }
     };
     let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", l.opcode));
-    lw.emit(Op::Mem { site, addr, plg, src: None, ctx, data: None });
+    lw.emit(Op::Mem { site, addr, plg, src, ctx, data: None });
     if !store {
         if let Some((Operand::Reg { idx: Some(i), .. }, _)) = l.ops.first() {
-            for r in 0..instr.size_bytes.div_ceil(4) {
+            // LDSM writes one register per matrix (each lane's 2 halves of one row).
+            let regs = if instr.base.is_matrix() { u32::from(instr.matrices) } else { instr.size_bytes.div_ceil(4) };
+            for r in 0..regs {
                 let w = lw.b.why(format!("R{} holds data loaded at line {}", i + r, l.no));
                 let d = lw.reg(i + r);
                 lw.emit(Op::Unknown { dst: d, why: w });
@@ -893,6 +897,40 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// The address of a memory operand `[R2+UR4+0x10]` (`[R2.64]` and every operand of a 64-bit address: a
+/// register pair) in a register, cut to `bits`. Errors about it point at the operand.
+fn address(lw: &mut Lower, mem: &Operand, span: Span, bits: u32) -> R<Reg> {
+    let Operand::Mem { base, ubase, offset } = *mem else { return Err(lw.err(span, "expected an address")) };
+    lw.span = span;
+    let mut addr: Src = match base {
+        Some((idx, w)) if bits == 64 || w => {
+            let r = Operand::Reg { idx, neg: false, not: false, abs: false, wide: true, cc: false };
+            lw.pair(&r, span)?
+        }
+        Some((Some(i), _)) => Src::Reg(lw.reg(i)),
+        _ => ZERO,
+    };
+    if let Some(u) = ubase {
+        let uv = match u {
+            None => ZERO,
+            Some(i) => Src::Reg(lw.ureg(i)),
+        };
+        addr = lw.bin(BinOp::Add, Width::W64, addr, uv);
+    }
+    addr = lw.bin(BinOp::Add, Width::W64, addr, Src::Imm(offset as u64));
+    if bits == 32 {
+        addr = lw.bin(BinOp::And, Width::W64, addr, Src::Imm(0xFFFF_FFFF));
+    }
+    Ok(match addr {
+        Src::Reg(r) => r,
+        imm => {
+            let r = lw.tmp();
+            lw.emit(Op::Mov { dst: r, a: imm });
+            r
+        }
+    })
 }
 
 fn execute(lw: &mut Lower, l: &Line) -> R<()> {
