@@ -262,10 +262,12 @@ fn errors_name_the_problem_and_its_place() {
     // An unknown kernel lists the kernels.
     let e = scenario(Lang::Ptx, &module(""), "32", Some("nope"), &[]).run().expect_err("no kernel").error;
     assert_eq!(e.message, "no kernel `nope` in this PTX (its kernels: k)");
-    // ldmatrix moves shared memory: refused when it runs, not skipped.
-    let e = err(&module(".reg .b32 %q<4>;\nldmatrix.sync.aligned.m8n8.x4.shared.b16 {%q0, %q1, %q2, %q3}, [%rd2];"));
+    // A bulk copy (TMA) moves memory: refused when it runs, not skipped (ldmatrix and cp.async are modelled:
+    // tests/async_matrix.rs).
+    let e =
+        err(&module("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd2], [%rd2], 16, [%rd2];"));
     assert!(
-        e.message.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16: warpscope does not model this instruction yet"),
+        e.message.contains("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: warpscope does not model this instruction yet"),
         "{}",
         e.message
     );
