@@ -173,9 +173,19 @@ fn ncu_csv_errors_name_the_line() {
 #[test]
 fn the_probe_set_covers_what_calibration_needs() {
     let (all, skipped) = probes();
-    assert!(skipped.is_empty(), "{skipped:?}");
+    // Only the tensor-core-era presets are skipped, each saying so: their probes need inline PTX.
+    let skipped_ids: Vec<&str> = skipped.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(
+        skipped_ids,
+        ["preset/ldmatrix-unswizzled/1", "preset/ldmatrix-swizzled/1", "preset/cp-async-tile/1"],
+        "{skipped:?}"
+    );
+    assert!(skipped.iter().all(|s| s.reason.ends_with("probes are not generated yet")), "{skipped:?}");
     // Every preset's every memory instruction.
     for preset in warpscope::teach::presets::PRESETS.iter() {
+        if preset.scenario().instr().is_ok_and(|i| i.base.first_cc().is_some()) {
+            continue;
+        }
         let n = preset.scenario().trace(1).unwrap().items.len();
         for i in 1..=n {
             let id = format!("preset/{}/{i}", preset.name);

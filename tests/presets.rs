@@ -66,8 +66,14 @@ fn lazy_steps_agree_with_the_fast_counts_on_every_preset() {
             assert_eq!(item.issues.len(), i.issue_count(), "preset {} #{}", p.name, k + 1);
             let (mut mem, mut banks, mut lanes) = ([0u64; 4], [0u64; 3], 0u64);
             for (n, issue) in item.issues.iter().enumerate() {
-                let d =
-                    warpscope::model::cost::analyze_lanes(sc.cc, &item.site.instr, &issue.addrs, issue.plg, &sc.config);
+                let d = warpscope::model::cost::analyze_with(
+                    sc.cc,
+                    &item.site.instr,
+                    &issue.addrs,
+                    issue.plg,
+                    issue.src.as_ref(),
+                    &sc.config,
+                );
                 lanes += u64::from(d.active_lanes);
                 add_detail(&d, &mut mem, &mut banks);
                 // The figure's path for the first issues (it runs the warp up to the issue, so it is not

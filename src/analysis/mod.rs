@@ -284,7 +284,9 @@ impl Sums {
     fn add(&mut self, c: &Counts) {
         self.issues += 1;
         for p in c.parts() {
-            self.active_lanes += u64::from(p.active_lanes);
+            if !(c.copy && p.space == Space::Global) {
+                self.active_lanes += u64::from(p.active_lanes);
+            }
             self.space_issues[p.space as usize] += 1;
             match &p.cost {
                 PartCost::Memory(m) => {
@@ -576,6 +578,7 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
         .filter(|s| info.spaces & (1 << *s as u8) != 0)
         .collect();
     let space = match seen.as_slice() {
+        _ if instr.base == Base::Ldgsts => SpaceTag::GlobalToShared,
         [one] => SpaceTag::from(*one),
         [] => instr.base.fixed_space().map_or(SpaceTag::Global, SpaceTag::from),
         _ => SpaceTag::Generic,

@@ -51,6 +51,9 @@ pub struct Counts {
     pub out_of_window: LaneSet,
     /// For stores: lanes whose bytes another lane also writes (global and shared).
     pub same_address: LaneSet,
+    /// A copy in one instruction (`cp.async`): its global and shared parts are the same lanes' read and
+    /// write, so its active lanes are the shared part's, not the sum.
+    pub copy: bool,
 }
 
 /// The spaces' counts added together: the numbers a block total adds up.
@@ -90,7 +93,9 @@ impl Counts {
     pub fn sums(&self) -> Sums {
         let mut s = Sums::default();
         for p in self.parts() {
-            s.active_lanes += p.active_lanes;
+            if !(self.copy && p.space == Space::Global) {
+                s.active_lanes += p.active_lanes;
+            }
             match &p.cost {
                 PartCost::Memory(m) => {
                     s.requests += m.requests;
@@ -142,7 +147,8 @@ impl Counts {
     /// The detailed path's numbers in this form (flags read back from the report's notes), for tests that hold
     /// the two paths equal.
     pub fn of_report(r: &crate::model::report::Report) -> Counts {
-        let mut c = Counts { error_lanes: r.error_lanes, ..Counts::default() };
+        let copy = r.space == crate::model::report::SpaceTag::GlobalToShared;
+        let mut c = Counts { error_lanes: r.error_lanes, copy, ..Counts::default() };
         for w in &r.warnings {
             match w.kind {
                 crate::model::report::WarningKind::OutOfWindow => c.out_of_window = w.lanes,
@@ -346,6 +352,7 @@ fn count_copy(
     } else {
         read.parts[0]
     };
+    c.copy = true;
     c.error_lanes.0 |= bad;
     c.misaligned.0 |= read.misaligned.0;
     c.out_of_window.0 |= read.out_of_window.0;
