@@ -234,11 +234,11 @@ fn lane_x(l: usize) -> f64 {
     LANE_X0 + l as f64 * LANE_PITCH
 }
 
-fn text(x: f64, y: f64, t: impl Into<String>, size: f64, class: Class, anchor: Anchor) -> Item {
+pub(super) fn text(x: f64, y: f64, t: impl Into<String>, size: f64, class: Class, anchor: Anchor) -> Item {
     Item::Text { x, y, text: t.into(), size, class, anchor }
 }
 
-fn rect(x: f64, y: f64, w: f64, h: f64, class: Class, tip: Option<String>) -> Item {
+pub(super) fn rect(x: f64, y: f64, w: f64, h: f64, class: Class, tip: Option<String>) -> Item {
     Item::Rect { x, y, w, h, class, tip }
 }
 
