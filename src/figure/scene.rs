@@ -201,7 +201,11 @@ pub fn steps(report: &Report) -> Vec<Step> {
                                 } else {
                                     format!("rows {}", rows.join(", "))
                                 };
-                                format!("{phase}wavefront {} of {n} {verb} {rows} ({}){extra}", wi + 1, w.lanes.phrase())
+                                format!(
+                                    "{phase}wavefront {} of {n} {verb} {rows} ({}){extra}",
+                                    wi + 1,
+                                    w.lanes.phrase()
+                                )
                             } else {
                                 format!("{phase}wavefront {} of {n} serves {}{extra}", wi + 1, w.lanes.phrase())
                             },
@@ -366,7 +370,14 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             for l in 0..WARP_LANES {
                 let class = lane_class(report, active, current, l);
                 items.push(rect(lane_x(l), strip_y, LANE_W, 20.0, class, None));
-                items.push(text(lane_x(l) + LANE_W / 2.0, strip_y + 15.0, l.to_string(), 11.0, Class::Label, Anchor::Middle));
+                items.push(text(
+                    lane_x(l) + LANE_W / 2.0,
+                    strip_y + 15.0,
+                    l.to_string(),
+                    11.0,
+                    Class::Label,
+                    Anchor::Middle,
+                ));
             }
             y += 36.0;
             strip_y + 20.0
@@ -374,7 +385,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         let cur = current.filter(|s| s.part == pi);
         y = match &p.cost {
             Cost::Memory(m) => memory_view(&mut items, p, m, from_y, y, done_in_part, cur),
-            Cost::Banks(b) => bank_view(&mut items, p, b, matrix, from_y, y, done_in_part, cur),
+            Cost::Banks(b) => bank_view(&mut items, p, b, from_y, y, done_in_part, cur),
             Cost::Split { .. } => y,
         };
         y += 24.0;
@@ -428,21 +439,25 @@ pub fn phase_sentences(report: &Report, b: &BankCost) -> Vec<String> {
     let mut out = Vec::new();
     for (i, ph) in b.phases.iter().enumerate() {
         let w = ph.wavefronts.len() as u32;
-        let mut addrs: Vec<u64> =
-            ph.lanes.iter().filter_map(|l| report.addresses.get(l).copied().flatten()).collect();
+        let mut addrs: Vec<u64> = ph.lanes.iter().filter_map(|l| report.addresses.get(l).copied().flatten()).collect();
         if addrs.is_empty() {
             continue;
         }
         addrs.sort_unstable();
         addrs.dedup();
-        let name = if matrix { matrix_name(ph.lanes) } else { format!("phase {} (lanes {})", i + 1, ph.lanes.ranges()) };
+        let name =
+            if matrix { matrix_name(ph.lanes) } else { format!("phase {} (lanes {})", i + 1, ph.lanes.ranges()) };
         if !matrix {
             let extra = w.saturating_sub(ph.ideal);
             out.push(format!(
                 "{name}: {} (ideal {}){}",
                 plural(w, "wavefront"),
                 ph.ideal,
-                if extra > 0 { format!(", {} replayed by bank conflicts", plural(extra, "wavefront")) } else { String::new() }
+                if extra > 0 {
+                    format!(", {} replayed by bank conflicts", plural(extra, "wavefront"))
+                } else {
+                    String::new()
+                }
             ));
             continue;
         }
@@ -455,7 +470,8 @@ pub fn phase_sentences(report: &Report, b: &BankCost) -> Vec<String> {
                 None => per_group.push((g, 1)),
             }
         }
-        let (worst_group, worst) = per_group.iter().copied().max_by_key(|&(g, n)| (n, std::cmp::Reverse(g))).unwrap_or((0, 1));
+        let (worst_group, worst) =
+            per_group.iter().copied().max_by_key(|&(g, n)| (n, std::cmp::Reverse(g))).unwrap_or((0, 1));
         let banks = |g: u64| {
             let lo = g * u64::from(group_banks);
             format!("banks {lo}-{}", lo + u64::from(group_banks) - 1)
@@ -466,7 +482,11 @@ pub fn phase_sentences(report: &Report, b: &BankCost) -> Vec<String> {
         } else if per_group.len() == 1 {
             format!("its {rows} all fall in {}, so they are served one after another", banks(worst_group))
         } else {
-            format!("its {rows} fall in {} groups of 4 banks, {worst} of them in {}", per_group.len(), banks(worst_group))
+            format!(
+                "its {rows} fall in {} groups of 4 banks, {worst} of them in {}",
+                per_group.len(),
+                banks(worst_group)
+            )
         };
         let way = if worst > 1 { format!(" ({worst}-way)") } else { String::new() };
         out.push(format!("{name}: {why}: {}{way}", plural(w, "wavefront")));
@@ -597,12 +617,12 @@ fn bank_view(
     items: &mut Vec<Item>,
     p: &Report,
     b: &BankCost,
-    matrix: bool,
     from_y: f64,
     y0: f64,
     done: usize,
     current: Option<&Step>,
 ) -> f64 {
+    let matrix = is_matrix(p);
     let row_bytes = u64::from(b.banks) * u64::from(b.bank_bytes);
     // Each served word, with the global index of the wavefront that serves it.
     let mut served: Vec<(u64, usize)> = Vec::new();

@@ -10,6 +10,7 @@
 
 use super::scene::{is_matrix, phase_sentences, rect, text, wavefronts_text, Anchor, Class, Item, Scene, WIDTH};
 use crate::model::access::LaneSet;
+use crate::model::arch::{bank_rule, BankMode};
 use crate::model::report::{BankCost, Report};
 use crate::text::{hex, plural};
 
@@ -91,11 +92,17 @@ pub fn tile(report: &Report) -> Option<Tile> {
             w += bank_bytes;
         }
     }
-    // Per phase and bank, the distinct words it must serve: more than one is a conflict.
+    // Per phase and bank, the distinct conflict keys it must serve (words; Kepler's 4-byte mode serves any
+    // words of one 256-byte segment together): more than one is a conflict. The banking is the CC's rule.
+    let mode = if b.bank_bytes == 8 { BankMode::EightByte } else { BankMode::FourByte };
+    let banking = bank_rule(p.cc, p.size, mode).banking;
     let degree = |ph: usize, w: u64| -> u32 {
-        let bank = (w / bank_bytes) % banks;
-        let mut distinct: Vec<u64> =
-            words.iter().filter(|&&(_, p2, w2)| p2 == ph && (w2 / bank_bytes) % banks == bank).map(|t| t.2).collect();
+        let bank = banking.bank(w);
+        let mut distinct: Vec<u64> = words
+            .iter()
+            .filter(|&&(_, p2, w2)| p2 == ph && banking.bank(w2) == bank)
+            .map(|t| banking.key(t.2))
+            .collect();
         distinct.sort_unstable();
         distinct.dedup();
         distinct.len() as u32
@@ -159,7 +166,14 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
     // The phases' colours.
     let mut x = 16.0;
     let legend_y = 50.0;
-    items.push(text(x, legend_y, if matrix { "colour = matrix:" } else { "colour = phase:" }, 13.0, Class::Muted, Anchor::Start));
+    items.push(text(
+        x,
+        legend_y,
+        if matrix { "colour = matrix:" } else { "colour = phase:" },
+        13.0,
+        Class::Muted,
+        Anchor::Start,
+    ));
     x += 112.0;
     for i in 0..b.phases.len().min(8) {
         let name = phase_name(p, b, i);
@@ -197,7 +211,14 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
             let chunk = t.chunks.iter().find(|k| k.row == row && k.column == c);
             let offset = row * t.row_bytes + c * CHUNK_BYTES;
             let Some(k) = chunk else {
-                items.push(rect(cx + 1.0, y, cw - 4.0, ROW_H - 6.0, Class::Cell, Some(format!("offset {}: untouched", hex(offset)))));
+                items.push(rect(
+                    cx + 1.0,
+                    y,
+                    cw - 4.0,
+                    ROW_H - 6.0,
+                    Class::Cell,
+                    Some(format!("offset {}: untouched", hex(offset))),
+                ));
                 continue;
             };
             let tip = format!(
@@ -221,7 +242,14 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
                     end += 1;
                 }
                 let wx = cx + 1.0 + w as f64 * per_word;
-                items.push(rect(wx, y, (end - w + 1) as f64 * per_word, ROW_H - 6.0, Class::Phase(k.phase as u8), None));
+                items.push(rect(
+                    wx,
+                    y,
+                    (end - w + 1) as f64 * per_word,
+                    ROW_H - 6.0,
+                    Class::Phase(k.phase as u8),
+                    None,
+                ));
                 w = end + 1;
             }
             if k.conflict > 0 {
@@ -238,7 +266,14 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
             let mid = cx + (cw - 4.0) / 2.0;
             if k.conflict > 0 {
                 items.push(text(mid, y + 16.0, label, 13.0, Class::Label, Anchor::Middle));
-                items.push(text(mid, y + 31.0, format!("{}-way conflict", k.conflict), 11.0, Class::ConflictLabel, Anchor::Middle));
+                items.push(text(
+                    mid,
+                    y + 31.0,
+                    format!("{}-way conflict", k.conflict),
+                    11.0,
+                    Class::ConflictLabel,
+                    Anchor::Middle,
+                ));
             } else {
                 items.push(text(mid, y + 23.0, label, 13.0, Class::Label, Anchor::Middle));
             }
@@ -246,7 +281,14 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
     }
     let mut y = top + shown as f64 * ROW_H;
     if t.rows.len() > shown {
-        items.push(text(X0, y + 10.0, format!("… {} more rows", t.rows.len() - shown), 13.0, Class::Muted, Anchor::Start));
+        items.push(text(
+            X0,
+            y + 10.0,
+            format!("… {} more rows", t.rows.len() - shown),
+            13.0,
+            Class::Muted,
+            Anchor::Start,
+        ));
         y += 18.0;
     }
 

@@ -164,7 +164,6 @@ pub fn analyze_with(
     for w in warnings.iter_mut().take(read.warnings.len()) {
         w.text = format!("global source: {}", w.text);
     }
-    let mut read = read;
     read.warnings.clear();
     let mut write = write;
     write.warnings.clear();

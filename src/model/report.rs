@@ -241,11 +241,9 @@ impl Report {
                 memory_summary(m.requests, m.lines, m.sectors, m.transactions, m.transaction_bytes, m.efficiency)
             }
             Cost::Banks(b) => bank_summary(b.wavefronts, b.ideal_wavefronts, b.conflict_degree),
-            Cost::Split { parts } if self.space == SpaceTag::GlobalToShared => parts
-                .iter()
-                .map(|p| format!("{}: {}", self.part_name(p), p.summary()))
-                .collect::<Vec<_>>()
-                .join("; "),
+            Cost::Split { parts } if self.space == SpaceTag::GlobalToShared => {
+                parts.iter().map(|p| format!("{}: {}", self.part_name(p), p.summary())).collect::<Vec<_>>().join("; ")
+            }
             Cost::Split { parts } => parts
                 .iter()
                 .map(|p| format!("{:?}: {}", p.space, p.summary()).to_ascii_lowercase())
