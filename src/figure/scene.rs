@@ -321,7 +321,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         for (lanes, _) in &groups {
             for l in lanes.iter() {
                 let x = lane_x(l) + LANE_W / 2.0;
-                items.push(text(x, y + 6.0, format!("row {}", l % 8), 10.0, Class::Muted, Anchor::Middle));
+                items.push(text(x, y + 6.0, format!("row {}", l % 8), 11.0, Class::Muted, Anchor::Middle));
             }
         }
         y += 12.0;
@@ -733,7 +733,7 @@ fn bank_view(
                 Some(k) => format!("{who} · wavefront {}", k + 1),
                 None => who,
             };
-            items.push(text((x1 + x2) / 2.0, y + 15.0, label, 11.0, Class::Label, Anchor::Middle));
+            items.push(text((x1 + x2) / 2.0, y + 16.0, label, 12.0, Class::Label, Anchor::Middle));
         }
     }
     let mut bottom = top + shown_rows as f64 * cell_h;
