@@ -56,3 +56,192 @@ fn every_preset_draws_valid_svg_in_both_themes() {
         }
     }
 }
+
+// ---- ldmatrix, the tile view, cp.async (MODEL.md E-H) ----
+
+use warpscope::figure::scene::{wavefronts_text, Class, Item};
+use warpscope::figure::tile::{tile, tile_scene};
+use warpscope::scenario::{Scenario, Setting};
+
+/// The first issue of a one-line expression on a CC.
+fn expr_report(cc: &str, op: &str, pattern: &str) -> warpscope::Report {
+    let mut sc = Scenario::default();
+    sc.set(Setting::Lang, "expr").expect("lang");
+    sc.set(Setting::Cc, cc).expect("cc");
+    sc.set(Setting::Op, op).expect("op");
+    sc.set(Setting::Block, "32").expect("block");
+    sc.set(Setting::Pattern, pattern).expect("pattern");
+    let r = sc.run().expect("runs");
+    sc.report(&r, 0, 0).expect("runs").expect("an issue")
+}
+
+const LDSM_ROWS: &str = "128*(lane%8) + 16*(lane/8)";
+const LDSM_SWIZZLED: &str = "((128*(lane%8) + 16*(lane/8)) ^ (((128*(lane%8) + 16*(lane/8)) >> 3) & 0x70))";
+
+fn conflict_outlines(items: &[Item]) -> usize {
+    items.iter().filter(|i| matches!(i, Item::Rect { class: Class::Conflict, .. })).count()
+}
+
+fn texts(items: &[Item]) -> Vec<&str> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn unswizzled_ldmatrix_tile_is_one_conflicting_column_per_matrix() {
+    // MODEL.md F: lane l gives row l%8 of matrix l/8 at 128*(l%8) + 16*(l/8): matrix k's 8 rows are 128 bytes
+    // apart, all in chunk column k (banks 4k..4k+3): 8 rows x 4 matrices = 32 chunks, every one 8-way, in the
+    // 4 columns 0-3; 8 rows of 128 bytes.
+    let r = expr_report("8.0", "LDSM.16.M88.4", LDSM_ROWS);
+    assert_eq!(r.banks().map(|b| b.wavefronts), Some(32));
+    let t = tile(&r).expect("shared");
+    assert_eq!(t.rows, (0..8).collect::<Vec<u64>>());
+    assert_eq!(t.chunks.len(), 32);
+    assert_eq!(t.conflicting().count(), 32);
+    assert_eq!(t.conflict_columns(), vec![0, 1, 2, 3]);
+    for c in &t.chunks {
+        assert_eq!((c.column, c.phase, c.conflict, c.lanes.len()), (c.column, c.column as usize, 8, 1));
+        assert_eq!(c.lanes.iter().next(), Some((c.row + 8 * c.column) as usize), "row r of matrix k is lane 8k+r");
+    }
+    let s = tile_scene(&r, "t").expect("a tile");
+    assert_eq!(conflict_outlines(&s.items), 32);
+    assert_eq!(texts(&s.items).iter().filter(|t| **t == "8-way conflict").count(), 32);
+    assert!(texts(&s.items).contains(&"row 7 · lane 31"));
+    assert_eq!(
+        s.caption,
+        "Tile view of LDSM.16.M88.4: 8 128-byte rows of shared memory, 32 chunks conflict in 4 bank groups."
+    );
+}
+
+#[test]
+fn swizzled_ldmatrix_tile_spreads_each_matrix_over_eight_columns() {
+    // MODEL.md H: the 128-byte swizzle XORs row bits 7-9 into chunk bits 4-6: row r of matrix k lands in
+    // column k ^ r, so each matrix covers all 8 columns once and nothing conflicts (4 wavefronts).
+    let r = expr_report("8.0", "LDSM.16.M88.4", LDSM_SWIZZLED);
+    assert_eq!(r.banks().map(|b| b.wavefronts), Some(4));
+    let t = tile(&r).expect("shared");
+    assert_eq!(t.chunks.len(), 32);
+    assert_eq!(t.conflicting().count(), 0);
+    for c in &t.chunks {
+        let lane = c.lanes.iter().next().expect("a lane") as u64;
+        assert_eq!(c.column, (lane / 8) ^ (lane % 8), "row r of matrix k in column k ^ r");
+        assert_eq!(c.phase as u64, lane / 8);
+    }
+    for k in 0..4 {
+        let mut cols: Vec<u64> = t.chunks.iter().filter(|c| c.phase == k).map(|c| c.column).collect();
+        cols.sort_unstable();
+        assert_eq!(cols, (0..8).collect::<Vec<u64>>(), "matrix {k} covers every column once");
+    }
+    assert_eq!(conflict_outlines(&tile_scene(&r, "t").expect("a tile").items), 0);
+}
+
+#[test]
+fn tile_view_covers_every_shared_width_and_the_copy() {
+    // LDS.128 16*lane: 512 bytes = 4 rows of 8 whole chunks, a quarter-warp phase each, no conflict.
+    let t = tile(&expr_report("8.0", "LDS.128", "16*lane")).expect("shared");
+    assert_eq!((t.rows.len(), t.chunks.len(), t.conflicting().count()), (4, 32, 0));
+    assert!(t.chunks.iter().all(|c| c.words == 0b1111 && c.phase == c.row as usize));
+    // LDS.64 8*lane: 256 bytes = 2 rows, 2 lanes per chunk, half-warp phases.
+    let t = tile(&expr_report("8.0", "LDS.64", "8*lane")).expect("shared");
+    assert_eq!((t.rows.len(), t.chunks.len(), t.conflicting().count()), (2, 16, 0));
+    assert!(t.chunks.iter().all(|c| c.lanes.len() == 2 && c.phase == c.row as usize));
+    // LDS.32 4*lane: one row, 4 lanes per chunk.
+    let t = tile(&expr_report("8.0", "LDS.32", "4*lane")).expect("shared");
+    assert_eq!((t.rows.len(), t.chunks.len(), t.conflicting().count()), (1, 8, 0));
+    // LDS.32 128*lane: every lane in bank 0 of its own row: 32 chunks in column 0, each 32-way, word 0 only.
+    let r = expr_report("8.0", "LDS.32", "128*lane");
+    let t = tile(&r).expect("shared");
+    assert_eq!((t.rows.len(), t.chunks.len(), t.conflict_columns()), (32, 32, vec![0]));
+    assert!(t.chunks.iter().all(|c| c.conflict == 32 && c.words == 1));
+    let s = tile_scene(&r, "t").expect("a tile");
+    assert_eq!(conflict_outlines(&s.items), warpscope::figure::tile::MAX_ROWS, "16 rows drawn");
+    assert!(texts(&s.items).contains(&"… 16 more rows"));
+    // cp.async: the tile shows the shared write (16*lane from 4096 up in global memory).
+    let r = expr_report("8.0", "LDGSTS.E.BYPASS.128", "16*lane from 16*tid + 4096");
+    let t = tile(&r).expect("the shared write");
+    assert_eq!((t.rows.clone(), t.chunks.len(), t.conflicting().count()), (vec![0, 1, 2, 3], 32, 0));
+    // A global load has no tile.
+    let e = tile_scene(&expr_report("8.0", "LDG.E.32", "4*lane"), "t").expect_err("no shared part");
+    assert!(e.contains("touches none"), "{e}");
+}
+
+#[test]
+fn tile_conflicts_agree_with_the_counted_bank_conflicts_for_every_preset() {
+    for p in presets::PRESETS.iter() {
+        let sc = p.scenario();
+        let r = sc.run().expect("runs");
+        for k in 0..r.instructions.len() {
+            let report = sc.report(&r, k, 0).expect("runs").expect("an issue");
+            let Some(t) = tile(&report) else { continue };
+            let (_, b) = warpscope::figure::tile::shared_part(&report).expect("shared");
+            assert_eq!(
+                t.conflicting().count() > 0,
+                b.bank_conflicts > 0,
+                "{} instruction {k}: conflict marks and the count disagree",
+                p.name
+            );
+            let svg = to_svg(&tile_scene(&report, p.name).expect("a tile"), Theme::Dark);
+            roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: invalid SVG: {e}", p.name));
+        }
+    }
+}
+
+#[test]
+fn ldmatrix_figure_names_matrices_and_rows() {
+    let r = expr_report("8.0", "LDSM.16.M88.4", LDSM_ROWS);
+    let n = steps(&r).len();
+    assert_eq!(n, 32);
+    let s = scene(&r, "t", n);
+    let t = texts(&s.items);
+    for label in ["matrix 0 (lanes 0-7)", "matrix 3 (lanes 24-31)", "row 7", "row 3 · wavefront 4"] {
+        assert!(t.contains(&label), "{label} missing");
+    }
+    assert!(t.contains(
+        &"matrix 1 (lanes 8-15): its 8 rows all fall in banks 4-7, so they are served one after another: 8 wavefronts (8-way)"
+    ));
+    assert_eq!(
+        s.caption,
+        "Step 32 of 32: matrix 3 (lanes 24-31): wavefront 8 of 8 reads row 7 (lane 31) (a replay caused by a bank conflict)."
+    );
+    let s = scene(&expr_report("8.0", "LDSM.16.M88.4", LDSM_SWIZZLED), "t", 0);
+    assert!(texts(&s.items).contains(
+        &"matrix 2 (lanes 16-23): its 8 rows fall in 8 different groups of 4 banks, so one pass serves them all: 1 wavefront"
+    ));
+}
+
+#[test]
+fn cp_async_is_drawn_and_written_as_a_copy() {
+    let r = expr_report("8.0", "LDGSTS.E.BYPASS.128", "16*lane from 16*tid + 4096");
+    let n = steps(&r).len();
+    assert_eq!(n, 16 + 4, "16 sectors read, 4 wavefronts written");
+    let s = scene(&r, "t", n);
+    let t = texts(&s.items);
+    assert!(t.contains(&"global read (sectors)") && t.contains(&"shared write (wavefronts)"));
+    assert!(!t.contains(&"memory"));
+    assert_eq!(s.caption, "Step 20 of 20: shared write, phase 4 (lanes 24-31): wavefront 1 of 1 serves lanes 24-31.");
+    assert_eq!(steps(&r)[0].text, "global read, 32 B sector at 0x1000 for lanes 0-1");
+    let text = r.to_text();
+    assert!(text.contains("copy global -> shared in one instruction:\n- global read, 32 lanes:\n"), "{text}");
+    assert!(text.contains("- shared write, 32 lanes:\n  shared memory, 32 banks x 4 B\n"), "{text}");
+    assert!(!text.contains("generic access split"));
+    assert!(r.summary().starts_with("global read: 1 request, 4 lines, 16 sectors"), "{}", r.summary());
+}
+
+#[test]
+fn the_other_shared_model_is_named_where_it_differs() {
+    // MODEL.md E: LDS.128 16*(lane/2) on 8.0 is 2 wavefronts measured, 4 by the documented phase model.
+    let r = expr_report("8.0", "LDS.128", "16*(lane/2)");
+    let b = r.banks().expect("shared");
+    assert_eq!((b.wavefronts, b.other_model_wavefronts), (2, Some(4)));
+    let s = scene(&r, "t", 0);
+    assert!(texts(&s.items).iter().any(|t| t.starts_with("2 wavefronts (measured; documented phase model: 4), ideal")));
+    assert_eq!(wavefronts_text(4, Some(2)), "4 wavefronts (documented phase model; measured: 2)");
+    assert_eq!(wavefronts_text(1, None), "1 wavefront");
+    assert!(warpscope::model::arch::Cc::new(7, 0).has_measured_shared_rule());
+    assert!(!warpscope::model::arch::Cc::new(6, 1).has_measured_shared_rule());
+}

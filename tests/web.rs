@@ -377,3 +377,34 @@ fn in_the_page_kernel_names_come_from_the_page_and_parameters_then_get_defaults(
     serve(&other, &mut Cache::default(), &mut |r| out.push(r));
     assert!(!out.iter().any(|r| matches!(r, Reply::Names { .. })));
 }
+
+fn figure_texts(root: &Element) -> Vec<String> {
+    let nodes = root.query_selector_all("svg#figure text").expect("texts");
+    (0..nodes.length()).filter_map(|i| nodes.item(i).and_then(|n| n.text_content())).collect()
+}
+
+/// ldmatrix with rows 128 bytes apart (MODEL.md F): each matrix's 8 rows share 4 banks, 8-way: 32 wavefronts;
+/// the tile view marks all 32 chunks; the shared-model choice appears on 7.0+ and changes the count of an
+/// LDS.128 whose lanes share addresses in pairs (MODEL.md E: 2 measured, 4 documented).
+#[wasm_bindgen_test]
+async fn ldmatrix_tile_view_and_the_shared_model() {
+    let root = mount().await;
+    choose(&root, "cc", "8.0").await;
+    type_into(&root, "op", "LDSM.16.M88.4").await;
+    type_into(&root, "pattern", "128*(lane%8) + 16*(lane/8)").await;
+    assert_eq!(metric(&root, "wavefronts"), "32");
+    assert!(figure_texts(&root).iter().any(|t| t == "matrix 2 (lanes 16-23)"));
+    click(&root, "#tile-view").await;
+    assert_eq!(figure_texts(&root).iter().filter(|t| *t == "8-way conflict").count(), 32);
+    click(&root, "#tile-view").await;
+    assert!(figure_texts(&root).iter().all(|t| t != "8-way conflict"), "back to the lanes");
+
+    type_into(&root, "op", "LDS.128").await;
+    type_into(&root, "pattern", "16*(lane/2)").await;
+    assert_eq!(metric(&root, "wavefronts"), "2");
+    assert_eq!(metric(&root, "other_model_wavefronts"), "2 wavefronts (measured; documented phase model: 4)");
+    choose(&root, "shared-model", "documented").await;
+    assert_eq!(metric(&root, "wavefronts"), "4");
+    choose(&root, "cc", "6.1").await;
+    assert!(root.query_selector("#shared-model").ok().flatten().is_none(), "no choice before 7.0");
+}

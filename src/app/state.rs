@@ -200,6 +200,8 @@ pub struct State {
     pub all_warps: bool,
     /// The number of the last request sent to the analysis worker.
     pub last_request: u64,
+    /// Show shared memory as a tile of 16-byte chunks instead of the lanes (shared-memory issues only).
+    pub tile: bool,
 }
 
 /// A student's progress in a lab, as kept in the browser.
@@ -259,6 +261,7 @@ impl Default for State {
             lab: None,
             all_warps: false,
             last_request: 1,
+            tile: false,
         }
     }
 }
@@ -412,6 +415,8 @@ pub enum Action {
     Engine(usize, Reply),
     /// Stack every warp, or show one in detail.
     AllWarps(bool),
+    /// Show the tile view of shared memory, or the lanes.
+    Tile(bool),
 }
 
 impl Reducible for State {
@@ -511,6 +516,7 @@ impl Reducible for State {
                 s.playing = false;
             }
             Action::Theme(t) => s.theme = t,
+            Action::Tile(on) => s.tile = on,
             Action::Carveout(c) => s.carveout = c,
             Action::Notice(n) => s.notice = n,
             Action::AllWarps(on) => {

@@ -8,7 +8,7 @@ use super::state::{Action, Edit, Pane, State, L1_CHOICES};
 use crate::analysis::InstrResult;
 use crate::figure::scene::{scene, Theme};
 use crate::lang::Lang;
-use crate::model::arch::{carveout, families, BankMode, Carveout, Cc};
+use crate::model::arch::{carveout, families, BankMode, Carveout, Cc, SharedModel};
 use crate::scenario::Setting;
 use crate::service::Shown;
 use crate::teach::explain::Fix;
@@ -117,6 +117,11 @@ fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {
                 { metric("ideal_wavefronts", "ideal", b.ideal_wavefronts as f64, grouped(b.ideal_wavefronts), bb.map(|x| x.ideal_wavefronts as f64), true) }
                 { metric("bank_conflicts", "bank conflicts", b.bank_conflicts as f64, grouped(b.bank_conflicts), bb.map(|x| x.bank_conflicts as f64), true) }
                 { metric("conflict_degree", "worst n-way", f64::from(b.conflict_degree), b.conflict_degree.to_string(), bb.map(|x| f64::from(x.conflict_degree)), true) }
+                if b.other_model_wavefronts.is_some() {
+                    <p class="other-model" data-metric="other_model_wavefronts">
+                        { crate::figure::scene::wavefronts_text(b.wavefronts, b.other_model_wavefronts) }
+                    </p>
+                }
             }
         </div>
     }
@@ -186,6 +191,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
         })
     };
     let kepler = sc.cc.has_bank_mode();
+    let measured_rule = sc.cc.has_measured_shared_rule();
     let show_l1 = sc.cc.l1_choice_matters();
     html! {
         <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}
@@ -247,6 +253,15 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                         </select>
                     </label>
                 }
+                if measured_rule {
+                    <label title="How 64- and 128-bit shared accesses whose lanes share addresses in pairs are counted: as measured on V100, A100 and with Nsight Compute (phases merge), or by the documented phase model">{ "shared model" }
+                        <select id={id("shared-model", k)} disabled={locked(state, Setting::SharedModel)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::SharedModel, v)))}>
+                            { for SharedModel::ALL.iter().map(|m| html! {
+                                <option value={m.name()} selected={sc.config.shared_model == *m}>{ m.name() }</option>
+                            }) }
+                        </select>
+                    </label>
+                }
             </div>
             if let Some(p) = crate::teach::presets::find(&pane.preset) {
                 <p class="explanation-preset">{ p.explanation }</p>
@@ -304,6 +319,15 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     { metrics(ins, base) }
                 }
                 if let (Some(ins), Some(shown)) = (selected, pane.shown.as_deref()) {
+                    if crate::figure::tile::shared_part(&shown.report).is_some() && !(state.all_warps && shown.others.len() > 1) {
+                        <div class="figure-tools">
+                            <button id={id("tile-view", k)} aria-pressed={state.tile.to_string()}
+                                title="shared memory as 128-byte rows of 16-byte chunks: which banks each lane's bytes fall in"
+                                onclick={ { let d = d.clone(); let on = !state.tile; Callback::from(move |_| d.dispatch(Action::Tile(on))) } }>
+                                { if state.tile { "lane view" } else { "tile view" } }
+                            </button>
+                        </div>
+                    }
                     { figure_view(state, k, shown) }
                     { explanation_view(d, k, pane, shown) }
                     <ul class="notes">
@@ -359,9 +383,19 @@ fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
     }
 }
 
+/// Whether pane `k` shows the tile view: asked for, one warp in detail, and an issue with a shared part.
+fn tile_shown(state: &State, shown: &Shown) -> bool {
+    state.tile
+        && !(state.all_warps && shown.others.len() > 1)
+        && crate::figure::tile::shared_part(&shown.report).is_some()
+}
+
 fn figure_view(state: &State, k: usize, shown: &Shown) -> Html {
     let title = shown.title.clone();
-    let sc = if state.all_warps && shown.others.len() > 1 {
+    let tile = tile_shown(state, shown).then(|| crate::figure::tile::tile_scene(&shown.report, &title).ok()).flatten();
+    let sc = if let Some(t) = tile {
+        Rc::new(t)
+    } else if state.all_warps && shown.others.len() > 1 {
         let reports: Vec<&crate::model::report::Report> = shown.others.iter().map(|(_, r)| r).collect();
         let labels: Vec<String> = shown.others.iter().map(|(l, _)| l.clone()).collect();
         Rc::new(crate::figure::scene::block_scene(&reports, &labels, &title, state.step_shown()))
@@ -485,8 +519,9 @@ fn file_stem(state: &State) -> String {
 /// The exported figure of pane 0 at a step, in the light theme (for print and slides).
 /// The figure of `shown` at `step` as a light-theme SVG, with its size: made when an export button is
 /// pressed, not on every render.
-fn export_svg(shown: &Shown, step: usize) -> (String, f64, f64) {
-    let sc = scene(&shown.report, &shown.title, step);
+fn export_svg(shown: &Shown, step: usize, tile: bool) -> (String, f64, f64) {
+    let tile = tile.then(|| crate::figure::tile::tile_scene(&shown.report, &shown.title).ok()).flatten();
+    let sc = tile.unwrap_or_else(|| scene(&shown.report, &shown.title, step));
     (crate::figure::svg::to_svg(&sc, Theme::Light), sc.width, sc.height)
 }
 
@@ -518,12 +553,13 @@ fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
     let step = state.step_shown();
     let shown = state.panes[0].shown.clone();
     let steps = state.panes[0].steps();
+    let tile = shown.as_deref().is_some_and(|s| tile_shown(state, s));
     let export_svg_cb = {
         let (d, shown, stem) = (d.clone(), shown.clone(), stem.clone());
         Callback::from(move |_| {
             if let Some(s) = &shown {
-                let (text, _, _) = export_svg(s, step);
-                let name = format!("{stem}-step{step:02}.svg");
+                let (text, _, _) = export_svg(s, step, tile);
+                let name = if tile { format!("{stem}-tile.svg") } else { format!("{stem}-step{step:02}.svg") };
                 notify(&d, browser::download_text(&name, &text, "image/svg+xml"), "SVG saved.");
             }
         })
@@ -532,8 +568,8 @@ fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
         let (d, shown, stem) = (d.clone(), shown.clone(), stem.clone());
         Callback::from(move |_| {
             if let Some(s) = &shown {
-                let (text, w, h) = export_svg(s, step);
-                let name = format!("{stem}-step{step:02}.png");
+                let (text, w, h) = export_svg(s, step, tile);
+                let name = if tile { format!("{stem}-tile.png") } else { format!("{stem}-step{step:02}.png") };
                 notify(&d, browser::download_png(&name, &text, w, h), "PNG (2x) saved.");
             }
         })
@@ -543,7 +579,7 @@ fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
         Callback::from(move |_| {
             let Some(s) = &shown else { return };
             let r = (0..=steps).try_for_each(|k| {
-                let (text, _, _) = export_svg(s, k);
+                let (text, _, _) = export_svg(s, k, false);
                 browser::download_text(&format!("{stem}-step{k:02}.svg"), &text, "image/svg+xml")
             });
             notify(&d, r, &format!("{} frames saved, one per step, for a slide build.", steps + 1));

@@ -157,6 +157,11 @@ struct FigureArgs {
     /// Colour theme.
     #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
     theme: ThemeArg,
+    /// What to draw: `lanes` (the lanes, their requests or phases, and the memory they touch, step by step),
+    /// or `tile` (shared memory as 128-byte rows of 16-byte chunks, coloured by phase, conflicts outlined;
+    /// shared-memory issues only, one picture with no steps).
+    #[arg(long, value_enum, default_value_t = FigureView::Lanes)]
+    view: FigureView,
     /// Output format.
     #[arg(long = "format", value_enum, default_value_t = FigureFormat::Svg)]
     format: FigureFormat,
@@ -169,6 +174,12 @@ struct FigureArgs {
 enum ThemeArg {
     Light,
     Dark,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FigureView {
+    Lanes,
+    Tile,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -664,6 +675,18 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
     };
     let n = scene::steps(report).len();
     let title = scene::title(&instr.op, result.cc, &instr.access);
+    if f.view == FigureView::Tile {
+        if f.step != "all-done" {
+            return Err("--view tile draws one picture with no steps: leave out --step".into());
+        }
+        let text = svg::to_svg(&crate::figure::tile::tile_scene(report, &title)?, theme);
+        let bytes = match f.format {
+            FigureFormat::Svg => text.into_bytes(),
+            FigureFormat::Png => png(&text)?,
+        };
+        write_output(&f.output, bytes)?;
+        return Ok(String::new());
+    }
     let render = |step: usize| -> Result<Vec<u8>, String> {
         let text = svg::to_svg(&scene::scene(report, &title, step), theme);
         match f.format {

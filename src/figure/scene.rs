@@ -8,7 +8,7 @@
 //! wavefront that serves them. Arrows join each lane to its bytes. Step k shows the first k transactions or
 //! wavefronts as done and the k-th as current.
 
-use crate::model::access::{LaneSet, WARP_LANES};
+use crate::model::access::{Instr, LaneSet, WARP_LANES};
 use crate::model::report::{BankCost, Cost, MemoryCost, Report, SpaceTag};
 use crate::text::{hex, plural};
 use serde::Serialize;
@@ -51,6 +51,13 @@ pub enum Class {
     ArrowCurrent,
     /// The outline of a 128-byte line or transaction.
     Outline,
+    /// Bytes of a shared-memory phase (an ldmatrix matrix) in the tile view: one of four colours, by the
+    /// phase number modulo 4.
+    Phase(u8),
+    /// The outline of a chunk that conflicts: the same banks as another row's chunk in the same phase.
+    Conflict,
+    /// Text that names a conflict.
+    ConflictLabel,
 }
 
 /// Text alignment.
@@ -146,6 +153,7 @@ pub struct Step {
 pub fn steps(report: &Report) -> Vec<Step> {
     let mut out = Vec::new();
     for (pi, p) in report.parts().iter().enumerate() {
+        let first = out.len();
         match &p.cost {
             Cost::Memory(m) => {
                 let split = m.steps.len() > 1 || m.steps.first().is_some_and(|s| s.lanes.len() < 32);
@@ -168,10 +176,14 @@ pub fn steps(report: &Report) -> Vec<Step> {
                 }
             }
             Cost::Banks(b) => {
+                let matrix = is_matrix(p);
+                let verb = if Instr::parse(&p.op).is_ok_and(|i| i.base.is_store()) { "writes" } else { "reads" };
                 for (gi, ph) in b.phases.iter().enumerate() {
                     let n = ph.wavefronts.len();
                     for (wi, w) in ph.wavefronts.iter().enumerate() {
-                        let phase = if b.phases.len() > 1 {
+                        let phase = if matrix {
+                            format!("{}: ", matrix_name(ph.lanes))
+                        } else if b.phases.len() > 1 {
                             format!("phase {} (lanes {}): ", gi + 1, ph.lanes.ranges())
                         } else {
                             String::new()
@@ -182,12 +194,33 @@ pub fn steps(report: &Report) -> Vec<Step> {
                             group: gi,
                             index: wi,
                             lanes: w.lanes,
-                            text: format!("{phase}wavefront {} of {n} serves {}{extra}", wi + 1, w.lanes.phrase()),
+                            text: if matrix {
+                                let rows: Vec<String> = w.lanes.iter().map(|l| (l % 8).to_string()).collect();
+                                let rows = if rows.len() == 1 {
+                                    format!("row {}", rows[0])
+                                } else {
+                                    format!("rows {}", rows.join(", "))
+                                };
+                                format!(
+                                    "{phase}wavefront {} of {n} {verb} {rows} ({}){extra}",
+                                    wi + 1,
+                                    w.lanes.phrase()
+                                )
+                            } else {
+                                format!("{phase}wavefront {} of {n} serves {}{extra}", wi + 1, w.lanes.phrase())
+                            },
                         });
                     }
                 }
             }
             Cost::Split { .. } => {}
+        }
+        // cp.async: say which half of the copy each step belongs to.
+        if report.space == SpaceTag::GlobalToShared {
+            let half = if p.space == SpaceTag::Global { "global read" } else { "shared write" };
+            for s in &mut out[first..] {
+                s.text = format!("{half}, {}", s.text);
+            }
         }
     }
     out
@@ -205,11 +238,11 @@ fn lane_x(l: usize) -> f64 {
     LANE_X0 + l as f64 * LANE_PITCH
 }
 
-fn text(x: f64, y: f64, t: impl Into<String>, size: f64, class: Class, anchor: Anchor) -> Item {
+pub(super) fn text(x: f64, y: f64, t: impl Into<String>, size: f64, class: Class, anchor: Anchor) -> Item {
     Item::Text { x, y, text: t.into(), size, class, anchor }
 }
 
-fn rect(x: f64, y: f64, w: f64, h: f64, class: Class, tip: Option<String>) -> Item {
+pub(super) fn rect(x: f64, y: f64, w: f64, h: f64, class: Class, tip: Option<String>) -> Item {
     Item::Rect { x, y, w, h, class, tip }
 }
 
@@ -266,7 +299,9 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         items.push(rect(lane_x(l), LANE_Y, LANE_W, LANE_H, class, Some(tip)));
         items.push(text(lane_x(l) + LANE_W / 2.0, LANE_Y + 20.0, l.to_string(), 13.0, Class::Label, Anchor::Middle));
     }
-    // Request or phase brackets when the warp is split.
+    // Request or phase brackets when the warp is split; ldmatrix's phases are its matrices, and each lane
+    // gives one row of its matrix.
+    let matrix = is_matrix(report);
     let groups: Vec<(LaneSet, String)> = report
         .parts()
         .first()
@@ -274,6 +309,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             Cost::Memory(m) if m.steps.iter().any(|s| s.lanes.len() < 32) => {
                 m.steps.iter().enumerate().map(|(i, s)| (s.lanes, format!("request {}", i + 1))).collect()
             }
+            Cost::Banks(b) if matrix => b.phases.iter().map(|s| (s.lanes, matrix_name(s.lanes))).collect(),
             Cost::Banks(b) if b.phases.iter().any(|s| s.lanes.len() < 32) => {
                 b.phases.iter().enumerate().map(|(i, s)| (s.lanes, format!("phase {}", i + 1))).collect()
             }
@@ -281,6 +317,15 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         })
         .unwrap_or_default();
     let mut y = LANE_Y + LANE_H + 8.0;
+    if matrix {
+        for (lanes, _) in &groups {
+            for l in lanes.iter() {
+                let x = lane_x(l) + LANE_W / 2.0;
+                items.push(text(x, y + 6.0, format!("row {}", l % 8), 11.0, Class::Muted, Anchor::Middle));
+            }
+        }
+        y += 12.0;
+    }
     if !groups.is_empty() {
         for (lanes, label) in &groups {
             let first = lanes.iter().next().unwrap_or(0);
@@ -296,28 +341,57 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
     y += 28.0;
 
     let mut step_base = 0usize;
+    let mut headings = Vec::new();
     for (pi, p) in report.parts().iter().enumerate() {
         let part_steps = all.iter().filter(|s| s.part == pi).count();
         let done_in_part = shown.saturating_sub(step_base).min(part_steps);
         let label = match p.space {
+            // cp.async: one instruction reads global memory and writes shared memory.
+            SpaceTag::Global if report.space == SpaceTag::GlobalToShared => "global read (sectors)",
+            SpaceTag::Shared if report.space == SpaceTag::GlobalToShared => "shared write (wavefronts)",
             SpaceTag::Global => "global memory",
             SpaceTag::Local => "local memory (interleaved)",
             SpaceTag::Shared => "shared memory",
             SpaceTag::Generic | SpaceTag::GlobalToShared => "memory",
         };
-        // Right-aligned on a background box, clear of the arrows that fan out from the lanes on the left.
+        // Right-aligned on a background box, drawn last so that the arrows fanning out from the lanes pass
+        // under it.
         let label_w = 8.0 * label.len() as f64 + 16.0;
-        items.push(rect(WIDTH - 16.0 - label_w, y - 16.0, label_w, 22.0, Class::Background, None));
-        items.push(text(WIDTH - 24.0, y, label, 15.0, Class::Title, Anchor::End));
+        headings.push(rect(WIDTH - 16.0 - label_w, y - 16.0, label_w, 22.0, Class::Background, None));
+        headings.push(text(WIDTH - 24.0, y, label, 15.0, Class::Title, Anchor::End));
         y += 14.0;
+        // A later part (cp.async's shared write) repeats the lanes above itself, so that its arrows do not
+        // cross the part before it.
+        let from_y = if pi == 0 {
+            LANE_Y + LANE_H
+        } else {
+            let strip_y = y + 6.0;
+            items.push(text(LANE_X0 - 8.0, strip_y + 15.0, "lane", 12.0, Class::Muted, Anchor::End));
+            for l in 0..WARP_LANES {
+                let class = lane_class(report, active, current, l);
+                items.push(rect(lane_x(l), strip_y, LANE_W, 20.0, class, None));
+                items.push(text(
+                    lane_x(l) + LANE_W / 2.0,
+                    strip_y + 15.0,
+                    l.to_string(),
+                    11.0,
+                    Class::Label,
+                    Anchor::Middle,
+                ));
+            }
+            y += 36.0;
+            strip_y + 20.0
+        };
+        let cur = current.filter(|s| s.part == pi);
         y = match &p.cost {
-            Cost::Memory(m) => memory_view(&mut items, p, m, y, done_in_part, current.filter(|s| s.part == pi)),
-            Cost::Banks(b) => bank_view(&mut items, p, b, y, done_in_part, current.filter(|s| s.part == pi)),
+            Cost::Memory(m) => memory_view(&mut items, p, m, from_y, y, done_in_part, cur),
+            Cost::Banks(b) => bank_view(&mut items, p, b, from_y, y, done_in_part, cur),
             Cost::Split { .. } => y,
         };
         y += 24.0;
         step_base += part_steps;
     }
+    items.append(&mut headings);
 
     let caption = match current {
         Some(s) => format!("Step {shown} of {}: {}.", all.len(), s.text),
@@ -331,6 +405,93 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         *h = height;
     }
     Scene { width: WIDTH, height, items, caption }
+}
+
+/// True for `ldmatrix` / `stmatrix` (`LDSM`, `STSM`): each lane gives one 16-byte row of an 8x8 matrix, and
+/// each matrix is one phase.
+pub fn is_matrix(report: &Report) -> bool {
+    Instr::parse(&report.op).is_ok_and(|i| i.base.is_matrix())
+}
+
+/// `matrix 1 (lanes 8-15)`: the matrix whose rows the lanes of a phase give (threads 8k..8k+7 give matrix k).
+pub fn matrix_name(lanes: LaneSet) -> String {
+    let first = lanes.iter().next().unwrap_or(0);
+    format!("matrix {} (lanes {})", first / 8, lanes.ranges())
+}
+
+/// `2 wavefronts (measured; documented phase model: 4)` where the two shared models differ (MODEL.md E),
+/// otherwise `2 wavefronts`. Merging phases never costs more, so the smaller count is the measured one.
+pub fn wavefronts_text(wavefronts: u64, other_model: Option<u64>) -> String {
+    let count = plural(u32::try_from(wavefronts).unwrap_or(u32::MAX), "wavefront");
+    match other_model {
+        Some(o) if o > wavefronts => format!("{count} (measured; documented phase model: {o})"),
+        Some(o) if o < wavefronts => format!("{count} (documented phase model; measured: {o})"),
+        _ => count,
+    }
+}
+
+/// Why each phase of a shared access costs what it does, one sentence per phase: for ldmatrix, where its
+/// rows fall among the eight groups of four banks; otherwise its wavefronts against the ideal.
+pub fn phase_sentences(report: &Report, b: &BankCost) -> Vec<String> {
+    let row_bytes = u64::from(b.banks) * u64::from(b.bank_bytes);
+    let group_banks = (16 / b.bank_bytes.max(1)).max(1);
+    let matrix = is_matrix(report);
+    let mut out = Vec::new();
+    for (i, ph) in b.phases.iter().enumerate() {
+        let w = ph.wavefronts.len() as u32;
+        let mut addrs: Vec<u64> = ph.lanes.iter().filter_map(|l| report.addresses.get(l).copied().flatten()).collect();
+        if addrs.is_empty() {
+            continue;
+        }
+        addrs.sort_unstable();
+        addrs.dedup();
+        let name =
+            if matrix { matrix_name(ph.lanes) } else { format!("phase {} (lanes {})", i + 1, ph.lanes.ranges()) };
+        if !matrix {
+            let extra = w.saturating_sub(ph.ideal);
+            out.push(format!(
+                "{name}: {} (ideal {}){}",
+                plural(w, "wavefront"),
+                ph.ideal,
+                if extra > 0 {
+                    format!(", {} replayed by bank conflicts", plural(extra, "wavefront"))
+                } else {
+                    String::new()
+                }
+            ));
+            continue;
+        }
+        // Rows per group of four banks (a 16-byte chunk's position in a 128-byte row).
+        let mut per_group: Vec<(u64, u32)> = Vec::new();
+        for a in &addrs {
+            let g = (a % row_bytes) / 16;
+            match per_group.iter_mut().find(|(k, _)| *k == g) {
+                Some((_, n)) => *n += 1,
+                None => per_group.push((g, 1)),
+            }
+        }
+        let (worst_group, worst) =
+            per_group.iter().copied().max_by_key(|&(g, n)| (n, std::cmp::Reverse(g))).unwrap_or((0, 1));
+        let banks = |g: u64| {
+            let lo = g * u64::from(group_banks);
+            format!("banks {lo}-{}", lo + u64::from(group_banks) - 1)
+        };
+        let rows = plural(addrs.len() as u32, "row");
+        let why = if worst == 1 {
+            format!("its {rows} fall in {} different groups of 4 banks, so one pass serves them all", per_group.len())
+        } else if per_group.len() == 1 {
+            format!("its {rows} all fall in {}, so they are served one after another", banks(worst_group))
+        } else {
+            format!(
+                "its {rows} fall in {} groups of 4 banks, {worst} of them in {}",
+                per_group.len(),
+                banks(worst_group)
+            )
+        };
+        let way = if worst > 1 { format!(" ({worst}-way)") } else { String::new() };
+        out.push(format!("{name}: {why}: {}{way}", plural(w, "wavefront")));
+    }
+    out
 }
 
 fn lane_tip(report: &Report, l: usize) -> String {
@@ -354,7 +515,15 @@ const SECTOR_W: f64 = 34.0;
 const LINE_GAP: f64 = 12.0;
 const LINES_PER_ROW: usize = 8;
 
-fn memory_view(items: &mut Vec<Item>, p: &Report, m: &MemoryCost, y0: f64, done: usize, current: Option<&Step>) -> f64 {
+fn memory_view(
+    items: &mut Vec<Item>,
+    p: &Report,
+    m: &MemoryCost,
+    from_y: f64,
+    y0: f64,
+    done: usize,
+    current: Option<&Step>,
+) -> f64 {
     let size = u64::from(p.size);
     let mut lines: Vec<u64> = p.addresses.iter().flatten().map(|a| a / 128).collect();
     lines.sort_unstable();
@@ -408,7 +577,7 @@ fn memory_view(items: &mut Vec<Item>, p: &Report, m: &MemoryCost, y0: f64, done:
         }
     }
     // Bytes each lane touches, and arrows from the lanes.
-    let arrow_from_y = LANE_Y + LANE_H;
+    let arrow_from_y = from_y;
     for (l, a) in p.addresses.iter().enumerate() {
         let Some(a) = a else { continue };
         let Some(i) = lines.iter().position(|&ln| ln == a / 128) else { continue };
@@ -444,7 +613,16 @@ fn memory_view(items: &mut Vec<Item>, p: &Report, m: &MemoryCost, y0: f64, done:
 
 const MAX_BANK_ROWS: usize = 16;
 
-fn bank_view(items: &mut Vec<Item>, p: &Report, b: &BankCost, y0: f64, done: usize, current: Option<&Step>) -> f64 {
+fn bank_view(
+    items: &mut Vec<Item>,
+    p: &Report,
+    b: &BankCost,
+    from_y: f64,
+    y0: f64,
+    done: usize,
+    current: Option<&Step>,
+) -> f64 {
+    let matrix = is_matrix(p);
     let row_bytes = u64::from(b.banks) * u64::from(b.bank_bytes);
     // Each served word, with the global index of the wavefront that serves it.
     let mut served: Vec<(u64, usize)> = Vec::new();
@@ -493,6 +671,9 @@ fn bank_view(items: &mut Vec<Item>, p: &Report, b: &BankCost, y0: f64, done: usi
                 None => format!("bank {bank}, offset {}", hex(lo)),
             };
             items.push(rect(x, y, LANE_W, cell_h - 2.0, class, Some(tip)));
+            if matrix {
+                continue;
+            }
             if let Some(k) = here.iter().min() {
                 items.push(text(x + LANE_W / 2.0, y + 16.0, (k + 1).to_string(), 12.0, Class::Label, Anchor::Middle));
             }
@@ -507,11 +688,53 @@ fn bank_view(items: &mut Vec<Item>, p: &Report, b: &BankCost, y0: f64, done: usi
         let cur = current.is_some_and(|c| c.lanes.contains(l));
         items.push(line(
             lane_x(l) + LANE_W / 2.0,
-            LANE_Y + LANE_H,
+            from_y,
             lane_x(bank) + LANE_W / 2.0,
             y,
             if cur { Class::ArrowCurrent } else { Class::Arrow },
         ));
+    }
+    // ldmatrix: each 16-byte row spans four banks; one label across them names the matrix row and the
+    // wavefront that reads it, so eight rows stacked in the same four banks read as eight wavefronts. Drawn
+    // over the arrows, which end at the row they point to.
+    if matrix {
+        let mut chunks: Vec<(u64, Vec<usize>)> = Vec::new();
+        for (l, a) in p.addresses.iter().enumerate() {
+            let Some(a) = a else { continue };
+            let c = a / 16 * 16;
+            match chunks.iter_mut().find(|(k, _)| *k == c) {
+                Some((_, ls)) => ls.push(l),
+                None => chunks.push((c, vec![l])),
+            }
+        }
+        for (c, lanes) in &chunks {
+            let Some(ri) = rows.iter().take(shown_rows).position(|&r| r == c / row_bytes) else { continue };
+            let bank = ((c % row_bytes) / u64::from(b.bank_bytes)) as usize;
+            let span = (16 / b.bank_bytes.max(1)) as usize;
+            let x1 = lane_x(bank);
+            let x2 = lane_x((bank + span - 1).min(WARP_LANES - 1)) + LANE_W;
+            let y = top + ri as f64 * cell_h;
+            let here: Vec<usize> = served.iter().filter(|(a, _)| (*c..c + 16).contains(a)).map(|(_, k)| *k).collect();
+            let wave = here.iter().copied().min();
+            let class = if current_index.is_some_and(|k| here.contains(&k)) {
+                Class::CellCurrent
+            } else if here.iter().any(|&k| k < done) {
+                Class::CellDone
+            } else {
+                Class::CellTouched
+            };
+            let tip = format!("offset {}: banks {bank}-{}", hex(*c), bank + span - 1);
+            items.push(rect(x1, y, x2 - x1, cell_h - 2.0, class, Some(tip)));
+            let who = match lanes.as_slice() {
+                [l] => format!("row {}", l % 8),
+                ls => format!("{} rows", ls.len()),
+            };
+            let label = match wave {
+                Some(k) => format!("{who} · wavefront {}", k + 1),
+                None => who,
+            };
+            items.push(text((x1 + x2) / 2.0, y + 16.0, label, 12.0, Class::Label, Anchor::Middle));
+        }
     }
     let mut bottom = top + shown_rows as f64 * cell_h;
     if rows.len() > shown_rows {
@@ -526,14 +749,26 @@ fn bank_view(items: &mut Vec<Item>, p: &Report, b: &BankCost, y0: f64, done: usi
         bottom += 18.0;
     }
     let legend = format!(
-        "{}, ideal {}, {}, {}-way; each word shows the wavefront that serves it",
-        plural(b.wavefronts, "wavefront"),
+        "{}, ideal {}, {}, {}-way; {}",
+        wavefronts_text(u64::from(b.wavefronts), b.other_model_wavefronts.map(u64::from)),
         b.ideal_wavefronts,
         plural(b.bank_conflicts, "bank conflict"),
-        b.conflict_degree
+        b.conflict_degree,
+        if matrix {
+            "each 16-byte row spans 4 banks and shows the wavefront that serves it"
+        } else {
+            "each word shows the wavefront that serves it"
+        }
     );
     items.push(text(LANE_X0, bottom + 18.0, legend, 13.0, Class::Muted, Anchor::Start));
-    bottom + 24.0
+    let mut bottom = bottom + 24.0;
+    if matrix {
+        for sentence in phase_sentences(p, b) {
+            items.push(text(LANE_X0, bottom + 16.0, sentence, 13.0, Class::Label, Anchor::Start));
+            bottom += 20.0;
+        }
+    }
+    bottom
 }
 
 /// A light or dark colour theme.
@@ -573,6 +808,20 @@ pub fn paint(class: Class, theme: Theme) -> (&'static str, &'static str, f64) {
         Class::Arrow => ("none", if dark { "#5d6673" } else { "#9aa3ad" }, 1.0),
         Class::ArrowCurrent => ("none", "#d55e00", 2.0),
         Class::Outline => ("none", "#0072b2", 2.0),
+        // Tints of Okabe-Ito orange, sky blue, bluish green and reddish purple, with the full colour as the
+        // edge: dark text stays readable on the light tints, light text on the dark ones.
+        Class::Phase(k) => match (k % 4, dark) {
+            (0, false) => ("#f7d48f", "#b77e00", 1.5),
+            (1, false) => ("#b9e0f7", "#2b8cc4", 1.5),
+            (2, false) => ("#a6e3cf", "#00795a", 1.5),
+            (_, false) => ("#f0c6de", "#a8527f", 1.5),
+            (0, true) => ("#6e4c00", "#e69f00", 1.5),
+            (1, true) => ("#1b5374", "#56b4e9", 1.5),
+            (2, true) => ("#005440", "#009e73", 1.5),
+            (_, true) => ("#6a2f52", "#cc79a7", 1.5),
+        },
+        Class::Conflict => ("none", if dark { "#ff7a3d" } else { "#c2410c" }, 3.0),
+        Class::ConflictLabel => (if dark { "#ff9a6b" } else { "#b23a08" }, "none", 0.0),
     }
 }
 

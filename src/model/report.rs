@@ -241,6 +241,9 @@ impl Report {
                 memory_summary(m.requests, m.lines, m.sectors, m.transactions, m.transaction_bytes, m.efficiency)
             }
             Cost::Banks(b) => bank_summary(b.wavefronts, b.ideal_wavefronts, b.conflict_degree),
+            Cost::Split { parts } if self.space == SpaceTag::GlobalToShared => {
+                parts.iter().map(|p| format!("{}: {}", self.part_name(p), p.summary())).collect::<Vec<_>>().join("; ")
+            }
             Cost::Split { parts } => parts
                 .iter()
                 .map(|p| format!("{:?}: {}", p.space, p.summary()).to_ascii_lowercase())
@@ -306,6 +309,13 @@ impl Report {
                     }
                 }
             }
+            Cost::Split { parts } if self.space == SpaceTag::GlobalToShared => {
+                let _ = writeln!(out, "{indent}copy global -> shared in one instruction:");
+                for p in parts {
+                    let _ = writeln!(out, "{indent}- {}, {}:", self.part_name(p), plural(p.active_lanes, "lane"));
+                    p.write_body(out, &format!("{indent}  "));
+                }
+            }
             Cost::Split { parts } => {
                 let _ = writeln!(out, "{indent}generic access split across {} spaces:", parts.len());
                 for p in parts {
@@ -319,6 +329,16 @@ impl Report {
         }
         for w in &self.warnings {
             let _ = writeln!(out, "{indent}warning: {}", w.text);
+        }
+    }
+
+    /// How a part of a split report is named: `global read` and `shared write` for a copy from global to
+    /// shared memory, otherwise its space (`global`, `shared`, `local`).
+    fn part_name(&self, part: &Report) -> &'static str {
+        match (self.space, part.space) {
+            (SpaceTag::GlobalToShared, SpaceTag::Global) => "global read",
+            (SpaceTag::GlobalToShared, SpaceTag::Shared) => "shared write",
+            _ => part.space_name(),
         }
     }
 

@@ -141,6 +141,13 @@ impl Cc {
         self.major() <= 5
     }
 
+    /// True where the measured shared-memory rule (MODEL.md E) can differ from the documented phase model:
+    /// CC 7.0 and later, where 64- and 128-bit accesses whose lanes share addresses in pairs merge phases. The
+    /// page offers the `shared model` choice only there.
+    pub fn has_measured_shared_rule(self) -> bool {
+        self.major() >= 7
+    }
+
     /// The newest CC of the generation before this one (by major version), if there is one: the comparison
     /// students ask for first.
     pub fn previous_generation(self) -> Option<Cc> {
