@@ -106,7 +106,10 @@ fn expression_errors_name_their_position() {
         run(Lang::Expr, "4*lane where lane < 3").op("LDS.32").err(),
         "1:8: expected an operator or the end of the expression, found `where` (write the predicate as `ADDR if COND`)"
     );
-    assert_eq!(run(Lang::Expr, "sqrt(lane)").op("LDS.32").err(), "1:1: unknown function `sqrt` (known: min, max, abs)");
+    assert_eq!(
+        run(Lang::Expr, "sqrt(lane)").op("LDS.32").err(),
+        "1:1: unknown function `sqrt` (known: min, max, abs, sw128, sw64, sw32, swizzle)"
+    );
     assert_eq!(run(Lang::Expr, "1.5 * lane").op("LDS.32").err(), "1:1: a floating-point number cannot be an address");
     assert_eq!(
         run(Lang::Expr, "4*lane").op("LDS.32").block("2000").sc.run().map(|_| ()).unwrap_err().field,
