@@ -272,13 +272,9 @@ impl Scenario {
             Setting::BankMode => self.config.bank_mode = value.parse().map_err(err)?,
             Setting::SharedModel => self.config.shared_model = value.parse().map_err(err)?,
             Setting::Kernel => self.kernel = Some(value.to_string()).filter(|k| !k.is_empty()),
-            Setting::Layout => {
-                lang::layout::Layouts::parse(value, 1).map_err(|e| ScenarioError {
-                    field: setting.field(),
-                    error: InputError { message: format!("layout {}:{}: {}", e.line, e.column, e.message), ..e },
-                })?;
-                self.layout = value.to_string();
-            }
+            // Read when the scenario is lowered (as the pattern is), so that the page's main thread, which runs
+            // nothing, does not carry the layout parser.
+            Setting::Layout => self.layout = value.to_string(),
             Setting::ElemBytes => {
                 self.elem_bytes = value.trim().parse().ok().filter(|b| (1..=1024).contains(b)).ok_or_else(|| {
                     err(format!("elem_bytes is a whole number of bytes from 1 to 1024, not `{value}`"))
@@ -342,7 +338,9 @@ impl Scenario {
         Ok(vars)
     }
 
-    /// The named layouts, with their element size.
+    /// The named layouts, with their element size; an error names the setting and the place in its text
+    /// (`layout 2:12: ...`).
+    #[inline(never)]
     pub fn layouts(&self) -> Result<lang::layout::Layouts, ScenarioError> {
         lang::layout::Layouts::parse(&self.layout, i128::from(self.elem_bytes.max(1))).map_err(|e| ScenarioError {
             field: Field::Pattern,

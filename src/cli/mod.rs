@@ -526,6 +526,9 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
             set(&mut sc, setting, v)?;
         }
     }
+    if let Some(v) = &a.layout {
+        crate::lang::layout::Layouts::parse(v, 1).map_err(|e| flag_error("--layout", e))?;
+    }
     sc.config.strict_align |= a.strict;
     if a.shared_bytes.is_some() || a.local_bytes.is_some() {
         sc.config.windows =
@@ -539,10 +542,8 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
 fn set(sc: &mut Scenario, setting: Setting, value: &str) -> Result<(), String> {
     sc.set(setting, value).map_err(|e| {
         let m = e.error.message;
-        // A layout's message carries its line:column; the excerpt under it shows where.
-        let excerpt = if setting == Setting::Layout { format!("\n{}", e.error.excerpt) } else { String::new() };
         match m.strip_prefix(setting.name()) {
-            Some(rest) => format!("--{}{rest}{excerpt}", setting.name().replace('_', "-")),
+            Some(rest) => format!("--{}{rest}", setting.name().replace('_', "-")),
             None => m,
         }
     })

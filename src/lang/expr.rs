@@ -127,6 +127,7 @@ struct Cx<'a> {
 }
 
 /// Checks that an expression uses only what the language allows and only known variables.
+#[cold]
 fn check(cx: &Cx, e: &Ex) -> Result<(), InputError> {
     let (src, vars) = (cx.src, cx.vars);
     let bad = |what: &str| Err(InputError::at(src, e.span, format!("{what} is not allowed in an address expression")));
@@ -224,7 +225,6 @@ pub fn eval(e: &Ex, var: &dyn Fn(&str) -> Option<i128>) -> Result<i128, EvalErro
 
 /// Evaluates a checked expression that may call `layouts`.
 fn ev(e: &Ex, var: &dyn Fn(&str) -> Option<i128>, layouts: &Layouts) -> Result<i128, EvalError> {
-    let eval = |e: &Ex, var: &dyn Fn(&str) -> Option<i128>| ev(e, var, layouts);
     let fail = |message: String, span: Span| Err(EvalError { message, span });
     match &e.kind {
         E::Int(n) => Ok(*n),
@@ -236,7 +236,7 @@ fn ev(e: &Ex, var: &dyn Fn(&str) -> Option<i128>, layouts: &Layouts) -> Result<i
             }
         }
         E::Unary(op, a) => {
-            let v = eval(a, var)?;
+            let v = ev(a, var, layouts)?;
             Ok(match op {
                 UnOp::Neg => -v,
                 UnOp::Plus => v,
@@ -246,36 +246,38 @@ fn ev(e: &Ex, var: &dyn Fn(&str) -> Option<i128>, layouts: &Layouts) -> Result<i
             })
         }
         E::Binary(op, a, b) => {
-            let x = eval(a, var)?;
+            let x = ev(a, var, layouts)?;
             // Short-circuit like C, so `lane < 20 && 100 / (20 - lane)` is safe.
             match op {
                 super::cexpr::BinOp::LAnd if x == 0 => return Ok(0),
                 super::cexpr::BinOp::LOr if x != 0 => return Ok(1),
                 _ => {}
             }
-            let y = eval(b, var)?;
+            let y = ev(b, var, layouts)?;
             op.apply(x, y).or_else(|m| fail(m, e.op_span))
         }
         E::Ternary(c, a, b) => {
-            if eval(c, var)? != 0 {
-                eval(a, var)
+            if ev(c, var, layouts)? != 0 {
+                ev(a, var, layouts)
             } else {
-                eval(b, var)
+                ev(b, var, layouts)
             }
         }
         E::Call(name, args) => {
-            let vals: Vec<i128> = args.iter().map(|a| eval(a, var)).collect::<Result<_, _>>()?;
-            if let Some(l) = layouts.get(name) {
-                return layouts.call(l, &vals).or_else(|(i, m)| fail(m, args.get(i).map_or(e.span, |a| a.span)));
-            }
-            match (name.as_str(), vals.as_slice()) {
-                ("min", [a, b]) => Ok(*a.min(b)),
-                ("max", [a, b]) => Ok(*a.max(b)),
-                ("abs", [a]) => Ok(a.abs()),
-                ("swizzle", [b, m, s, x]) => Swizzle::new(*b, *m, *s).map(|s| s.apply(*x)).or_else(|m| fail(m, e.span)),
-                (n, [x]) if Swizzle::named(n).is_some() => Ok(Swizzle::named(n).map_or(*x, |s| s.apply(*x))),
-                _ => fail(format!("unknown function `{name}`"), e.op_span),
-            }
+            let vals: Vec<i128> = args.iter().map(|a| ev(a, var, layouts)).collect::<Result<_, _>>()?;
+            let r = match (name.as_str(), vals.as_slice(), Swizzle::named(name)) {
+                ("min", [a, b], _) => Ok(*a.min(b)),
+                ("max", [a, b], _) => Ok(*a.max(b)),
+                ("abs", [a], _) => Ok(a.abs()),
+                (_, [x], Some(s)) => Ok(s.apply(*x)),
+                ("swizzle", [b, m, s, x], _) => Swizzle::new(*b, *m, *s).map(|s| s.apply(*x)).map_err(|m| (0, m)),
+                _ => match layouts.get(name) {
+                    Some(l) => layouts.call(l, &vals),
+                    None => Err((usize::MAX, format!("unknown function `{name}`"))),
+                },
+            };
+            // An error points at the coordinate it is about, or at the call.
+            r.or_else(|(i, m)| fail(m, args.get(i).filter(|_| layouts.get(name).is_some()).map_or(e.span, |a| a.span)))
         }
         _ => fail("not allowed in an address expression".into(), e.span),
     }

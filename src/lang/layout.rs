@@ -17,8 +17,11 @@
 //! if any, applies to that element offset; the result is the offset times `elem_bytes`, a byte address. A
 //! coordinate outside its mode is an error, never a wrap.
 //!
-//! May import: `text` (spans and errors through `lang`); nothing else.
+//! May import: `lang::{cexpr, lex}` (its text is read with the C tokens), `program::launch` (the built-in
+//! names a layout may not take).
 
+use super::cexpr::Parser;
+use super::lex::{lex_skippable, Tok};
 use super::{InputError, Span};
 
 /// CuTe's `Swizzle<B,M,S>`.
@@ -50,6 +53,8 @@ impl Swizzle {
 
     /// `Swizzle<B,M,S>`, checked as cute/swizzle.hpp's `static_assert`s do (`MBase` and `BBits` at least 0,
     /// `abs(SShift) >= BBits`), and within 62 bits so that it stays an address function.
+    #[cold]
+    #[inline(never)]
     pub fn new(b: i128, m: i128, s: i128) -> Result<Swizzle, String> {
         let what = format!("Swizzle<{b},{m},{s}>");
         let why = if b < 0 {
@@ -86,6 +91,7 @@ enum Tree {
 }
 
 impl Tree {
+    #[cold]
     fn leaves(&self, out: &mut Vec<i128>) {
         match self {
             Tree::Int(v) => out.push(*v),
@@ -93,6 +99,7 @@ impl Tree {
         }
     }
 
+    #[cold]
     fn same_form(&self, other: &Tree) -> bool {
         match (self, other) {
             (Tree::Int(_), Tree::Int(_)) => true,
@@ -101,6 +108,7 @@ impl Tree {
         }
     }
 
+    #[cold]
     fn show(&self) -> String {
         match self {
             Tree::Int(v) => v.to_string(),
@@ -109,6 +117,7 @@ impl Tree {
     }
 
     /// CuTe's default (compact, colexicographic) strides for this shape, from `next`.
+    #[cold]
     fn compact(&self, next: &mut i128) -> Tree {
         match self {
             Tree::Int(v) => {
@@ -151,23 +160,31 @@ impl Layout {
 
     /// The element offset of `coords` (one per mode, or one 1-D index), swizzled; an error names the layout,
     /// the mode and the value when a coordinate is outside its mode, with that coordinate's place in `coords`.
+    #[inline(never)]
     pub fn offset(&self, coords: &[i128]) -> Result<i128, (usize, String)> {
-        let whole;
-        let modes: &[Mode] = if coords.len() == 1 && self.rank() > 1 {
-            let leaves = self.modes.iter().flat_map(|m| m.leaves.iter().copied()).collect();
-            whole = [Mode { shape: String::new(), leaves, size: self.size }];
-            &whole
-        } else {
-            &self.modes
-        };
+        let mut cs = coords.to_vec();
+        if let ([k], true) = (coords, self.rank() > 1) {
+            // A 1-D index over the whole shape is, colexicographically, one coordinate per mode.
+            if !(0..self.size).contains(k) {
+                let (name, shape, size) = (&self.name, &self.shape, self.size);
+                return Err((0, format!("`{name}` = {shape}: index {k} is outside the layout (size {size})")));
+            }
+            let mut rest = *k;
+            cs = self.modes.iter().map(|m| (rest % m.size, rest /= m.size).0).collect();
+        }
         let mut sum = 0i128;
-        for ((i, m), &c) in modes.iter().enumerate().zip(coords) {
+        for ((i, m), &c) in self.modes.iter().enumerate().zip(&cs) {
             if !(0..m.size).contains(&c) {
-                let what = match m.shape.as_str() {
-                    "" => format!("index {c} is outside the layout (size {}", m.size),
-                    s => format!("coordinate {c} is outside mode {i} (shape {s}"),
-                };
-                return Err((i, format!("`{}` = {}: {what}, so 0..{})", self.name, self.shape, m.size - 1)));
+                return Err((
+                    i,
+                    format!(
+                        "`{}` = {}: coordinate {c} is outside mode {i} (shape {}, so 0..{})",
+                        self.name,
+                        self.shape,
+                        m.shape,
+                        m.size - 1
+                    ),
+                ));
             }
             let mut rest = c;
             for &(shape, stride) in &m.leaves {
@@ -198,6 +215,7 @@ impl Layouts {
     }
 
     /// The layouts' names, in order.
+    #[cold]
     pub fn names(&self) -> Vec<&str> {
         self.list.iter().map(|l| l.name.as_str()).collect()
     }
@@ -208,23 +226,17 @@ impl Layouts {
     }
 
     /// Parses layout definitions separated by `;` or new lines; `elem_bytes` is the element size.
+    #[cold]
     pub fn parse(src: &str, elem_bytes: i128) -> Result<Layouts, InputError> {
-        let mut p = P { src, pos: 0 };
+        let mut p = Parser::new(src, lex_skippable(src)?);
         let mut list: Vec<Layout> = Vec::new();
         loop {
-            while {
-                p.ws(true);
-                p.eat(';')
-            } {}
-            if p.pos >= src.len() {
+            while p.eat(";") {}
+            if matches!(p.peek(), Tok::End) {
                 break;
             }
-            let at = p.pos;
-            let name = p.ident();
-            if name.is_empty() {
-                return Err(p.err("expected a layout name, as in `L = (8,64):(64,1)`"));
-            }
-            let span = Span { start: at, end: p.pos };
+            let at = p.span();
+            let name = p.ident("a layout name (`L = (8,64):(64,1)`)")?;
             let taken = if FUNCTIONS.contains(&name.as_str()) {
                 "a function"
             } else if crate::program::launch::BUILTIN_NAMES.iter().any(|b| b.split('.').next() == Some(&name)) {
@@ -235,44 +247,40 @@ impl Layouts {
                 ""
             };
             if !taken.is_empty() {
-                return Err(InputError::at(src, span, format!("`{name}` is {taken}: give the layout another name")));
+                return Err(InputError::at(src, at, format!("`{name}` is {taken}: give the layout another name")));
             }
-            p.ws(false);
-            p.expect('=', "after the layout's name")?;
-            p.ws(false);
-            let swizzle = if p.src[p.pos..].starts_with("Swizzle") {
-                let start = p.pos;
-                p.pos += "Swizzle".len();
-                p.ws(false);
-                p.expect('<', "after Swizzle")?;
-                let mut v = [0i128; 3];
-                for (k, slot) in v.iter_mut().enumerate() {
-                    p.ws(true);
-                    *slot = p.int()?.0;
-                    p.ws(true);
-                    p.expect(if k < 2 { ',' } else { '>' }, "in Swizzle<B,M,S>")?;
+            p.expect("=", "after the layout's name")?;
+            let swizzle = if p.at_word("Swizzle") {
+                let start = p.span();
+                p.bump();
+                p.expect("<", "after Swizzle")?;
+                let b = int(&mut p)?;
+                p.expect(",", "in Swizzle<B,M,S>")?;
+                let m = int(&mut p)?;
+                p.expect(",", "in Swizzle<B,M,S>")?;
+                let s = int(&mut p)?;
+                p.expect(">", "in Swizzle<B,M,S>")?;
+                let span = Span { start: start.start, end: p.prev_span().end };
+                let sw = Swizzle::new(b, m, s).map_err(|m| InputError::at(src, span, m))?;
+                let compose = p.span();
+                if !(p.at_word("o")
+                    || matches!(p.peek(), Tok::Bad(_)) && src.get(compose.start..compose.end) == Some("∘"))
+                {
+                    return Err(p.err(format!("expected `o` or `∘` after the swizzle, found {}", p.describe())));
                 }
-                let s =
-                    Swizzle::new(v[0], v[1], v[2]).map_err(|m| InputError::at(src, Span { start, end: p.pos }, m))?;
-                p.ws(false);
-                if !(p.eat('o') || p.eat('∘')) {
-                    return Err(p.err(format!("expected `o` or `∘` after the swizzle, found {}", p.found())));
-                }
-                p.ws(true);
-                Some(s)
+                p.bump();
+                Some(sw)
             } else {
                 None
             };
-            let (shape, shape_span) = p.tree(0)?;
+            let (shape, shape_span) = tree(&mut p, 0)?;
             let mut leaves = Vec::new();
             shape.leaves(&mut leaves);
             if let Some(bad) = leaves.iter().find(|&&v| v < 1) {
                 return Err(InputError::at(src, shape_span, format!("a shape's entries are at least 1, not {bad}")));
             }
-            p.ws(false);
-            let stride = if p.eat(':') {
-                p.ws(true);
-                let (stride, stride_span) = p.tree(0)?;
+            let stride = if p.eat(":") {
+                let (stride, stride_span) = tree(&mut p, 0)?;
                 if !stride.same_form(&shape) {
                     return Err(InputError::at(
                         src,
@@ -305,118 +313,44 @@ impl Layouts {
                 modes.push(Mode { shape: sh.show(), leaves: a.into_iter().zip(b).collect(), size: n.unwrap_or(1) });
             }
             list.push(Layout { name, swizzle, modes, shape: format!("{}:{}", shape.show(), stride.show()), size });
-            p.ws(false);
-            if !(p.pos >= src.len() || p.eat(';') || p.eat('\n')) {
-                return Err(p.err(format!("expected `;` or a new line after the layout, found {}", p.found())));
+            // The next layout starts after `;` or on a new line.
+            let gap = src.get(p.prev_span().end..p.span().start).unwrap_or("");
+            if !(p.eat(";") || gap.contains('\n') || matches!(p.peek(), Tok::End)) {
+                return Err(p.err(format!("expected `;` or a new line after the layout, found {}", p.describe())));
             }
         }
         Ok(Layouts { list, elem_bytes })
     }
 }
 
-/// A character-level parser over layout text.
-struct P<'a> {
-    src: &'a str,
-    pos: usize,
+/// An integer of at most 2^40 in size, possibly negative.
+#[cold]
+fn int(p: &mut Parser) -> Result<i128, InputError> {
+    let neg = p.eat("-");
+    match *p.peek() {
+        Tok::Int(n) if n <= MAX_SIZE => {
+            p.bump();
+            Ok(if neg { -n } else { n })
+        }
+        _ => Err(p.err(format!("expected a number of at most {MAX_SIZE}, found {}", p.describe()))),
+    }
 }
 
-impl P<'_> {
-    fn rest(&self) -> &str {
-        &self.src[self.pos..]
+/// An integer or a parenthesised tuple of them, nested.
+#[cold]
+fn tree(p: &mut Parser, depth: u32) -> Result<(Tree, Span), InputError> {
+    let start = p.span();
+    if !p.eat("(") {
+        let v = int(p)?;
+        return Ok((Tree::Int(v), Span { start: start.start, end: p.prev_span().end }));
     }
-
-    /// Skips blanks, `//` comments and (with `lines`) new lines.
-    fn ws(&mut self, lines: bool) {
-        loop {
-            let r = self.rest();
-            if r.starts_with("//") {
-                self.pos += r.find('\n').unwrap_or(r.len());
-            } else if r.starts_with([' ', '\t', '\r']) || (lines && r.starts_with('\n')) {
-                self.pos += 1;
-            } else {
-                return;
-            }
-        }
+    if depth >= 32 {
+        return Err(InputError::at(p.src, start, "a layout nested more than 32 deep"));
     }
-
-    fn eat(&mut self, c: char) -> bool {
-        let hit = self.rest().starts_with(c);
-        if hit {
-            self.pos += c.len_utf8();
-        }
-        hit
+    let mut items = vec![tree(p, depth + 1)?.0];
+    while p.eat(",") {
+        items.push(tree(p, depth + 1)?.0);
     }
-
-    fn found(&self) -> String {
-        match self.rest().chars().next() {
-            None => "the end of the text".into(),
-            Some('\n') => "the end of the line".into(),
-            Some(c) => format!("`{c}`"),
-        }
-    }
-
-    fn err(&self, message: impl Into<String>) -> InputError {
-        let len = self.rest().chars().next().map_or(1, char::len_utf8);
-        InputError::at(self.src, Span { start: self.pos, end: self.pos + len }, message)
-    }
-
-    fn expect(&mut self, c: char, context: &str) -> Result<(), InputError> {
-        if self.eat(c) {
-            Ok(())
-        } else {
-            Err(self.err(format!("expected `{c}` {context}, found {}", self.found())))
-        }
-    }
-
-    fn ident(&mut self) -> String {
-        let r = self.rest();
-        let n = r
-            .char_indices()
-            .find(|&(i, c)| !(c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit())))
-            .map_or(r.len(), |(i, _)| i);
-        let name = r[..n].to_string();
-        self.pos += n;
-        name
-    }
-
-    /// An integer, possibly negative, of at most 2^40 in size.
-    fn int(&mut self) -> Result<(i128, Span), InputError> {
-        let start = self.pos;
-        self.eat('-');
-        let digits = self.rest().bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            self.pos = start;
-            return Err(self.err(format!("expected a number, found {}", self.found())));
-        }
-        self.pos += digits;
-        let span = Span { start, end: self.pos };
-        let v = self.src[start..self.pos]
-            .parse::<i128>()
-            .ok()
-            .filter(|v| v.abs() <= MAX_SIZE)
-            .ok_or_else(|| InputError::at(self.src, span, format!("numbers in a layout are at most {MAX_SIZE}")))?;
-        Ok((v, span))
-    }
-
-    /// An integer or a parenthesised tuple of them, nested.
-    fn tree(&mut self, depth: u32) -> Result<(Tree, Span), InputError> {
-        let start = self.pos;
-        if !self.eat('(') {
-            return self.int().map(|(v, s)| (Tree::Int(v), s));
-        }
-        if depth >= 32 {
-            return Err(InputError::at(self.src, Span { start, end: start + 1 }, "a layout nested more than 32 deep"));
-        }
-        let mut items = Vec::new();
-        loop {
-            self.ws(true);
-            items.push(self.tree(depth + 1)?.0);
-            self.ws(true);
-            if self.eat(')') {
-                break;
-            }
-            self.expect(',', "or `)` in the tuple")?;
-        }
-        Ok((Tree::Tup(items), Span { start, end: self.pos }))
-    }
+    p.expect(")", "or `,` in the tuple")?;
+    Ok((Tree::Tup(items), Span { start: start.start, end: p.prev_span().end }))
 }

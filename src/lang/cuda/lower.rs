@@ -2506,6 +2506,7 @@ impl<'a> Lower<'a> {
     /// name: `sw128(x)`, `sw64(x)`, `sw32(x)` and `swizzle(B, M, S, x)` with constant B, M, S, computed as
     /// `x ^ ((x & yyy_msk) >> S)` on x's type.
     #[cold]
+    #[inline(never)]
     fn swizzle(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Option<Val>> {
         use crate::lang::layout::Swizzle;
         let (sw, x) = match (name, args) {
@@ -2529,11 +2530,8 @@ impl<'a> Lower<'a> {
         };
         let t = t.promoted();
         let w = t.width();
-        let mask = sw.source_mask();
-        if mask >> t.bits != 0 || (sw.s < 0 && mask << -sw.s >> t.bits != 0) {
-            return Err(self.err(e.span, format!("`{name}` moves bits past the {}-bit value", t.bits)));
-        }
-        let y = self.bin(BinOp::And, w, v, Src::Imm(mask as u64), e.span);
+        // On x's width, as C computes it: bits the mask or the shift puts past it are dropped.
+        let y = self.bin(BinOp::And, w, v, Src::Imm(sw.source_mask() as u64), e.span);
         let y = match sw.s {
             s if s >= 0 => self.bin(BinOp::ShrU, w, y, Src::Imm(s as u64), e.span),
             s => self.bin(BinOp::Shl, w, y, Src::Imm(-s as u64), e.span),
