@@ -262,6 +262,18 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                         </select>
                     </label>
                 }
+                if sc.lang == Lang::Expr {
+                    <label title="CuTe layouts the expression can call by name, e.g. L(lane % 8, (lane / 8) * 8): NAME = [Swizzle<B,M,S> o] shape:stride, offsets in elements">{ "layout (CuTe)" }
+                        <input id={id("layout", k)} class="mono" value={sc.layout.clone()} spellcheck="false"
+                            placeholder="L = Swizzle<3,3,3> o (8,64):(64,1)" disabled={locked(state, Setting::Layout)}
+                            oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::Layout, v)))} /></label>
+                    if !sc.layout.trim().is_empty() {
+                        <label title="Bytes per layout element: the layout's offsets are multiplied by it">{ "element bytes" }
+                            <input id={id("elem-bytes", k)} class="short mono" value={sc.elem_bytes.to_string()} spellcheck="false"
+                                disabled={locked(state, Setting::ElemBytes)}
+                                oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::ElemBytes, v)))} /></label>
+                    }
+                }
             </div>
             if let Some(p) = crate::teach::presets::find(&pane.preset) {
                 <p class="explanation-preset">{ p.explanation }</p>
