@@ -182,9 +182,8 @@ impl Setting {
             | Setting::L1
             | Setting::BankMode
             | Setting::SharedModel
-            | Setting::Kernel
-            | Setting::Layout
-            | Setting::ElemBytes => Field::Pattern,
+            | Setting::Kernel => Field::Pattern,
+            Setting::Layout | Setting::ElemBytes => Field::Layout,
         }
     }
 }
@@ -218,6 +217,8 @@ pub enum Field {
     Set,
     /// A limit on time or memory.
     Limit,
+    /// The CuTe layouts (and their element size).
+    Layout,
 }
 
 /// A problem with a scenario: which input, and the error with its position in that input.
@@ -237,6 +238,7 @@ impl fmt::Display for ScenarioError {
             Field::Launch => "launch",
             Field::Set => "setting",
             Field::Limit => "limit",
+            Field::Layout => "layout",
         };
         write!(f, "{what} {}", self.error)
     }
@@ -342,10 +344,8 @@ impl Scenario {
     /// (`layout 2:12: ...`).
     #[inline(never)]
     pub fn layouts(&self) -> Result<lang::layout::Layouts, ScenarioError> {
-        lang::layout::Layouts::parse(&self.layout, i128::from(self.elem_bytes.max(1))).map_err(|e| ScenarioError {
-            field: Field::Pattern,
-            error: InputError { message: format!("layout {}:{}: {}", e.line, e.column, e.message), ..e },
-        })
+        lang::layout::Layouts::parse(&self.layout, i128::from(self.elem_bytes.max(1)))
+            .map_err(|e| ScenarioError { field: Field::Layout, error: e })
     }
 
     /// The launch.

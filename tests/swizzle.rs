@@ -105,7 +105,15 @@ fn layout_errors_name_the_layout_mode_value_and_lane() {
     let mut sc = Scenario::default();
     sc.set(Setting::Layout, "A = 8:1\nB = (8,64):(64,1,2)").expect("read when lowered");
     let e = sc.run().map(|_| ()).unwrap_err();
-    assert_eq!(e.error.message, "layout 2:12: the stride (64,1,2) does not have the form of the shape (8,64): one stride per shape entry, nested alike");
+    assert_eq!(
+        (e.field, e.error.line, e.error.column, e.error.message.as_str()),
+        (
+            warpscope::scenario::Field::Layout,
+            2,
+            12,
+            "the stride (64,1,2) does not have the form of the shape (8,64): one stride per shape entry, nested alike"
+        )
+    );
     let e = sc.set(Setting::ElemBytes, "3000").unwrap_err();
     assert_eq!(e.error.message, "elem_bytes is a whole number of bytes from 1 to 1024, not `3000`");
 }

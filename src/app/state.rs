@@ -145,6 +145,7 @@ impl Pane {
                     Field::Launch => "block",
                     Field::Set => "setting",
                     Field::Limit => "limit",
+                    Field::Layout => "layout",
                 };
                 self.error = Some(format!("{what} {message}"));
                 self.shown_for = self.request;

@@ -569,6 +569,7 @@ fn scenario_error(e: ScenarioError, origin: &str) -> String {
         Field::Op => flag_error("--op", e.error),
         Field::Launch => format!("--block/--grid: {}", e.error.message),
         Field::Set => format!("--set: {}", e.error.message),
+        Field::Layout => flag_error("--layout", e.error),
     }
 }
 

@@ -170,7 +170,10 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
         }
         let compiled = compile_exercise(ex);
         let sc = compiled.scenario(None).map_err(|(field, m)| InputError::at(src, ex.field_span(field), m))?;
-        sc.layouts().map_err(|e| InputError::at(src, ex.field_span(Setting::Layout), e.error.message))?;
+        sc.layouts().map_err(|e| {
+            let at = format!("layout {}:{}: {}", e.error.line, e.error.column, e.error.message);
+            InputError::at(src, ex.field_span(Setting::Layout), at)
+        })?;
         // Parsed and lowered, not run: the page runs it in its analysis worker anyway, and leaving the
         // executor out keeps the lab worker's module small.
         // A worker that lacks a language's front end leaves the check to the analysis worker that has it.
