@@ -115,7 +115,7 @@ pub struct BoxCost {
     pub chunks: Vec<Chunk>,
 }
 
-/// Largest box dimension in elements (`cuTensorMapEncodeTiled`: boxDim[i] at most 256).
+/// Largest box dimension in elements (`cuTensorMapEncodeTiled`: each `boxDim` entry at most 256).
 pub const MAX_BOX_DIM: u32 = 256;
 
 /// Costs a box copy, or says which of the tensor map's documented constraints it breaks (CUDA Driver API,
