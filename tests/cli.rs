@@ -109,6 +109,11 @@ fn tensor_core_era_instructions_from_the_command_line() {
         .collect();
     assert_eq!(groups, [0, 1, 2, 3, 4, 5, 6, 7]);
     fails(&["tma", "--box", "128x8", "--swizzle", "128B"], &["at most 128 bytes, not 256"]);
+    // A TMA copy in SASS moves memory warpscope cannot see the box of: refused where it runs, never skipped.
+    let (code, _, err) =
+        warpscope_stdin(&["analyze", "--cc", "9.0", "--sass", "-"], "UTMALDG.2D [UR8], [UR4] ;\nEXIT ;\n");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("1:1: UTMALDG at line 1 is a TMA (bulk or tensor) copy"), "{err}");
 }
 
 #[test]

@@ -262,12 +262,15 @@ fn errors_name_the_problem_and_its_place() {
     // An unknown kernel lists the kernels.
     let e = scenario(Lang::Ptx, &module(""), "32", Some("nope"), &[]).run().expect_err("no kernel").error;
     assert_eq!(e.message, "no kernel `nope` in this PTX (its kernels: k)");
-    // A bulk copy (TMA) moves memory: refused when it runs, not skipped (ldmatrix and cp.async are modelled:
-    // tests/async_matrix.rs).
+    // A bulk copy (TMA) moves memory: refused when it runs, not skipped, and pointed at `warpscope tma` (ldmatrix
+    // and cp.async are modelled: tests/async_matrix.rs). The tensor form's `[map, {x, y}]` operand parses.
+    let e = err(&module("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%rd2], [%rd2, {%r1, %r1}], [%rd2];"));
+    assert!(e.message.contains("a bulk or tensor (TMA) copy"), "{}", e.message);
     let e =
         err(&module("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd2], [%rd2], 16, [%rd2];"));
     assert!(
-        e.message.contains("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: warpscope does not model this instruction yet"),
+        e.message.contains("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: a bulk or tensor (TMA) copy moves a whole box")
+            && e.message.ends_with("cost the box with `warpscope tma --box WxH --elem-bytes N --pitch BYTES --swizzle MODE`"),
         "{}",
         e.message
     );

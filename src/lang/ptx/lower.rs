@@ -1224,8 +1224,16 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
         }
         "ldmatrix" | "stmatrix" => matrix(lw, i, root)?,
         "cp" if i.parts.get(1).is_some_and(|p| p == "async") && !i.has("bulk") => cp_async(lw, i)?,
-        "cp" | "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" | "multimem" | "tensormap"
-        | "mbarrier" | "tcgen05" | "wgmma" => {
+        "cp" => {
+            let what = format!(
+                "{}: a bulk or tensor (TMA) copy moves a whole box that a tensor map made on the host describes, so warpscope does not count it inside a kernel; cost the box with `warpscope tma --box WxH --elem-bytes N --pitch BYTES --swizzle MODE`",
+                i.opcode()
+            );
+            let ctx = lw.b.ctx(what);
+            lw.emit(Op::Trap { ctx });
+        }
+        "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" | "multimem" | "tensormap" | "mbarrier"
+        | "tcgen05" | "wgmma" => {
             let what = format!(
                 "{}: warpscope does not model this instruction yet; it moves memory, so its cost cannot be left out",
                 i.opcode()

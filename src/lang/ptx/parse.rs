@@ -682,6 +682,11 @@ impl Parser<'_> {
                     let v = self.int("a byte offset")? as i64;
                     off = off.wrapping_add(if neg { v.wrapping_neg() } else { v });
                 }
+                // `[tensorMap, {x, y}]`: a tensor copy's coordinates (cp.async.bulk.tensor, which the lowering
+                // refuses with its own message).
+                if self.eat_p(',') {
+                    self.operand()?;
+                }
                 self.expect_p(']', "to close the address")?;
                 Ok(Opnd::Addr { base, off })
             }

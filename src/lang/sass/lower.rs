@@ -799,6 +799,13 @@ fn body(lw: &mut Lower, listing: &Listing, f: usize, ret: Option<Label>, depth: 
                     lw.emit(Op::Trap { ctx: c });
                 }
                 op if NO_EFFECT.contains(&op) => {}
+                "UTMALDG" | "UTMASTG" | "UTMAREDG" | "UTMAPF" | "UBLKCP" | "UBLKRED" | "UBLKPF" => {
+                    let c = lw.b.ctx(format!(
+                        "{} at line {} is a TMA (bulk or tensor) copy: it moves a whole box that a tensor map made on the host describes, so warpscope does not count it inside a kernel; cost the box with `warpscope tma --box WxH --elem-bytes N --pitch BYTES --swizzle MODE`",
+                        l.opcode, l.no
+                    ));
+                    lw.emit(Op::Trap { ctx: c });
+                }
                 _ => execute(lw, l)?,
             }
         }
