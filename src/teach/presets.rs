@@ -118,7 +118,7 @@ const ONE_WARP: Dim3 = Dim3::linear(32);
 const TILE_BLOCK: Dim3 = Dim3 { x: 32, y: 8, z: 1 };
 
 /// Every preset, in the order the menu shows them.
-pub const PRESETS: [Preset; 34] = [
+pub const PRESETS: [Preset; 35] = [
     expr(
         "coalesced",
         "Coalesced 4-byte loads",
@@ -393,6 +393,14 @@ pub const PRESETS: [Preset; 34] = [
         A100,
         "LDSM.16.M88.4",
         "sw128(128*(lane % 8) + 16*(lane / 8))",
+    ),
+    expr(
+        "tma-tile-ldmatrix",
+        "A TMA 128B-swizzled tile read by ldmatrix",
+        "A TMA copy with CU_TENSOR_MAP_SWIZZLE_128B wrote a 64x16 box of halves (128-byte rows; `warpscope tma --box 64x16` shows where each chunk went). ldmatrix.x4.trans reads a 16x16 fragment of it: lanes 0-15 give rows 0-15 of the first 8 columns, lanes 16-31 the next 8. Read through the same swizzle, each matrix's 8 rows sit in 8 bank groups: 4 wavefronts (32 without it).",
+        A100,
+        "LDSM.16.MT88.4",
+        "sw128(128*(lane % 16) + 16*(lane / 16))",
     ),
     Preset {
         block: Dim3::linear(128),
