@@ -191,6 +191,10 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
         })
     };
     let kepler = sc.cc.has_bank_mode();
+    // Layouts describe shared-memory tiles: the field is offered for shared-memory instructions (and kept
+    // while it holds a layout).
+    let shared_op = crate::model::access::Instr::parse(&sc.op)
+        .is_ok_and(|i| i.base.fixed_space() == Some(crate::model::access::Space::Shared));
     let measured_rule = sc.cc.has_measured_shared_rule();
     let show_l1 = sc.cc.l1_choice_matters();
     html! {
@@ -262,7 +266,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                         </select>
                     </label>
                 }
-                if sc.lang == Lang::Expr {
+                if sc.lang == Lang::Expr && (!sc.layout.trim().is_empty() || shared_op) {
                     <label title="CuTe layouts the expression can call by name, e.g. L(lane % 8, (lane / 8) * 8): NAME = [Swizzle<B,M,S> o] shape:stride, offsets in elements">{ "layout (CuTe)" }
                         <input id={id("layout", k)} class="mono" value={sc.layout.clone()} spellcheck="false"
                             placeholder="L = Swizzle<3,3,3> o (8,64):(64,1)" disabled={locked(state, Setting::Layout)}
