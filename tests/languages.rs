@@ -239,6 +239,15 @@ fn cuda_errors_name_their_position() {
     // characters before it, with `…` on both sides and the caret under the 65th brace.
     let e = run(Lang::Cuda, &deep).sc.run().expect_err("too deep").error;
     assert_eq!(e.excerpt, format!("…{}…\n{}^", "{".repeat(100), " ".repeat(41)));
+    // `4*lane` followed by 10,000 `+lane` once overflowed the stack in the walks over its 10,000-deep tree (the
+    // page died): an operator chain counts one level per operator against MAX_DEPTH = 200 (src/lang/cexpr.rs).
+    // The conditional and the binary level take 2 and `4*lane`'s `*` 1, so the 198th `+` is level 201: it
+    // starts at offset 6 + 197 x 5 = 991, column 992.
+    let chain = format!("4*lane{}", "+lane".repeat(10_000));
+    let e = run(Lang::Expr, &chain).err();
+    assert!(e.starts_with("1:992: expression nested more than 200 deep (each operator of a chain"), "{e}");
+    let kernel = format!("__global__ void k(float *a) {{\n  a[threadIdx.x] = 1{};\n}}\n", " + 1".repeat(5_000));
+    assert!(run(Lang::Cuda, &kernel).err().contains("expression nested more than 200 deep"));
 }
 
 // ------------------------------------------------------------------------------------------------------

@@ -467,10 +467,20 @@ impl<'a> Parser<'a> {
     fn binary(&mut self, min_prec: u8) -> Result<Ex, InputError> {
         self.enter()?;
         let mut lhs = self.unary()?;
+        // Each operator of a chain (`a + b + c ...`) makes the tree one level deeper, as nesting does: every
+        // walk over the tree (checks, evaluation, lowering) recurses that deep, so chains count against the
+        // same limit.
+        let mut chain = 0u32;
         while let Tok::Punct(p) = self.peek().clone() {
             let Some((op, prec)) = BinOp::from_punct(p) else { break };
             if prec < min_prec {
                 break;
+            }
+            chain += 1;
+            if self.depth + chain > MAX_DEPTH {
+                return Err(self.err(format!(
+                    "expression nested more than {MAX_DEPTH} deep (each operator of a chain such as `a + b + c` counts one level): split it into several statements"
+                )));
             }
             let op_span = self.span();
             self.bump();
