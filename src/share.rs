@@ -202,8 +202,51 @@ pub fn unpack(link: &str) -> Result<Vec<u8>, ShareError> {
         return Err(ShareError::BadCharacter(i + 1 + link.len() - data.len()));
     }
     let packed = URL_SAFE_NO_PAD.decode(data).map_err(|e| ShareError::Corrupt(e.to_string()))?;
-    miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_STATE_BYTES)
-        .map_err(|e| ShareError::Corrupt(format!("{:?}", e.status)))
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_STATE_BYTES).map_err(|e| {
+        ShareError::Corrupt(match e.status {
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
+                format!("it unpacks to more than {MAX_STATE_BYTES} bytes, more than any warpscope view")
+            }
+            _ => "its packed data does not unpack".to_string(),
+        })
+    })?;
+    check_depth(&json)?;
+    Ok(json)
+}
+
+/// The deepest a view's JSON nests (`{"panes": [{"sets": [...]}]}` is 3): deeper data is refused before it
+/// is deserialised, whose recursion a link nested thousands deep once overflowed (the page died).
+pub const MAX_JSON_DEPTH: usize = 16;
+
+/// Refuses JSON whose arrays and objects nest deeper than [`MAX_JSON_DEPTH`], in one pass over the bytes
+/// (brackets inside strings do not count).
+fn check_depth(json: &[u8]) -> Result<(), ShareError> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in json {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Err(ShareError::Corrupt(format!(
+                        "its data nests more than {MAX_JSON_DEPTH} levels deep; a warpscope view nests 3"
+                    )));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Checks that a decoded view can be shown: one or two panes, every field valid.

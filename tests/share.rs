@@ -105,3 +105,30 @@ proptest! {
         let _ = decode(&link);
     }
 }
+
+#[test]
+fn deep_or_huge_links_are_refused_in_plain_words() {
+    use warpscope::share::{decode, pack, ShareError, MAX_JSON_DEPTH, MAX_STATE_BYTES};
+    // A link whose `sets` nests 10,000 deep (84 characters once packed) overflowed the page's stack while it was
+    // deserialised: now the bytes are checked first (MAX_JSON_DEPTH = 16; a view nests 3).
+    let deep = format!("{{\"panes\":[{{\"sets\":{}{}}}]}}", "[".repeat(10_000), "]".repeat(10_000));
+    let link = pack(deep.as_bytes());
+    assert!(link.len() < 200, "{}", link.len());
+    assert_eq!(
+        decode(&link),
+        Err(ShareError::Corrupt(format!(
+            "its data nests more than {MAX_JSON_DEPTH} levels deep; a warpscope view nests 3"
+        )))
+    );
+    // Brackets inside strings are text, not nesting.
+    let text = format!("{{\"panes\":[{{\"text\":\"{}\"}}]}}", "[".repeat(100));
+    assert!(!matches!(decode(&pack(text.as_bytes())), Err(ShareError::Corrupt(m)) if m.contains("nests")));
+    // Data that unpacks past the limit says so, not the inflater's status name.
+    let big = vec![b' '; MAX_STATE_BYTES + 1];
+    assert_eq!(
+        decode(&pack(&big)),
+        Err(ShareError::Corrupt(format!(
+            "it unpacks to more than {MAX_STATE_BYTES} bytes, more than any warpscope view"
+        )))
+    );
+}
