@@ -107,3 +107,58 @@ mod tests {
         assert_eq!(lanes_phrase([0, 1, 9]), "lanes 0-1, 9");
     }
 }
+
+/// A message written in the command line's words, in the page's: a value given with `--set NAME=VALUE` on the
+/// command line is typed as `NAME=VALUE` in the page's values field.
+pub fn page_words(text: &str) -> String {
+    const FLAG: &str = "--set ";
+    let text = text.replace("with --set, e.g. --set ", "in the values field, e.g. ");
+    let mut out = String::with_capacity(text.len() + 32);
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find(FLAG) {
+        let (before, with) = match rest[..i].strip_suffix("with ") {
+            Some(b) => (b, true),
+            None => (&rest[..i], false),
+        };
+        out.push_str(before);
+        let after = &rest[i + FLAG.len()..];
+        let end = after.find(|c: char| c.is_whitespace() || matches!(c, ')' | ',' | ';')).unwrap_or(after.len());
+        let (value, dot) = match after[..end].strip_suffix('.') {
+            Some(v) => (v, "."),
+            None => (&after[..end], ""),
+        };
+        if with {
+            out.push_str("as ");
+        }
+        out.push_str(value);
+        out.push_str(" in the values field");
+        out.push_str(dot);
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod page_tests {
+    use super::page_words;
+
+    #[test]
+    fn command_line_flags_become_the_pages_values_field() {
+        // The messages the languages write (src/lang/cuda/lower.rs, sass/lower.rs, expr.rs, ptx/lower.rs).
+        assert_eq!(
+            page_words("the parameter `n`, which has no value (give it one with --set n=VALUE)"),
+            "the parameter `n`, which has no value (give it one as n=VALUE in the values field)"
+        );
+        assert_eq!(
+            page_words("unknown variable `k` (known: lane, tid; give others a value with --set NAME=VALUE)"),
+            "unknown variable `k` (known: lane, tid; give others a value as NAME=VALUE in the values field)"
+        );
+        assert_eq!(
+            page_words("Give other values with --set, e.g. --set n=VALUE."),
+            "Give other values in the values field, e.g. n=VALUE."
+        );
+        assert_eq!(page_words("give one with --set R4=VALUE"), "give one as R4=VALUE in the values field");
+        assert_eq!(page_words("no flag here"), "no flag here");
+    }
+}

@@ -147,7 +147,7 @@ impl Pane {
                     Field::Limit => "limit",
                     Field::Layout => "layout",
                 };
-                self.error = Some(format!("{what} {message}"));
+                self.error = Some(format!("{what} {}", crate::text::page_words(&message)));
                 self.shown_for = self.request;
             }
             // The engine answers these itself (ui::engine) and sends the request again.

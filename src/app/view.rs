@@ -347,7 +347,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     { figure_view(state, k, shown) }
                     { explanation_view(d, k, pane, shown) }
                     <ul class="notes">
-                        { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ n.text.clone() }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
+                        { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ crate::text::page_words(&n.text) }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
                         { for ins.warnings.iter().take(6).map(|w| html! { <li class="warning">{ w.clone() }</li> }) }
                     </ul>
                 }
