@@ -115,6 +115,17 @@ fn expression_errors_name_their_position() {
         run(Lang::Expr, "4*lane").op("LDS.32").block("2000").sc.run().map(|_| ()).unwrap_err().field,
         Field::Launch
     );
+    // `sizeof` of a type is a number (CUDA's sizes): 4*lane written as sizeof(float)*lane costs the same.
+    let a = run(Lang::Expr, "sizeof(float) * lane").op("LDG.E.32").ok();
+    let b = run(Lang::Expr, "4 * lane").op("LDG.E.32").ok();
+    assert_eq!(a.instructions[0].ncu, b.instructions[0].ncu);
+    let a = run(Lang::Expr, "sizeof(float4) * lane").op("LDG.E.128").ok();
+    let b = run(Lang::Expr, "16 * lane").op("LDG.E.128").ok();
+    assert_eq!(a.instructions[0].ncu, b.instructions[0].ncu);
+    assert_eq!(
+        run(Lang::Expr, "sizeof(lane) * lane").op("LDG.E.32").err(),
+        "1:1: `sizeof` of a value (write the type: sizeof(float)) is not allowed in an address expression"
+    );
 }
 
 // ------------------------------------------------------------------------------------------------------

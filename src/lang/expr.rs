@@ -213,7 +213,14 @@ fn check(cx: &Cx, e: &Ex) -> Result<(), InputError> {
         E::Member(..) => bad("`->`"),
         E::Assign(..) => bad("assignment"),
         E::IncDec(..) => bad("`++`/`--`"),
-        E::Cast(..) | E::SizeofType(_) | E::SizeofExpr(_) => bad("a cast"),
+        E::SizeofType(t) if sizeof(t).is_some() => Ok(()),
+        E::SizeofType(t) => Err(InputError::at(
+            src,
+            e.span,
+            format!("warpscope does not know the size of `{}` in an expression (it knows the scalar and vector types: float, int, double, half, float4, ...)", t.base),
+        )),
+        E::SizeofExpr(_) => bad("`sizeof` of a value (write the type: sizeof(float))"),
+        E::Cast(..) => bad("a cast"),
         E::Str => bad("a string"),
     }
 }
@@ -279,8 +286,29 @@ fn ev(e: &Ex, var: &dyn Fn(&str) -> Option<i128>, layouts: &Layouts) -> Result<i
             // An error points at the coordinate it is about, or at the call.
             r.or_else(|(i, m)| fail(m, args.get(i).filter(|_| layouts.get(name).is_some()).map_or(e.span, |a| a.span)))
         }
+        E::SizeofType(t) => sizeof(t).map_or_else(|| fail(format!("unknown type `{}`", t.base), e.span), Ok),
         _ => fail("not allowed in an address expression".into(), e.span),
     }
+}
+
+/// `sizeof(T)` for the scalar and vector types an address expression may name (CUDA's sizes; pointers are 8).
+fn sizeof(t: &super::cexpr::TypeName) -> Option<i128> {
+    if t.pointers > 0 {
+        return Some(8);
+    }
+    let base = t.base.trim_start_matches("unsigned ").trim_start_matches("signed ");
+    Some(match base {
+        "char" | "int8_t" | "uint8_t" => 1,
+        "unsigned" => 4,
+        "short" | "half" | "__half" | "__nv_bfloat16" | "int16_t" | "uint16_t" | "char2" | "uchar2" => 2,
+        "int" | "float" | "int32_t" | "uint32_t" | "half2" | "__half2" | "short2" | "ushort2" | "char4" | "uchar4" => 4,
+        "long" | "long long" | "double" | "size_t" | "int64_t" | "uint64_t" | "float2" | "int2" | "uint2"
+        | "short4" | "ushort4" => 8,
+        "float3" | "int3" | "uint3" => 12,
+        "float4" | "int4" | "uint4" | "double2" | "longlong2" | "long2" | "ulong2" => 16,
+        "double4" => 32,
+        _ => return None,
+    })
 }
 
 /// User variables from `--set NAME=VALUE`, by name.
