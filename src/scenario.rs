@@ -350,8 +350,11 @@ impl Scenario {
 
     /// The launch.
     pub fn launch(&self) -> Result<Launch, ScenarioError> {
-        let text = format!("{} {}", self.block, self.grid);
-        Launch::new(self.block, self.grid).map_err(|m| ScenarioError { field: Field::Launch, error: whole(&text, m) })
+        Launch::new(self.block, self.grid).map_err(|m| {
+            // The excerpt is the size the message is about, not both sizes side by side.
+            let text = if m.starts_with("grid") { self.grid.to_string() } else { self.block.to_string() };
+            ScenarioError { field: Field::Launch, error: whole(&text, m) }
+        })
     }
 
     /// Parses and lowers the pattern into a program, with everything needed to run it.
@@ -570,6 +573,11 @@ mod tests {
                  shared_model, kernel, layout, elem_bytes)"
                 .into())
         );
+        // A block over 1024 threads: the excerpt is the block, not "2048x1x1 1x1x1" (block and grid side by side).
+        let big = Scenario { block: Dim3::linear(2048), ..Scenario::default() };
+        let e = big.launch().unwrap_err();
+        assert_eq!(e.error.message, "block 2048x1x1 has 2048 threads; a block has at most 1024");
+        assert_eq!(e.error.excerpt, "2048x1x1\n^^^^^^^^");
         // The page's sets field: commas, spaces or new lines between items.
         sc.set(Setting::Sets, "n=1024, R4=0x1000\nm=2").expect("sets");
         assert_eq!(sc.sets, ["n=1024", "R4=0x1000", "m=2"]);
