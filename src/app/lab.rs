@@ -62,6 +62,23 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
         let d = d.clone();
         Callback::from(move |_| d.dispatch(a.clone()))
     };
+    // A student's work is deleted only when they confirm it.
+    let reset = {
+        let d = d.clone();
+        Callback::from(move |_| {
+            let sure = web_sys::window()
+                .and_then(|w| {
+                    w.confirm_with_message(
+                        "Reset your progress in this lab? The answers and patterns of every exercise, kept in this browser, are deleted.",
+                    )
+                    .ok()
+                })
+                .unwrap_or(false);
+            if sure {
+                d.dispatch(Action::LabReset);
+            }
+        })
+    };
     // The exercise shown is graded with the result the page shows (the worker computed it); the others keep
     // what they were graded when last shown.
     let pane = state.panes.first();
@@ -109,7 +126,7 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
                     }) }
                 </ol>
                 <button id="lab-save" onclick={save}>{ "save answers" }</button>
-                <button id="lab-reset" onclick={click(Action::LabReset)}>{ "reset progress" }</button>
+                <button id="lab-reset" onclick={reset}>{ "reset progress" }</button>
             </div>
             if l.current == 0 && !l.lab.intro.is_empty() {
                 <div class="lab-intro">{ blocks(&l.lab.intro) }</div>

@@ -281,6 +281,13 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   // A later exercise, then reset.
   await page.click('#exercises li:nth-child(5) button');
   assert.match(await page.locator('#exercise h3').textContent(), /Bank conflicts and padding/);
+  // Reset asks first: declining keeps the work, accepting deletes it.
+  let asked = '';
+  page.once('dialog', (dlg) => { asked = dlg.message(); dlg.dismiss(); });
+  await page.click('#lab-reset');
+  assert.match(asked, /^Reset your progress in this lab\?/);
+  assert.match(await page.locator('#exercises li:first-child button').textContent(), /✔/);
+  page.once('dialog', (dlg) => dlg.accept());
   await page.click('#lab-reset');
   await page.click('#exercises li:first-child button');
   assert.equal(await page.locator('#pattern').inputValue(), '8*lane');
