@@ -215,6 +215,8 @@ pub struct Progress {
     pub hints: std::collections::BTreeMap<String, usize>,
     /// Exercises whose goals were met and questions answered when last graded.
     pub done: std::collections::BTreeSet<String>,
+    /// The exercise last open (its id), which a reload opens again.
+    pub current: Option<String>,
 }
 
 /// An open lab.
@@ -541,9 +543,15 @@ impl Reducible for State {
                     Ok(lab) => {
                         let progress =
                             saved.and_then(|j| super::json::from_json::<Progress>(&j).ok()).unwrap_or_default();
+                        // A reload opens the exercise the student was on.
+                        let at = progress
+                            .current
+                            .as_ref()
+                            .and_then(|id| lab.exercises.iter().position(|e| &e.id == id))
+                            .unwrap_or(0);
                         s.lab = Some(LabState { lab: Rc::new(lab), key, current: 0, progress });
                         s.panes.truncate(1);
-                        open_exercise(&mut s, 0);
+                        open_exercise(&mut s, at);
                     }
                     Err(e) => s.notice = Some(format!("The lab could not be read: {e}")),
                 }
@@ -602,6 +610,7 @@ fn open_exercise(s: &mut State, k: usize) {
     }
     l.current = k;
     let ex = &l.lab.exercises[k];
+    l.progress.current = Some(ex.id.clone());
     let answer = l.progress.answers.get(&ex.id);
     let sc = ex.scenario(answer).or_else(|_| ex.scenario(None));
     if let Ok(sc) = sc {

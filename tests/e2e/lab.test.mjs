@@ -281,6 +281,11 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   // A later exercise, then reset.
   await page.click('#exercises li:nth-child(5) button');
   assert.match(await page.locator('#exercise h3').textContent(), /Bank conflicts and padding/);
+  // A reload reopens the exercise the student was on, not the first.
+  await page.reload();
+  await page.waitForSelector('#lab #goals li');
+  await settled(page);
+  assert.match(await page.locator('#exercise h3').textContent(), /Bank conflicts and padding/);
   // Reset asks first: declining keeps the work, accepting deletes it.
   let asked = '';
   page.once('dialog', (dlg) => { asked = dlg.message(); dlg.dismiss(); });
