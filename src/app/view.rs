@@ -778,19 +778,19 @@ pub fn app(props: &AppProps) -> Html {
             move || drop(timer)
         });
     }
-    // Keyboard: space plays, arrows step, Home/End jump; typing in a field is left alone.
+    // Keyboard: space plays, arrows and PageUp/PageDown step, Home/End jump; typing in a field is left alone.
     {
         let d = d.clone();
         use_effect_with((), move |_| {
             let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
                 gloo_events::EventListener::new(&doc, "keydown", move |e| {
                     let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
-                    let typing = e
-                        .target()
-                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "BUTTON"))
-                        .unwrap_or(false);
-                    if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    let tag = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map(|el| el.tag_name());
+                    let typing = matches!(tag.as_deref(), Some("INPUT" | "TEXTAREA" | "SELECT"));
+                    // A focused button (after clicking play, say) keeps space and Enter for itself; the arrows,
+                    // Home/End and a presenter remote's PageUp/PageDown still step the animation.
+                    let button_key = tag.as_deref() == Some("BUTTON") && matches!(e.key().as_str(), " " | "Enter");
+                    if typing || button_key || e.ctrl_key() || e.meta_key() || e.alt_key() {
                         return;
                     }
                     let action = match e.key().as_str() {

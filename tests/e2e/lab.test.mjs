@@ -110,6 +110,11 @@ test('step the animation with the buttons and the keyboard', async () => {
   await page.click('#play');
   await page.waitForFunction(() => /^step ([5-9]|[1-3][0-9]) /.test(document.querySelector('#step-label').textContent));
   await page.click('#play');
+  // With a button focused (play was just clicked), the keys still step: Home, then a remote's PageDown.
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'play');
+  await page.keyboard.press('Home');
+  await page.keyboard.press('PageDown');
+  assert.match(await page.locator('#step-label').textContent(), /^step 1 \/ 32$/);
   await page.close();
 });
 
