@@ -157,16 +157,13 @@ pub fn analyze_with(
     }
     let mut notes = Vec::new();
     push_unique(&mut notes, read.notes.iter().chain(&write.notes).cloned());
-    let mut warnings = read.warnings.clone();
-    for w in &write.warnings {
-        warnings.push(Warning { text: format!("shared destination: {}", w.text), ..w.clone() });
-    }
-    for w in warnings.iter_mut().take(read.warnings.len()) {
-        w.text = format!("global source: {}", w.text);
-    }
-    read.warnings.clear();
+    // The warnings move to the whole copy, each saying which side it is about.
     let mut write = write;
-    write.warnings.clear();
+    let side = |side: &str, ws: Vec<Warning>| {
+        ws.into_iter().map(|w| Warning { text: format!("{side}: {}", w.text), ..w }).collect::<Vec<_>>()
+    };
+    let mut warnings = side("global source", std::mem::take(&mut read.warnings));
+    warnings.extend(side("shared destination", std::mem::take(&mut write.warnings)));
     Report {
         cc,
         op: instr.text.clone(),

@@ -261,18 +261,8 @@ impl Exercise {
             }
         };
         let mut sc = Scenario { text: String::new(), ..Scenario::default() };
-        for s in [
-            Setting::Cc,
-            Setting::Lang,
-            Setting::Op,
-            Setting::Block,
-            Setting::Pattern,
-            Setting::L1,
-            Setting::BankMode,
-            Setting::SharedModel,
-            Setting::Layout,
-            Setting::ElemBytes,
-        ] {
+        // Every lockable setting the exercise or the answer gives (the sets follow as one list).
+        for s in Setting::LOCKABLE {
             if let Some(v) = theirs(s).or_else(|| mine(s)) {
                 sc.set(s, &v).map_err(|e| (s, e.error.message))?;
             }

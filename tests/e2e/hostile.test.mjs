@@ -3,29 +3,16 @@
 // (a good edit updates the numbers), user text must never become HTML, and the CSP must hold.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { join, extname } from 'node:path';
-import { chromium } from 'playwright-core';
+import { startSite } from './site.mjs';
 
-const DIST = new URL('../../dist/', import.meta.url).pathname;
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.toml': 'text/plain' };
-let server, browser, base;
+let site, browser, base;
 
 before(async () => {
-  server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const file = join(DIST, path === '/' ? 'index.html' : path);
-    if (!file.startsWith(DIST)) { res.writeHead(403).end(); return; }
-    let body;
-    try { body = await readFile(file); } catch { res.writeHead(404).end(); return; }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  site = await startSite();
+  ({ browser, base } = site);
 });
-after(async () => { await browser?.close(); server?.close(); });
+after(async () => { await site?.close(); });
 
 async function open(url = base) {
   const page = await browser.newPage();

@@ -2,41 +2,22 @@
 // Run with `node --test tests/e2e/` after `trunk build --release`. Screenshots go to test-results/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
-import { join, extname } from 'node:path';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { startSite } from './site.mjs';
 
-const DIST = new URL('../../dist/', import.meta.url).pathname;
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
 
-let server, browser, base;
+let site, browser, base;
 
 before(async () => {
   await mkdir(SHOTS, { recursive: true });
-  server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const file = join(DIST, path === '/' ? 'index.html' : path);
-    if (!file.startsWith(DIST)) { res.writeHead(403).end(); return; }
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  site = await startSite();
+  ({ browser, base } = site);
 });
 
 after(async () => {
-  await browser?.close();
-  server?.close();
+  await site?.close();
 });
 
 async function open(viewport = { width: 1280, height: 720 }) {
