@@ -12,6 +12,7 @@ use warpscope::analysis::ProgramResult;
 use warpscope::lang::Lang;
 use warpscope::model::arch::Cc;
 use warpscope::scenario::Scenario;
+use warpscope::Instr;
 
 mod common;
 
@@ -199,6 +200,16 @@ fn cuda_refuses_what_is_not_one_per_thread_copy_or_a_known_asm() {
     let from_shared = kernel("    __pipeline_memcpy_async(&buf[threadIdx.x], &buf[0], 16);");
     let e = err(Lang::Cuda, &from_shared, "8.0");
     assert!(e.contains("4:48: `__pipeline_memcpy_async` copies from global memory"), "{e}");
+    // Copies that read fewer bytes than they write (zero-fill) would be counted as full copies: refused, in
+    // every form (PTX ISA cp.async src-size / ignore-src; cuda_pipeline's zfill; SASS LDGSTS.ZFILL).
+    let zfill = kernel("    __pipeline_memcpy_async(&buf[threadIdx.x], &g[threadIdx.x], 16, 4);");
+    assert!(err(Lang::Cuda, &zfill, "8.0").contains("is not modelled"));
+    let none = kernel("    __pipeline_memcpy_async(&buf[threadIdx.x], &g[threadIdx.x], 16, 0);");
+    assert!(common::ok(&scenario(Lang::Cuda, &none, None, "8.0")).instructions.len() == 1);
+    let src_size = kernel(r#"    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, 8;" :: "r"(x), "l"(g));"#);
+    assert!(err(Lang::Cuda, &src_size, "8.0").contains("asm: a cp.async that reads fewer bytes"));
+    let e = Instr::parse("LDGSTS.E.BYPASS.128.ZFILL").unwrap_err();
+    assert!(e.message.starts_with("LDGSTS.ZFILL reads fewer bytes than it copies"), "{}", e.message);
 }
 
 /// The CLI refuses each instruction before the CC that has it, with exit code 2 and the first CC that does

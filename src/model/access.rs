@@ -305,6 +305,10 @@ impl Instr {
                 "E" => instr.extended = true,
                 // LDGSTS.BYPASS is cp.async.cg: the global read keeps out of L1.
                 "BYPASS" if base == Base::Ldgsts => instr.cop = CacheOp::Cg,
+                // A source size in another operand: fewer bytes read than written.
+                "ZFILL" if base == Base::Ldgsts => {
+                    return Err(err("LDGSTS.ZFILL reads fewer bytes than it copies (the rest is zero-filled): warpscope does not model it and refuses it rather than count the full copy".into()))
+                }
                 // `.U` on LDS is the uniform hint; on LDG it only appears as `.U.128`.
                 "U" if base == Base::Lds => instr.uniform_hint = true,
                 "U" if base == Base::Ldg && parts.get(i + 1).map(|p| p.1) == Some("128") => {

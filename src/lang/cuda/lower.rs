@@ -32,6 +32,10 @@ use crate::program::{
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// Why a cp.async that reads fewer bytes than it writes is refused (the PTX ISA's src-size and ignore-src,
+/// `__pipeline_memcpy_async`'s zfill): its global read depends on a size warpscope does not model.
+pub(crate) const ZERO_FILL: &str = "a cp.async that reads fewer bytes than it copies (src-size, ignore-src or zfill: the rest is zero-filled) is not modelled; warpscope refuses it rather than count the full copy";
+
 type R<T> = Result<T, InputError>;
 
 /// Calls nested deeper than this are refused (a recursive function would never end).
@@ -2384,6 +2388,12 @@ impl<'a> Lower<'a> {
             _ => &args[2],
         };
         let size = self.const_int(size_ex, "the copy's size")?;
+        // `__pipeline_memcpy_async(dst, src, size, zfill)`: the last `zfill` bytes are not read from global memory.
+        if let (true, Some(z)) = (name == "__pipeline_memcpy_async", args.get(3)) {
+            if self.const_int(z, "the zero-filled byte count")? != 0 {
+                return Err(self.err(z.span, ZERO_FILL));
+            }
+        }
         for a in &args[3..] {
             if !matches!(&a.kind, E::Name(_)) {
                 self.rvalue(a)?;
@@ -2463,6 +2473,14 @@ impl<'a> Lower<'a> {
             let instr = crate::lang::matrix_or_copy(&parts, size).map_err(|m| self.err(tspan, format!("asm: {m}")))?;
             let Some(instr) = instr else { continue };
             let copy = instr.base == crate::model::access::Base::Ldgsts;
+            // cp.async [dst], [src], size{, src-size | ignore-src}{, cache-policy}: a src-size other than the size, or
+            // an ignore-src predicate, reads fewer bytes.
+            let operands: Vec<&str> = inst.split(',').map(str::trim).collect();
+            let fewer = operands.len() > 3 + usize::from(inst.contains("cache_hint"))
+                && operands[3].trim_end_matches(';') != operands[2].trim_end_matches(';');
+            if copy && fewer {
+                return Err(self.err(tspan, format!("asm: {ZERO_FILL}")));
+            }
             // ldmatrix {d..}, [a]; stmatrix [a], {s..}; cp.async [dst], [src], size.
             let (a, off) = value(self, usize::from(!instr.is_store() && !copy))?;
             let a = self.bin(BinOp::Add, Width::W64, a, Src::Imm(off as u64), e.span);

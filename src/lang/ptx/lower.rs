@@ -2004,12 +2004,23 @@ fn matrix(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
 
 /// `cp.async.{ca,cg}.shared.global [dst], [src], 4|8|16{, src-size}{, cache-policy};` (`LDGSTS`): a global read
 /// and a shared write (MODEL.md G). Committing and waiting for groups changes no address: nothing to follow.
+/// Why a cp.async that reads fewer bytes than it writes is refused.
+const ZERO_FILL: &str = "a cp.async with a src-size or ignore-src operand reads fewer bytes than it copies (the rest is zero-filled); warpscope does not model it and refuses it rather than count the full copy";
+
 fn cp_async(lw: &mut Lw, i: &Inst) -> R<()> {
     let size = match i.ops.get(2) {
         Some((Opnd::Imm(n), _)) => Some(*n),
         _ => None,
     };
     let Some(instr) = matrix_instr(lw, i, size)? else { return Ok(()) };
+    // [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}: a src-size other than cp-size (clang writes
+    // `16, 16`) or an ignore-src predicate reads fewer bytes than the copy writes.
+    let hint = usize::from(i.parts.iter().any(|p| p.contains("cache_hint")));
+    if let Some((o, span)) = i.ops.get(3).filter(|_| i.ops.len() > 3 + hint) {
+        if !matches!(o, Opnd::Imm(n) if Some(*n) == size) {
+            return Err(lw.err(*span, ZERO_FILL));
+        }
+    }
     let (dbase, doff, dspan) = bracketed(lw, i, 0)?;
     let (sbase, soff, sspan) = bracketed(lw, i, 1)?;
     let dst = address(lw, dbase, doff, dspan, 32, 0)?;
