@@ -170,6 +170,31 @@ impl Setting {
         }
     }
 
+    /// Whether the setting describes the machine the program runs on (CC, L1 choice, bank mode, shared
+    /// model) rather than the program itself: two panes that differ only in these compare like with like.
+    pub fn is_machine(self) -> bool {
+        matches!(self, Setting::Cc | Setting::L1 | Setting::BankMode | Setting::SharedModel)
+    }
+
+    /// What the page calls the setting's input.
+    pub fn label(self) -> &'static str {
+        match self {
+            Setting::Cc => "compute capability",
+            Setting::Lang => "language",
+            Setting::Op => "instruction",
+            Setting::Block => "block",
+            Setting::Grid => "grid",
+            Setting::Pattern => "pattern",
+            Setting::Sets => "values",
+            Setting::L1 => "global loads",
+            Setting::BankMode => "bank mode",
+            Setting::SharedModel => "shared model",
+            Setting::Kernel => "kernel",
+            Setting::Layout => "layout",
+            Setting::ElemBytes => "element bytes",
+        }
+    }
+
     /// The input a problem with this setting is reported against.
     pub fn field(self) -> Field {
         match self {
@@ -303,6 +328,19 @@ impl Scenario {
             Setting::Layout => self.layout.clone(),
             Setting::ElemBytes => self.elem_bytes.to_string(),
         }
+    }
+
+    /// The program settings (everything but the machine's, see [`Setting::is_machine`]) in which `other`
+    /// differs from this scenario, in [`Setting::ALL`] order: empty when both run the same program. The
+    /// instruction counts only for the languages that take one (expressions, addresses), the layout only
+    /// for expressions.
+    pub fn program_differences(&self, other: &Scenario) -> Vec<Setting> {
+        let used = |s: Setting| match s {
+            Setting::Op => matches!(self.lang, Lang::Expr | Lang::Addresses),
+            Setting::Layout | Setting::ElemBytes => self.lang == Lang::Expr,
+            _ => true,
+        };
+        Setting::ALL.into_iter().filter(|s| !s.is_machine() && used(*s) && self.value(*s) != other.value(*s)).collect()
     }
 
     /// The parsed instruction; one the chosen CC does not have (`LDSM` before 7.5, ...) is refused here.

@@ -133,11 +133,17 @@ pub struct ViewState {
     pub step: Option<usize>,
     /// Colour theme.
     pub theme: Theme,
+    /// Every warp of the selected instruction stacked, instead of one warp in detail (absent: one warp).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub all_warps: bool,
+    /// Shared memory drawn as a tile of 16-byte chunks (absent: the lanes).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tile: bool,
 }
 
 impl Default for ViewState {
     fn default() -> ViewState {
-        ViewState { panes: vec![PaneState::default()], step: None, theme: Theme::Light }
+        ViewState { panes: vec![PaneState::default()], step: None, theme: Theme::Light, all_warps: false, tile: false }
     }
 }
 

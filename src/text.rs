@@ -29,6 +29,15 @@ pub fn ending(n: impl Into<u64>, plural: &'static str) -> &'static str {
     }
 }
 
+/// `a`, `a and b`, `a, b and c`: a list as a sentence says it.
+pub fn list_and(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 /// `0x7000_0000_0040`: hex with `_` every four digits, so long addresses can be read aloud.
 pub fn hex(v: u64) -> String {
     let digits = format!("{v:x}");
@@ -105,6 +114,10 @@ mod tests {
         assert_eq!(ranges([]), "none");
         assert_eq!(lanes_phrase([3]), "lane 3");
         assert_eq!(lanes_phrase([0, 1, 9]), "lanes 0-1, 9");
+        assert_eq!(list_and(&[]), "");
+        assert_eq!(list_and(&["pattern"]), "pattern");
+        assert_eq!(list_and(&["language", "pattern"]), "language and pattern");
+        assert_eq!(list_and(&["language", "pattern", "block"]), "language, pattern and block");
     }
 }
 

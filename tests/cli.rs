@@ -306,6 +306,24 @@ fn figure_writes_png_and_numbered_frames() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("wrote 6 frames"), "{out}");
     assert!(dir.join("frame-00.svg").exists() && dir.join("frame-05.svg").exists());
+    // -o FILE.zip: the same six frames, as one archive, each byte for byte the separate file.
+    let zip = dir.join("frames.zip");
+    let (code, out, err) =
+        warpscope(&["figure", "--preset", "misaligned", "--step", "all", "-o", zip.to_str().expect("path")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("wrote 6 frames in"), "{out}");
+    let bytes = std::fs::read(&zip).expect("zip written");
+    let archive = rawzip::ZipArchive::from_slice(&bytes).expect("a zip archive");
+    let mut entries = archive.entries();
+    let mut names = Vec::new();
+    while let Some(e) = entries.next_entry().expect("entry") {
+        let name = e.file_path().try_normalize().expect("name").as_ref().to_string();
+        let data = archive.get_entry(e.wayfinder()).expect("data").data().to_vec();
+        let file = name.replace("frames-", "frame-");
+        assert_eq!(data, std::fs::read(dir.join(&file)).expect("frame"), "{name}");
+        names.push(name);
+    }
+    assert_eq!(names, (0..6).map(|k| format!("frames-{k:02}.svg")).collect::<Vec<_>>());
     fails(&["figure", "--preset", "misaligned", "--step", "9"], &["--step `9`: give 0..5 or all"]);
     fails(
         &["figure", "--preset", "misaligned", "--instr", "2"],

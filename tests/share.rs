@@ -8,7 +8,12 @@ use warpscope::share::{decode, encode, PaneState, ShareError, ViewState, VERSION
 use warpscope::teach::presets::PRESETS;
 
 fn view_of(p: &warpscope::teach::presets::Preset) -> ViewState {
-    ViewState { panes: vec![PaneState::from_scenario(&p.scenario(), p.name, 0, 0)], step: Some(3), theme: Theme::Dark }
+    ViewState {
+        panes: vec![PaneState::from_scenario(&p.scenario(), p.name, 0, 0)],
+        step: Some(3),
+        theme: Theme::Dark,
+        ..ViewState::default()
+    }
 }
 
 #[test]
@@ -38,8 +43,13 @@ fn settings_and_compare_panes_round_trip() {
     b.block = "32x8x1".into();
     b.instr = 2;
     b.issue = 5;
-    let view = ViewState { panes: vec![a, b], step: None, theme: Theme::Light };
+    let view = ViewState { panes: vec![a, b], step: None, theme: Theme::Light, all_warps: true, tile: true };
     assert_eq!(decode(&encode(&view)), Ok(view.clone()));
+    // One warp and the lane view, the defaults, are left out of the link: links made before the page could
+    // share these open as they did.
+    let plain = ViewState { all_warps: false, tile: false, ..view.clone() };
+    let json = String::from_utf8(warpscope::share::unpack(&encode(&plain)).expect("unpacks")).expect("text");
+    assert!(!json.contains("all_warps") && !json.contains("tile"), "{json}");
     assert_eq!(decode(&format!("#{}", encode(&view))), Ok(view), "a leading # is accepted");
 }
 
@@ -48,7 +58,12 @@ fn the_chosen_kernel_round_trips() {
     let p = warpscope::teach::presets::find("ptx-transpose-naive").expect("preset");
     let mut sc = p.scenario();
     sc.kernel = Some("_Z14transposeNaivePfS_ii".into());
-    let view = ViewState { panes: vec![PaneState::from_scenario(&sc, "", 0, 0)], step: None, theme: Theme::Light };
+    let view = ViewState {
+        panes: vec![PaneState::from_scenario(&sc, "", 0, 0)],
+        step: None,
+        theme: Theme::Light,
+        ..ViewState::default()
+    };
     let back = decode(&encode(&view)).expect("decodes");
     assert_eq!(back.panes[0].scenario().expect("valid").kernel.as_deref(), Some("_Z14transposeNaivePfS_ii"));
     // A link made before kernels were stored opens the first kernel.
@@ -131,4 +146,29 @@ fn deep_or_huge_links_are_refused_in_plain_words() {
             "it unpacks to more than {MAX_STATE_BYTES} bytes, more than any warpscope view"
         )))
     );
+}
+
+#[test]
+fn compare_panes_differ_in_their_program_not_in_the_machine() {
+    use warpscope::lang::Lang;
+    use warpscope::scenario::{Scenario, Setting};
+    let a = Scenario::default();
+    // The machine settings (CC, L1, bank mode, shared model) are what a comparison varies.
+    let mut b = a.clone();
+    for (s, v) in
+        [(Setting::Cc, "3.5"), (Setting::L1, "off"), (Setting::BankMode, "8"), (Setting::SharedModel, "documented")]
+    {
+        b.set(s, v).expect(v);
+    }
+    assert_eq!(a.program_differences(&b), vec![]);
+    b.set(Setting::Pattern, "4*lane").expect("pattern");
+    b.set(Setting::Block, "64").expect("block");
+    assert_eq!(a.program_differences(&b), vec![Setting::Block, Setting::Pattern]);
+    // The instruction field counts only where the language takes one: a CUDA kernel says its own loads.
+    let mut c = a.clone();
+    c.lang = Lang::Cuda;
+    let mut d = c.clone();
+    d.op = "LDS.32".into();
+    assert_eq!(c.program_differences(&d), vec![]);
+    assert_eq!(a.program_differences(&c), vec![Setting::Lang]);
 }

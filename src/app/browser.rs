@@ -75,8 +75,20 @@ pub fn download_text(name: &str, text: &str, mime: &str) -> Result<(), String> {
     download_blob(name, &blob)
 }
 
-/// Renders an SVG document at 2x on a canvas and offers it as a PNG download.
-pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<(), String> {
+/// Offers `bytes` as a file download.
+pub fn download_bytes(name: &str, bytes: &[u8], mime: &str) -> Result<(), String> {
+    let array = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&array);
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts)
+        .map_err(|_| "could not build the file".to_string())?;
+    download_blob(name, &blob)
+}
+
+/// An SVG document drawn at 2x on a canvas, as PNG bytes.
+pub async fn png_bytes(svg: &str, width: f64, height: f64) -> Result<Vec<u8>, String> {
+    use wasm_bindgen_futures::JsFuture;
     let parts = js_sys::Array::of1(&JsValue::from_str(svg));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("image/svg+xml");
@@ -84,6 +96,15 @@ pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<()
         .map_err(|_| "could not build the image".to_string())?;
     let url =
         web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "could not prepare the image".to_string())?;
+    let img = web_sys::HtmlImageElement::new().map_err(|_| "no image".to_string())?;
+    let loaded = js_sys::Promise::new(&mut |resolve, reject| {
+        img.set_onload(Some(&resolve));
+        img.set_onerror(Some(&reject));
+    });
+    img.set_src(&url);
+    let result = JsFuture::from(loaded).await;
+    let _ = web_sys::Url::revoke_object_url(&url);
+    result.map_err(|_| "the figure could not be drawn as an image".to_string())?;
     let doc = window()?.document().ok_or("no document")?;
     let canvas: web_sys::HtmlCanvasElement = doc
         .create_element("canvas")
@@ -92,33 +113,37 @@ pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<()
         .map_err(|_| "no canvas".to_string())?;
     canvas.set_width((width * 2.0) as u32);
     canvas.set_height((height * 2.0) as u32);
-    let img = web_sys::HtmlImageElement::new().map_err(|_| "no image".to_string())?;
-    let (img2, name, url2) = (img.clone(), name.to_string(), url.clone());
-    let onload = Closure::once(move || {
-        let ctx = canvas
-            .get_context("2d")
-            .ok()
-            .flatten()
-            .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
-        if let Some(ctx) = ctx {
-            let _ = ctx.scale(2.0, 2.0);
-            let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
-            if let Ok(data) = canvas.to_data_url_with_type("image/png") {
-                if let Ok(doc) = window().and_then(|w| w.document().ok_or_else(|| "no document".to_string())) {
-                    if let Ok(a) = doc.create_element("a").map(|e| e.unchecked_into::<web_sys::HtmlAnchorElement>()) {
-                        a.set_href(&data);
-                        a.set_download(&name);
-                        a.click();
-                    }
-                }
-            }
-        }
-        let _ = web_sys::Url::revoke_object_url(&url2);
+    let ctx = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+        .ok_or("this browser gives no canvas to draw the PNG on")?;
+    let _ = ctx.scale(2.0, 2.0);
+    ctx.draw_image_with_html_image_element(&img, 0.0, 0.0).map_err(|_| "the figure could not be drawn".to_string())?;
+    let encoded = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = canvas.to_blob(&resolve);
     });
-    img.set_onload(Some(onload.as_ref().unchecked_ref()));
-    onload.forget();
-    img.set_src(&url);
-    Ok(())
+    let png: web_sys::Blob = JsFuture::from(encoded)
+        .await
+        .ok()
+        .and_then(|b| b.dyn_into().ok())
+        .ok_or("the browser could not encode the PNG")?;
+    let buffer = JsFuture::from(png.array_buffer()).await.map_err(|_| "the PNG could not be read back".to_string())?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Renders an SVG document at 2x on a canvas and offers it as a PNG download; failures come back as a
+/// message through `done`.
+pub fn download_png(name: &str, svg: &str, width: f64, height: f64, done: impl FnOnce(Result<(), String>) + 'static) {
+    let (name, svg) = (name.to_string(), svg.to_string());
+    wasm_bindgen_futures::spawn_local(async move {
+        let r = match png_bytes(&svg, width, height).await {
+            Ok(bytes) => download_bytes(&name, &bytes, "image/png"),
+            Err(e) => Err(e),
+        };
+        done(r);
+    });
 }
 
 /// The `?lab=` parameter: a lab name (`memory` loads `labs/memory.toml`) or a URL.

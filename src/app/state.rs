@@ -50,6 +50,9 @@ pub struct Pane {
     pub busy: bool,
     /// How far a long run has come: (blocks done, blocks in all, seconds).
     pub progress: Option<(u64, u64, f64)>,
+    /// In compare mode, whether this second pane follows pane A's program (it does until the user edits its
+    /// program; its CC and other machine settings are its own either way).
+    pub follows: bool,
 }
 
 impl Pane {
@@ -73,7 +76,23 @@ impl Pane {
             request,
             busy: true,
             progress: None,
+            follows: true,
         }
+    }
+
+    /// Takes `a`'s program (everything but the machine settings) and its selection, keeping this pane's CC,
+    /// L1 choice, bank mode and shared model.
+    fn follow(&mut self, a: &Pane) {
+        let machine = (self.scenario.cc, self.scenario.config);
+        self.scenario = a.scenario.clone();
+        (self.scenario.cc, self.scenario.config) = machine;
+        self.block_text = a.block_text.clone();
+        self.grid_text = a.grid_text.clone();
+        self.sets_text = a.sets_text.clone();
+        self.preset = a.preset.clone();
+        self.instr = a.instr;
+        self.issue = a.issue;
+        self.follows = true;
     }
 
     /// Asks for a new analysis of the pane (as request `id`), unless the block or grid size does not parse.
@@ -290,11 +309,17 @@ impl State {
                     pane.issue = p.issue;
                     panes.push(pane);
                 }
+                // A second pane that runs the first one's program keeps following it.
+                if let [a, b] = panes.as_mut_slice() {
+                    b.follows = a.scenario.program_differences(&b.scenario).is_empty();
+                }
                 if !panes.is_empty() {
                     s.panes = panes;
                 }
                 s.step = view.step;
                 s.theme = view.theme;
+                s.all_warps = view.all_warps;
+                s.tile = view.tile;
             }
             Err(e) => s.notice = Some(format!("{e}. Showing the default view instead.")),
         }
@@ -325,6 +350,48 @@ impl State {
         }
     }
 
+    /// The panes a selection made in pane `p` applies to: pane A's selection also moves a following pane B.
+    fn selected_with(&self, p: usize) -> Vec<usize> {
+        match self.panes.get(1) {
+            Some(b) if p == 0 && b.follows => vec![0, 1],
+            _ => vec![p],
+        }
+    }
+
+    /// Gives a following pane B pane A's program after an edit of A, and asks for its analysis.
+    fn sync_follower(&mut self) {
+        if let [a, b] = self.panes.as_mut_slice() {
+            if b.follows {
+                b.follow(a);
+                self.rerun(1);
+            }
+        }
+    }
+
+    /// In compare mode, what keeps pane B's numbers from being compared with pane A's: the program
+    /// settings in which they differ, or (same program) a different instruction selected. `None` when the
+    /// deltas compare like with like (or there is one pane).
+    pub fn compare_mismatch(&self) -> Option<String> {
+        let [a, b] = self.panes.as_slice() else { return None };
+        let diffs = a.scenario.program_differences(&b.scenario);
+        if !diffs.is_empty() {
+            let names: Vec<&str> = diffs.iter().map(|d| d.label()).collect();
+            return Some(format!(
+                "Pane B runs a different program (its {} differ{} from pane A's): no differences are marked.",
+                crate::text::list_and(&names),
+                if names.len() == 1 { "s" } else { "" }
+            ));
+        }
+        if a.instr != b.instr {
+            return Some(format!(
+                "Pane B shows instruction {} and pane A instruction {}: no differences are marked.",
+                b.instr + 1,
+                a.instr + 1
+            ));
+        }
+        None
+    }
+
     /// Whether every pane's figure answers its latest request.
     pub fn figures_current(&self) -> bool {
         self.panes.iter().all(Pane::current)
@@ -340,6 +407,8 @@ impl State {
                 .collect(),
             step: self.step,
             theme: self.theme,
+            all_warps: self.all_warps,
+            tile: self.tile,
         }
     }
 
@@ -418,6 +487,8 @@ pub enum Action {
     Engine(usize, Reply),
     /// Stack every warp, or show one in detail.
     AllWarps(bool),
+    /// Pane B takes pane A's program again and follows it.
+    Follow,
     /// Show the tile view of shared memory, or the lanes.
     Tile(bool),
 }
@@ -439,12 +510,20 @@ impl Reducible for State {
                         return self;
                     }
                 }
+                let program_edit = edit.changes_program();
                 let Some(pane) = s.panes.get_mut(p) else { return self };
                 let before = (pane.scenario.clone(), pane.block_text.clone(), pane.grid_text.clone());
                 apply(pane, edit);
                 // An edit that changes nothing (choosing the language already chosen) asks for nothing.
                 if (&pane.scenario, &pane.block_text, &pane.grid_text) != (&before.0, &before.1, &before.2) {
+                    if p > 0 && program_edit {
+                        // The user wrote pane B's own program: it stops following pane A.
+                        pane.follows = false;
+                    }
                     s.rerun(p);
+                    if p == 0 && program_edit {
+                        s.sync_follower();
+                    }
                 }
                 s.step = None;
                 s.playing = false;
@@ -453,19 +532,32 @@ impl Reducible for State {
                 }
             }
             Action::Instr(p, i) => {
-                if let Some(pane) = s.panes.get_mut(p) {
-                    pane.instr = i;
-                    pane.issue = 0;
+                // A following pane B shows the same instruction as pane A, so that the deltas compare it.
+                for k in s.selected_with(p) {
+                    if let Some(pane) = s.panes.get_mut(k) {
+                        pane.instr = i;
+                        pane.issue = 0;
+                    }
+                    s.rerun(k);
                 }
-                s.rerun(p);
                 s.step = None;
                 s.playing = false;
             }
             Action::Issue(p, i) => {
-                if let Some(pane) = s.panes.get_mut(p) {
-                    pane.issue = i;
+                for k in s.selected_with(p) {
+                    if let Some(pane) = s.panes.get_mut(k) {
+                        pane.issue = i;
+                    }
+                    s.rerun(k);
                 }
-                s.rerun(p);
+                s.step = None;
+                s.playing = false;
+            }
+            Action::Follow => {
+                if let [a, b] = s.panes.as_mut_slice() {
+                    b.follow(a);
+                    s.rerun(1);
+                }
                 s.step = None;
                 s.playing = false;
             }
@@ -506,6 +598,7 @@ impl Reducible for State {
             Action::Compare(on) => {
                 if on && s.panes.len() == 1 {
                     let mut b = s.panes[0].clone();
+                    b.follows = true;
                     // Start the comparison on the neighbouring generation: the question students ask first.
                     let cc = b.scenario.cc;
                     let other = cc.previous_generation().unwrap_or(Cc::new(9, 0));
@@ -590,6 +683,15 @@ impl Reducible for State {
 }
 
 impl Edit {
+    /// Whether the edit changes the program rather than the machine it runs on (see
+    /// [`Setting::is_machine`]).
+    fn changes_program(&self) -> bool {
+        match self {
+            Edit::Fix(Fix::L1(_)) => false,
+            e => !e.setting().is_machine(),
+        }
+    }
+
     /// The setting this edit changes (for a lab's locks).
     fn setting(&self) -> Setting {
         match self {

@@ -7,6 +7,7 @@ use super::figure::Figure;
 use super::state::{Action, Edit, Pane, State, L1_CHOICES};
 use crate::analysis::InstrResult;
 use crate::figure::scene::{scene, Theme};
+use crate::figure::svg::to_svg;
 use crate::lang::Lang;
 use crate::model::arch::{carveout, families, BankMode, Carveout, Cc, SharedModel};
 use crate::scenario::Setting;
@@ -180,7 +181,10 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     let needs_op = matches!(sc.lang, Lang::Expr | Lang::Addresses);
     let result = pane.result.clone();
     let selected = result.as_ref().and_then(|r| r.instructions.get(pane.instr));
-    let base = (k == 1)
+    // Pane B marks its differences from pane A only when both run the same program and show the same
+    // instruction; otherwise it says what differs.
+    let mismatch = if k == 1 { state.compare_mismatch() } else { None };
+    let base = (k == 1 && mismatch.is_none())
         .then(|| state.panes[0].result.as_ref().and_then(|r| r.instructions.get(state.panes[0].instr)))
         .flatten();
     let on_text = {
@@ -279,6 +283,20 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     }
                 }
             </div>
+            if k == 1 {
+                <p class="compare-note" id="compare-note" role="status">
+                    { mismatch.clone().unwrap_or_else(|| if pane.follows {
+                        "Pane B runs pane A's program and follows its edits; ▲/▼ mark the differences.".to_string()
+                    } else {
+                        "Pane B runs its own copy of pane A's program; ▲/▼ mark the differences.".to_string()
+                    }) }
+                    if !pane.follows {
+                        <button id="follow-a" onclick={ { let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Follow)) } }>
+                            { "follow pane A" }
+                        </button>
+                    }
+                </p>
+            }
             if let Some(p) = crate::teach::presets::find(&pane.preset) {
                 <p class="explanation-preset">{ p.explanation }</p>
             }
@@ -406,18 +424,39 @@ fn tile_shown(state: &State, shown: &Shown) -> bool {
         && crate::figure::tile::shared_part(&shown.report).is_some()
 }
 
-fn figure_view(state: &State, k: usize, shown: &Shown) -> Html {
+/// Pane `shown`'s figure at `step` as the page draws it: the tile view, every warp stacked, or one warp in
+/// detail.
+fn pane_scene(state: &State, shown: &Shown, step: usize) -> crate::figure::scene::Scene {
     let title = shown.title.clone();
     let tile = tile_shown(state, shown).then(|| crate::figure::tile::tile_scene(&shown.report, &title).ok()).flatten();
-    let sc = if let Some(t) = tile {
-        Rc::new(t)
+    if let Some(t) = tile {
+        t
     } else if state.all_warps && shown.others.len() > 1 {
         let reports: Vec<&crate::model::report::Report> = shown.others.iter().map(|(_, r)| r).collect();
         let labels: Vec<String> = shown.others.iter().map(|(l, _)| l.clone()).collect();
-        Rc::new(crate::figure::scene::block_scene(&reports, &labels, &title, state.step_shown()))
+        crate::figure::scene::block_scene(&reports, &labels, &title, step)
     } else {
-        Rc::new(scene(&shown.report, &title, state.step_shown()))
-    };
+        scene(&shown.report, &title, step)
+    }
+}
+
+/// Everything the page's figures show at `step`, as one figure (both panes side by side when comparing): what
+/// SVG/PNG export, "all steps" and embed code carry.
+fn screen_scene(state: &State, step: usize) -> Option<crate::figure::scene::Scene> {
+    let scenes: Vec<(String, crate::figure::scene::Scene)> = state
+        .panes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| {
+            let label = format!("{} · CC {}", if k == 0 { "A" } else { "B" }, p.scenario.cc);
+            p.shown.as_deref().map(|s| (label, pane_scene(state, s, step)))
+        })
+        .collect();
+    (!scenes.is_empty()).then(|| crate::figure::scene::beside(scenes))
+}
+
+fn figure_view(state: &State, k: usize, shown: &Shown) -> Html {
+    let sc = Rc::new(pane_scene(state, shown, state.step_shown()));
     let caption = sc.caption.clone();
     html! {
         <figure class="figure-wrap">
@@ -532,16 +571,7 @@ fn file_stem(state: &State) -> String {
     format!("warpscope-{clean}-cc{}", p.scenario.cc.to_string().replace('.', ""))
 }
 
-/// The exported figure of pane 0 at a step, in the light theme (for print and slides).
-/// The figure of `shown` at `step` as a light-theme SVG, with its size: made when an export button is
-/// pressed, not on every render.
-fn export_svg(shown: &Shown, step: usize, tile: bool) -> (String, f64, f64) {
-    let tile = tile.then(|| crate::figure::tile::tile_scene(&shown.report, &shown.title).ok()).flatten();
-    let sc = tile.unwrap_or_else(|| scene(&shown.report, &shown.title, step));
-    (crate::figure::svg::to_svg(&sc, Theme::Light), sc.width, sc.height)
-}
-
-fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
+fn share_bar(d: &Dispatch, state: &UseReducerHandle<State>, link: &str) -> Html {
     let full = format!("{}#{link}", browser::base_url());
     let embed_url = format!("{}?embed#{link}", browser::base_url());
     let iframe = format!("<iframe src=\"{embed_url}\" width=\"960\" height=\"600\" style=\"border:0\" title=\"warpscope figure\" allowfullscreen></iframe>");
@@ -567,38 +597,71 @@ fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
     };
     let stem = file_stem(state);
     let step = state.step_shown();
-    let shown = state.panes[0].shown.clone();
-    let steps = state.panes[0].steps();
-    let tile = shown.as_deref().is_some_and(|s| tile_shown(state, s));
+    let steps = state.max_steps();
+    let tile = state.panes[0].shown.as_deref().is_some_and(|s| tile_shown(state, s));
+    // Exports draw what is on screen (both panes, every warp stacked, the tile view), in the light theme,
+    // when a button is pressed (not on every render).
+    let frame_name = |k: usize, ext: &str| {
+        if tile {
+            format!("{stem}-tile.{ext}")
+        } else {
+            format!("{stem}-step{k:02}.{ext}")
+        }
+    };
     let export_svg_cb = {
-        let (d, shown, stem) = (d.clone(), shown.clone(), stem.clone());
+        let (d, state, name) = (d.clone(), state.clone(), frame_name(step, "svg"));
         Callback::from(move |_| {
-            if let Some(s) = &shown {
-                let (text, _, _) = export_svg(s, step, tile);
-                let name = if tile { format!("{stem}-tile.svg") } else { format!("{stem}-step{step:02}.svg") };
-                notify(&d, browser::download_text(&name, &text, "image/svg+xml"), "SVG saved.");
+            if let Some(sc) = screen_scene(&state, step) {
+                notify(&d, browser::download_text(&name, &to_svg(&sc, Theme::Light), "image/svg+xml"), "SVG saved.");
             }
         })
     };
     let export_png_cb = {
-        let (d, shown, stem) = (d.clone(), shown.clone(), stem.clone());
+        let (d, state, name) = (d.clone(), state.clone(), frame_name(step, "png"));
         Callback::from(move |_| {
-            if let Some(s) = &shown {
-                let (text, w, h) = export_svg(s, step, tile);
-                let name = if tile { format!("{stem}-tile.png") } else { format!("{stem}-step{step:02}.png") };
-                notify(&d, browser::download_png(&name, &text, w, h), "PNG (2x) saved.");
+            if let Some(sc) = screen_scene(&state, step) {
+                let d = d.clone();
+                let svg = to_svg(&sc, Theme::Light);
+                browser::download_png(&name, &svg, sc.width, sc.height, move |r| notify(&d, r, "PNG (2x) saved."));
             }
         })
     };
+    // Every step as an SVG and a 2x PNG, numbered, in one zip: one download, whatever the browser's limit on
+    // several. Drawn when asked, not on every render.
     let export_all = {
-        let d = d.clone();
+        let (d, state, stem) = (d.clone(), state.clone(), stem.clone());
         Callback::from(move |_| {
-            let Some(s) = &shown else { return };
-            let r = (0..=steps).try_for_each(|k| {
-                let (text, _, _) = export_svg(s, k, false);
-                browser::download_text(&format!("{stem}-step{k:02}.svg"), &text, "image/svg+xml")
+            let state: &State = &state;
+            let frames: Vec<(String, String, f64, f64)> = (0..=steps)
+                .filter_map(|k| {
+                    screen_scene(state, k)
+                        .map(|sc| (format!("{stem}-step{k:02}"), to_svg(&sc, Theme::Light), sc.width, sc.height))
+                })
+                .collect();
+            if frames.is_empty() {
+                return;
+            }
+            d.dispatch(Action::Notice(Some(format!("Drawing {} frames…", frames.len()))));
+            let (d, stem) = (d.clone(), stem.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let mut files = Vec::with_capacity(frames.len() * 2);
+                let mut failed = None;
+                for (name, svg, w, h) in &frames {
+                    match browser::png_bytes(svg, *w, *h).await {
+                        Ok(png) => files.push((format!("{name}.png"), png)),
+                        Err(e) => failed = Some(e),
+                    }
+                    files.push((format!("{name}.svg"), svg.clone().into_bytes()));
+                }
+                let n = frames.len();
+                let r = crate::figure::zip_files(&files)
+                    .and_then(|zip| browser::download_bytes(&format!("{stem}-steps.zip"), &zip, "application/zip"));
+                let ok = match &failed {
+                    None => format!("{n} frames saved in one zip, each step as SVG and PNG (2x), for a slide build."),
+                    Some(e) => format!("{n} frames saved in one zip as SVG; the PNGs could not be drawn ({e})."),
+                };
+                notify(&d, r, &ok);
             });
-            notify(&d, r, &format!("{} frames saved, one per step, for a slide build.", steps + 1));
         })
     };
     let no_link = link.is_empty();
@@ -619,14 +682,10 @@ fn share_bar(d: &Dispatch, state: &State, link: &str) -> Html {
     }
 }
 
-fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
-    let p = &state.panes[0];
-    let click = |a: Action| {
-        let d = d.clone();
-        Callback::from(move |_| d.dispatch(a.clone()))
-    };
-    let line = p.result.as_ref().and_then(|r| r.instructions.get(p.instr)).map(|i| {
-        let mut parts = vec![format!("{} · CC {}", i.op, state.panes[0].scenario.cc)];
+/// One line of pane `p`'s numbers for the embed view.
+fn metric_line(p: &Pane) -> Option<String> {
+    p.result.as_ref().and_then(|r| r.instructions.get(p.instr)).map(|i| {
+        let mut parts = vec![format!("{} · CC {}", i.op, p.scenario.cc)];
         if let Some(m) = &i.memory {
             parts.push(format!(
                 "{} sectors · {} × {} B · {:.0}% efficient",
@@ -643,19 +702,38 @@ fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
             ));
         }
         parts.join(" · ")
-    });
+    })
+}
+
+/// The embed view: the figures of every pane the link holds (both when it was copied in compare mode), their
+/// numbers, and the player.
+fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
+    let click = |a: Action| {
+        let d = d.clone();
+        Callback::from(move |_| d.dispatch(a.clone()))
+    };
     let max = state.max_steps();
+    let two = state.panes.len() > 1;
     html! {
         <div class={classes!("app", "embed", if state.theme == Theme::Dark { "theme-dark" } else { "theme-light" })}>
             if let Some(n) = &state.notice { <p id="notice" class="notice" role="status">{ n.clone() }</p> }
-            if let Some(shown) = p.shown.as_deref() {
-                { figure_view(state, 0, shown) }
-            }
+            <div class={classes!("embed-panes", two.then_some("two"))}>
+                { for state.panes.iter().enumerate().map(|(k, p)| html! {
+                    <div class="embed-pane">
+                        if two {
+                            <p class="embed-label">{ if k == 0 { "A" } else { "B" } }</p>
+                        }
+                        if let Some(shown) = p.shown.as_deref() {
+                            { figure_view(state, k, shown) }
+                        }
+                        <p id={id("metric-line", k)} class="metric-line">{ metric_line(p).unwrap_or_default() }</p>
+                    </div>
+                }) }
+            </div>
             <div class="embed-bar">
-                <span id="metric-line" class="metric-line">{ line.unwrap_or_default() }</span>
-                <button id="back" title="step back (←)" onclick={click(Action::Step(-1))}>{ "◀" }</button>
-                <button id="play" class="primary" title="play / pause (space)" onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚" } else { "▶" } }</button>
-                <button id="step" title="step forward (→)" onclick={click(Action::Step(1))}>{ "▶|" }</button>
+                <button id="back" title="step back (←)" aria-label="step back" onclick={click(Action::Step(-1))}>{ "◀" }</button>
+                <button id="play" class="primary" title="play / pause (space)" aria-label={if state.playing { "pause" } else { "play" }} onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚" } else { "▶" } }</button>
+                <button id="step" title="step forward (→)" aria-label="step forward" onclick={click(Action::Step(1))}>{ "▶|" }</button>
                 <span id="step-label" class="mono">{ format!("{} / {max}", state.step_shown()) }</span>
                 <a id="open-full" href={format!("{}#{link}", browser::base_url())} target="_blank" rel="noopener">{ "open in warpscope ↗" }</a>
             </div>

@@ -165,7 +165,8 @@ struct FigureArgs {
     /// Output format.
     #[arg(long = "format", value_enum, default_value_t = FigureFormat::Svg)]
     format: FigureFormat,
-    /// Output file (`-` for standard output); with --step all, FILE gets -01, -02, ... before its extension.
+    /// Output file (`-` for standard output); with --step all, FILE gets -01, -02, ... before its extension,
+    /// or, when FILE ends in .zip, every frame goes into that one archive.
     #[arg(short = 'o', long = "output", default_value = "-")]
     output: String,
 }
@@ -700,6 +701,19 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
         "all" => {
             if f.output == "-" {
                 return Err("--step all writes one file per step: give -o FILE".into());
+            }
+            // FILE.zip: every frame in one archive, named as the separate files would be.
+            if let Some(stem) = f.output.strip_suffix(".zip") {
+                let ext = match f.format {
+                    FigureFormat::Svg => "svg",
+                    FigureFormat::Png => "png",
+                };
+                let base = stem.rsplit('/').next().unwrap_or(stem);
+                let files = (0..=n)
+                    .map(|k| Ok((format!("{base}-{k:02}.{ext}"), render(k)?)))
+                    .collect::<Result<Vec<_>, String>>()?;
+                write_output(&f.output, crate::figure::zip_files(&files)?)?;
+                return Ok(format!("wrote {} frames in {}", files.len(), f.output));
             }
             let (stem, ext) = match f.output.rsplit_once('.') {
                 Some((s, e)) => (s.to_string(), format!(".{e}")),

@@ -891,3 +891,36 @@ pub fn block_scene(reports: &[&Report], labels: &[String], title: &str, shown: u
     }
     Scene { width: WIDTH, height, items, caption }
 }
+
+/// Scenes drawn side by side, left to right, each under its label (`A`, `B`): the compare view as one figure.
+/// One scene comes back unchanged.
+pub fn beside(mut scenes: Vec<(String, Scene)>) -> Scene {
+    const GAP: f64 = 40.0;
+    const LABEL: f64 = 32.0;
+    if scenes.len() == 1 {
+        return scenes.remove(0).1;
+    }
+    let width = scenes.iter().map(|(_, s)| s.width).sum::<f64>() + GAP * (scenes.len().saturating_sub(1)) as f64;
+    let height = LABEL + scenes.iter().map(|(_, s)| s.height).fold(0.0, f64::max);
+    let mut items = vec![rect(0.0, 0.0, width, height, Class::Background, None)];
+    let mut captions = Vec::new();
+    let mut x0 = 0.0;
+    for (label, s) in scenes {
+        items.push(text(x0 + 16.0, 24.0, label.clone(), 20.0, Class::Title, Anchor::Start));
+        // Each scene's own background is the first item: the shared one replaces it.
+        for item in s.items.into_iter().skip(1) {
+            items.push(match item {
+                Item::Rect { x, y, w, h, class, tip } => Item::Rect { x: x + x0, y: y + LABEL, w, h, class, tip },
+                Item::Line { x1, y1, x2, y2, class } => {
+                    Item::Line { x1: x1 + x0, y1: y1 + LABEL, x2: x2 + x0, y2: y2 + LABEL, class }
+                }
+                Item::Text { x, y, text, size, class, anchor } => {
+                    Item::Text { x: x + x0, y: y + LABEL, text, size, class, anchor }
+                }
+            });
+        }
+        captions.push(format!("{label}: {}", s.caption));
+        x0 += s.width + GAP;
+    }
+    Scene { width, height, items, caption: captions.join(" ") }
+}
