@@ -267,6 +267,7 @@ async fn a_link_restores_the_view_and_a_bad_one_says_why() {
         panes: vec![warpscope::share::PaneState::from_scenario(&sc, p.name, 2, 0)],
         step: Some(1),
         theme: warpscope::figure::scene::Theme::Dark,
+        ..Default::default()
     };
     set_url(&format!("#{}", warpscope::share::encode(&view)));
     let root = mount_here().await;

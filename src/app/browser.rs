@@ -252,6 +252,43 @@ pub fn demangle(symbols: Vec<String>, done: impl FnOnce(Vec<(String, String)>) +
     onerror.forget();
 }
 
+/// Packs files into one zip archive in the `warpscope-zip` worker (started for this and stopped after).
+pub async fn zip(files: Vec<(String, Vec<u8>)>) -> Result<Vec<u8>, String> {
+    let worker = start_worker("warpscope-zip")?;
+    let items = js_sys::Array::new();
+    for (name, bytes) in &files {
+        items.push(&JsValue::from_str(name));
+        items.push(&js_sys::Uint8Array::from(bytes.as_slice()));
+    }
+    let answer = js_sys::Promise::new(&mut |resolve, reject| {
+        let w2 = worker.clone();
+        let items = items.clone();
+        let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
+            let data = msg.data();
+            if data.as_string().as_deref() == Some("ready") {
+                let _ = w2.post_message(&items);
+            } else {
+                let _ = resolve.call1(&JsValue::NULL, &data);
+            }
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        onmessage.forget();
+        let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            e.prevent_default();
+            let _ = reject.call1(&JsValue::NULL, &JsValue::from_str("the zip worker stopped"));
+        });
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        onerror.forget();
+    });
+    let result = wasm_bindgen_futures::JsFuture::from(answer).await;
+    worker.terminate();
+    let data = result.map_err(|e| e.as_string().unwrap_or_else(|| "the zip worker stopped".to_string()))?;
+    match data.dyn_into::<js_sys::Uint8Array>() {
+        Ok(bytes) => Ok(bytes.to_vec()),
+        Err(message) => Err(message.as_string().unwrap_or_else(|| "the zip worker answered nothing".to_string())),
+    }
+}
+
 /// Compiles a lab file's text in the lab worker and calls `done` with the course JSON or the error.
 pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'static) -> Result<(), String> {
     let worker = start_worker("warpscope-lab")?;

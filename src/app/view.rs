@@ -654,8 +654,10 @@ fn share_bar(d: &Dispatch, state: &UseReducerHandle<State>, link: &str) -> Html 
                     files.push((format!("{name}.svg"), svg.clone().into_bytes()));
                 }
                 let n = frames.len();
-                let r = crate::figure::zip_files(&files)
-                    .and_then(|zip| browser::download_bytes(&format!("{stem}-steps.zip"), &zip, "application/zip"));
+                let r = match browser::zip(files).await {
+                    Ok(zip) => browser::download_bytes(&format!("{stem}-steps.zip"), &zip, "application/zip"),
+                    Err(e) => Err(e),
+                };
                 let ok = match &failed {
                     None => format!("{n} frames saved in one zip, each step as SVG and PNG (2x), for a slide build."),
                     Some(e) => format!("{n} frames saved in one zip as SVG; the PNGs could not be drawn ({e})."),
