@@ -29,8 +29,8 @@ if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; 
   cargo install trunk --version "$TRUNK_VERSION" --locked --force
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm tools (binaryen's wasm-opt)"
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm tools (binaryen's wasm-opt, esbuild and CodeMirror for the editor, playwright-core)"
   npm ci --no-audit --no-fund
 fi
 

@@ -37,6 +37,16 @@ for wasm in dist/*.wasm; do
     exit 1
   fi
 done
+# The code editor's script (CodeMirror 6 with the C++ grammar and the page's own tokenizers, bundled by
+# .ci/bundle-editor.mjs) loads after the page and is not needed for it to work: at most 200 KB gzipped
+# (measured: 160,292 bytes with CodeMirror 6.x as package-lock.json pins it; the C++ grammar is 103 KB of it
+# before compression).
+gz=$(gzip -9 -c dist/warpscope-editor.js | wc -c)
+printf 'js: warpscope-editor.js: %s bytes, %s bytes gzipped (budget 200000)\n' "$(wc -c <dist/warpscope-editor.js)" "$gz"
+if [ "$gz" -gt 200000 ]; then
+  echo "error: warpscope-editor.js is $gz bytes gzipped, over the 200000-byte budget" >&2
+  exit 1
+fi
 
 step "native tests"
 cargo test --locked

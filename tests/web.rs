@@ -409,3 +409,89 @@ async fn ldmatrix_tile_view_and_the_shared_model() {
     choose(&root, "cc", "6.1").await;
     assert!(root.query_selector("#shared-model").ok().flatten().is_none(), "no choice before 7.0");
 }
+
+/// The cells of the source view's row for 1-based `line`: (op names, sectors/request, sectors, excess sectors,
+/// wavefronts, conflicts, heat level).
+fn source_row(root: &Element, line: usize) -> (Vec<String>, [String; 5], String) {
+    let row = root
+        .query_selector(&format!("#source-view tr[data-line=\"{line}\"]"))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| panic!("no source row {line}"));
+    let cell = |col: &str| {
+        row.query_selector(&format!("td[data-col=\"{col}\"]"))
+            .ok()
+            .flatten()
+            .map(|c| c.text_content().unwrap_or_default())
+            .unwrap_or_default()
+    };
+    let chips = row.query_selector_all(".op-chip").expect("chips");
+    let ops = (0..chips.length()).filter_map(|k| chips.item(k)).map(|c| c.text_content().unwrap_or_default()).collect();
+    let cells = ["sectors_per_request", "sectors", "excess_sectors", "wavefronts", "bank_conflicts"].map(cell);
+    (ops, cells, row.get_attribute("data-heat").unwrap_or_default())
+}
+
+#[wasm_bindgen_test]
+async fn the_source_view_shows_each_lines_metrics_and_selects_its_instruction() {
+    let root = mount().await;
+    choose(&root, "lang", "cuda").await;
+    type_into(&root, "block", "32").await;
+    let kernel = "__global__ void k(float *in, float *out) {\n\
+                  \x20   __shared__ float t[32][32];\n\
+                  \x20   int x = threadIdx.x;\n\
+                  \x20   t[x][0] = in[x * 2];\n\
+                  \x20   __syncthreads();\n\
+                  \x20   out[x] = t[0][x];\n\
+                  }\n";
+    type_into(&root, "pattern", kernel).await;
+    click(&root, "#show-source").await;
+    assert_eq!(root.query_selector_all("#source-view tbody tr").expect("rows").length(), 7, "every line");
+    // Line 4, one warp of 32 threads. The load in[2x]: 32 floats 8 bytes apart span 256 bytes, 8 sectors for
+    // one request (BPG 9.2.1.3); its 128 distinct bytes need 4, so 4 are excess. The store t[x][0]: every lane
+    // writes a different word of bank 0 (rows of 128 bytes), 32 wavefronts where 1 would do: 31 conflicts
+    // (BPG 9.2.3.3). Excess 4 + 31 = 35, the worst line: the hottest colour.
+    let (ops, cells, heat) = source_row(&root, 4);
+    assert_eq!(ops, ["LDG.E.32", "STS.32"]);
+    assert_eq!(cells, ["8.00", "8", "4", "32", "31"].map(String::from));
+    assert_eq!(heat, "4");
+    // Line 6: the row read t[0][x] is one wavefront, no conflict; the store out[x] 4 sectors, none excess.
+    let (ops, cells, heat) = source_row(&root, 6);
+    assert_eq!(ops, ["LDS.32", "STG.E.32"]);
+    assert_eq!(cells, ["4.00", "4", "0", "1", "0"].map(String::from));
+    assert_eq!(heat, "0");
+    // A line with no memory instruction has no numbers, and its text is the pasted line's, as text.
+    let (ops, cells, _) = source_row(&root, 3);
+    assert!(ops.is_empty() && cells.iter().all(String::is_empty));
+    assert!(text_of(&root, "source-view").contains("int x = threadIdx.x;"));
+
+    // Clicking line 6 selects its first instruction (the shared load) in the list and the figure.
+    click(&root, "#source-view tr[data-line=\"6\"]").await;
+    assert_eq!(metric(&root, "wavefronts"), "1");
+    let selected = root.query_selector("#source-view tr.selected").ok().flatten().expect("a selected row");
+    assert_eq!(selected.get_attribute("data-line").as_deref(), Some("6"));
+    // Its second chip selects the global store: 4 sectors.
+    click(&root, "#source-view tr[data-line=\"6\"] .op-chip:nth-child(2)").await;
+    assert_eq!(metric(&root, "sectors"), "4");
+
+    // The code comes back with its toggle; the expression language has no source view.
+    click(&root, "#show-code").await;
+    assert!(root.query_selector("#source-view").ok().flatten().is_none());
+    choose(&root, "lang", "expr").await;
+    assert!(root.query_selector("#show-source").ok().flatten().is_none());
+}
+
+#[wasm_bindgen_test]
+fn heat_levels_and_folding() {
+    use warpscope::app::source::{heat, rows, LineMetrics, Row};
+    // Four equal steps of the worst line's excess: up to a quarter is level 1, over three quarters level 4.
+    assert_eq!([0, 1, 8, 9, 18, 26, 27, 35].map(|e| heat(e, 35)), [0, 1, 1, 2, 3, 3, 4, 4]);
+    assert_eq!(heat(5, 0), 0);
+    // A text over 80 lines folds runs of 5 or more lines more than 3 lines from every instruction.
+    let marked: std::collections::BTreeMap<usize, LineMetrics> = [(50, LineMetrics::default())].into();
+    let r = rows(100, &marked);
+    assert_eq!(r[0], Row::Fold { from: 1, n: 46 });
+    assert_eq!(r[1..8], (47..=53).map(Row::Line).collect::<Vec<_>>()[..]);
+    assert_eq!(r[8], Row::Fold { from: 54, n: 47 });
+    assert_eq!(r.len(), 9);
+    assert_eq!(rows(80, &marked).len(), 80, "a short text shows every line");
+}

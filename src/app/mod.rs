@@ -6,12 +6,14 @@
 //! runs no analysis (`tests/layers.rs`).
 
 mod browser;
+mod editor;
 pub mod engine;
 mod figure;
 pub mod json;
 mod lab;
 mod perf;
 pub mod rescue;
+pub mod source;
 pub mod state;
 mod view;
 

@@ -16,8 +16,10 @@ pub fn install() {
         let texts: Vec<String> = ["#pattern", "#pattern-b"]
             .iter()
             .filter_map(|sel| doc.query_selector(sel).ok().flatten())
-            .filter_map(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-            .map(|t| t.value())
+            .filter_map(|e| match e.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+                Some(t) => Some(t.value()),
+                None => super::editor::editor_text(&e),
+            })
             .collect();
         if let Some(store) = web_sys::window().and_then(|w| w.session_storage().ok().flatten()) {
             let _ = store.set_item(KEY, &texts.join("\u{0}"));

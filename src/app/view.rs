@@ -4,6 +4,7 @@
 use super::browser;
 use super::engine::{Engine, LocalEngine};
 use super::figure::Figure;
+use super::source::CodeArea;
 use super::state::{Action, Edit, Pane, State, L1_CHOICES};
 use crate::analysis::InstrResult;
 use crate::figure::scene::{scene, Theme};
@@ -16,7 +17,7 @@ use crate::teach::explain::Fix;
 use crate::teach::presets::PRESETS;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, KeyboardEvent};
+use web_sys::{HtmlInputElement, HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
 type Dispatch = UseReducerDispatcher<State>;
@@ -189,10 +190,11 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
         .flatten();
     let on_text = {
         let d = d.clone();
-        Callback::from(move |e: InputEvent| {
-            let el: HtmlTextAreaElement = e.target_unchecked_into();
-            d.dispatch(Action::Edit(k, Edit::Text(el.value())));
-        })
+        Callback::from(move |text: String| d.dispatch(Action::Edit(k, Edit::Text(text))))
+    };
+    let on_instr = {
+        let d = d.clone();
+        Callback::from(move |i: usize| d.dispatch(Action::Instr(k, i)))
     };
     let kepler = sc.cc.has_bank_mode();
     // Layouts describe shared-memory tiles: the field is offered for shared-memory instructions (and kept
@@ -300,8 +302,8 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             if let Some(p) = crate::teach::presets::find(&pane.preset) {
                 <p class="explanation-preset">{ p.explanation }</p>
             }
-            <textarea id={id("pattern", k)} class="pattern" readonly={locked(state, Setting::Pattern)} rows={if sc.lang == Lang::Expr { "2" } else { "9" }} spellcheck="false"
-                aria-label="access pattern" value={sc.text.clone()} oninput={on_text} />
+            <CodeArea pane={k} text={AttrValue::from(sc.text.clone())} lang={sc.lang} readonly={locked(state, Setting::Pattern)}
+                error={pane.error.clone()} result={result.clone()} instr={pane.instr} {on_text} {on_instr} />
             if let Some(e) = &pane.error {
                 <pre id={id("error", k)} class="error" role="alert">{ e.clone() }</pre>
             }
@@ -866,7 +868,10 @@ pub fn app(props: &AppProps) -> Html {
                 gloo_events::EventListener::new(&doc, "keydown", move |e| {
                     let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
                     let tag = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map(|el| el.tag_name());
-                    let typing = matches!(tag.as_deref(), Some("INPUT" | "TEXTAREA" | "SELECT"));
+                    let typing = matches!(tag.as_deref(), Some("INPUT" | "TEXTAREA" | "SELECT"))
+                        || e.target()
+                            .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+                            .is_some_and(|h| h.is_content_editable());
                     // A focused button (after clicking play, say) keeps space and Enter for itself; the arrows,
                     // Home/End and a presenter remote's PageUp/PageDown still step the animation.
                     let button_key = tag.as_deref() == Some("BUTTON") && matches!(e.key().as_str(), " " | "Enter");

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSite } from './site.mjs';
+import { patternText } from './pattern.mjs';
 
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
 
@@ -263,7 +264,7 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   await page.waitForSelector('#lab #goals li');
   await settled(page);
   assert.match(await page.locator('#exercises li:first-child button').textContent(), /✔/);
-  assert.equal(await page.locator('#pattern').inputValue(), '4*lane');
+  assert.equal(await patternText(page), '4*lane');
   // A later exercise, then reset.
   await page.click('#exercises li:nth-child(5) button');
   assert.match(await page.locator('#exercise h3').textContent(), /Bank conflicts and padding/);
@@ -281,7 +282,7 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   page.once('dialog', (dlg) => dlg.accept());
   await page.click('#lab-reset');
   await page.click('#exercises li:first-child button');
-  assert.equal(await page.locator('#pattern').inputValue(), '8*lane');
+  assert.equal(await patternText(page), '8*lane');
   assert.deepEqual(errors, []);
   await page.close();
 });
