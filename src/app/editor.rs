@@ -178,10 +178,11 @@ pub fn editor(p: &EditorProps) -> Html {
     }
     {
         let live = live.clone();
-        let deps = (p.text.clone(), p.lang, p.readonly, p.error.clone(), p.line, *enhanced);
-        use_effect_with(deps, move |(text, lang, readonly, error, line, _)| {
+        let deps = (p.id.clone(), p.text.clone(), p.lang, p.readonly, p.error.clone(), p.line, *enhanced);
+        use_effect_with(deps, move |(id, text, lang, readonly, error, line, _)| {
             if let Some(l) = live.borrow().as_ref() {
                 let update = object(&[
+                    ("id", id.as_str().into()),
                     ("text", text.as_str().into()),
                     ("lang", lang.name().into()),
                     ("readonly", (*readonly).into()),

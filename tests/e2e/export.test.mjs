@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSite } from './site.mjs';
+import { patternText } from './pattern.mjs';
 
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
 let site, browser, base;
@@ -112,7 +113,7 @@ test('compare: pane B follows pane A until edited, and marks differences only fo
   // An example chosen in pane A reaches pane B (on its own CC, 7.5).
   await page.selectOption('#preset', 'kepler-4byte-stride2');
   await settled(page);
-  assert.equal(await page.locator('#pattern-b').inputValue(), await page.locator('#pattern').inputValue());
+  assert.equal(await patternText(page, '#pattern-b'), await patternText(page));
   assert.equal(await page.locator('select#cc-b').inputValue(), '7.5');
   // MODEL B: stride 2 is conflict-free in Kepler's 4-byte mode, 2-way (1 conflict) on 5.x and later.
   assert.equal(await read(page, '#pane-a [data-metric="bank_conflicts"]'), '0');
@@ -126,11 +127,11 @@ test('compare: pane B follows pane A until edited, and marks differences only fo
   // Pane A's edits no longer reach it ...
   await page.fill('#pattern', '8*lane');
   await settled(page);
-  assert.equal(await page.locator('#pattern-b').inputValue(), '4*lane');
+  assert.equal(await patternText(page, '#pattern-b'), '4*lane');
   // ... until it follows again.
   await page.click('#follow-a');
   await settled(page);
-  assert.equal(await page.locator('#pattern-b').inputValue(), '8*lane');
+  assert.equal(await patternText(page, '#pattern-b'), '8*lane');
   assert.match(await read(page, '#compare-note'), /follows its edits/);
   assert.deepEqual(errors, []);
   await page.close();

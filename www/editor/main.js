@@ -97,6 +97,9 @@ class Editor {
     this.pending = [];
     this.language = new Compartment();
     this.readOnly = new Compartment();
+    // The content element's id and name: a compartment, because the page may hand an editor to another pane.
+    this.attributes = new Compartment();
+    this.id = options.id ?? 'pattern';
     this.lang = options.lang;
     this.error = null;
     this.view = new EditorView({
@@ -152,10 +155,7 @@ class Editor {
               return true;
             },
           }),
-          EditorView.contentAttributes.of({
-            id: options.id ?? 'pattern',
-            'aria-label': options.label ?? 'access pattern',
-          }),
+          this.attributes.of(contentAttributes(this.id, options.label)),
           EditorView.updateListener.of((u) => {
             if (!u.docChanged || u.transactions.every((t) => t.annotation(fromPage))) return;
             const text = u.state.doc.toString();
@@ -169,7 +169,7 @@ class Editor {
     this.update(options);
   }
 
-  /** Brings the editor to the page's state: `{ text, lang, readonly, error: {line, column, message} | null,
+  /** Brings the editor to the page's state: `{ id, text, lang, readonly, error: {line, column, message} | null,
    * line }` (any may be left out). */
   update(o) {
     const effects = [];
@@ -189,6 +189,10 @@ class Editor {
       effects.push(this.language.reconfigure((LANGUAGES[o.lang] ?? LANGUAGES.expr)()));
     }
     if (typeof o.readonly === 'boolean') effects.push(this.readOnly.reconfigure(readOnlyExtension(o.readonly)));
+    if (typeof o.id === 'string' && o.id !== this.id) {
+      this.id = o.id;
+      effects.push(this.attributes.reconfigure(contentAttributes(o.id, o.label)));
+    }
     if (changes || effects.length) {
       this.view.dispatch({ changes, effects, annotations: fromPage.of(true) });
     }
@@ -210,6 +214,10 @@ class Editor {
 
 function readOnlyExtension(on) {
   return on ? [EditorState.readOnly.of(true), EditorView.contentAttributes.of({ 'aria-readonly': 'true' })] : [];
+}
+
+function contentAttributes(id, label) {
+  return EditorView.contentAttributes.of({ id, 'aria-label': label ?? 'access pattern' });
 }
 
 function viewOf(el) {
