@@ -385,14 +385,16 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             _ => Vec::new(),
         })
         .unwrap_or_default();
+    // Labels drawn last, over the arrows that fan out from the lanes: the groups' names and the parts' headings.
+    let mut headings = Vec::new();
     let mut y = LANE_Y + LANE_H + 8.0;
     if matrix {
         // Each lane gives one row of its matrix: the row's number under the lane.
-        items.push(text(LANE_X0 - 8.0, y + 20.0, "row", TEXT, Class::Muted, Anchor::End));
+        headings.push(text(LANE_X0 - 8.0, y + 20.0, "row", TEXT, Class::Muted, Anchor::End));
         for (lanes, _) in &groups {
             for l in lanes.iter() {
                 let x = lane_x(l) + LANE_W / 2.0;
-                items.push(text(x, y + 20.0, (l % 8).to_string(), TEXT, Class::Muted, Anchor::Middle));
+                headings.push(text(x, y + 20.0, (l % 8).to_string(), TEXT, Class::Muted, Anchor::Middle));
             }
         }
         y += 28.0;
@@ -405,14 +407,13 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             items.push(line(x1, y + 4.0, x2, y + 4.0, Class::Group));
             items.push(line(x1, y, x1, y + 4.0, Class::Group));
             items.push(line(x2, y, x2, y + 4.0, Class::Group));
-            items.push(text((x1 + x2) / 2.0, y + 28.0, label.clone(), TEXT, Class::Muted, Anchor::Middle));
+            headings.push(text((x1 + x2) / 2.0, y + 28.0, label.clone(), TEXT, Class::Muted, Anchor::Middle));
         }
         y += 34.0;
     }
     y += 34.0;
 
     let mut step_base = 0usize;
-    let mut headings = Vec::new();
     for (pi, p) in report.parts().iter().enumerate() {
         let part_steps = all.iter().filter(|s| s.part == pi).count();
         let done_in_part = shown.saturating_sub(step_base).min(part_steps);
