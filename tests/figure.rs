@@ -110,8 +110,9 @@ fn unswizzled_ldmatrix_tile_is_one_conflicting_column_per_matrix() {
     }
     let s = tile_scene(&r, "t").expect("a tile");
     assert_eq!(conflict_outlines(&s.items), 32);
-    assert_eq!(texts(&s.items).iter().filter(|t| **t == "8-way conflict").count(), 32);
-    assert!(texts(&s.items).contains(&"row 7 · lane 31"));
+    // Each chunk's label, one line each: its matrix row, its lane, its conflict.
+    assert_eq!(texts(&s.items).iter().filter(|t| **t == "8-way").count(), 32);
+    assert!(texts(&s.items).windows(3).any(|w| w == ["row 7", "lane 31", "8-way"]));
     assert_eq!(
         s.caption,
         "Tile view of LDSM.16.M88.4: 8 128-byte rows of shared memory, 32 chunks conflict in 4 bank groups."
@@ -198,19 +199,23 @@ fn ldmatrix_figure_names_matrices_and_rows() {
     assert_eq!(n, 32);
     let s = scene(&r, "t", n);
     let t = texts(&s.items);
-    for label in ["matrix 0 (lanes 0-7)", "matrix 3 (lanes 24-31)", "row 7", "row 3 · wavefront 4"] {
+    // Under each lane its matrix row (lane 8k+r gives row r); on each 16-byte chunk its row and the wavefront
+    // that reads it: matrix 0's 8 rows all fall in banks 0-3, so row 3 is its 4th wavefront.
+    for label in ["matrix 0", "matrix 3", "row", "r3 · w4"] {
         assert!(t.contains(&label), "{label} missing");
     }
-    assert!(t.contains(
-        &"matrix 1 (lanes 8-15): its 8 rows all fall in banks 4-7, so they are served one after another: 8 wavefronts (8-way)"
+    assert_eq!(t.iter().filter(|t| **t == "7").count(), 4 + 2, "row 7 under 4 lanes, lane 7's and bank 7's numbers");
+    // The sentences wrap onto lines of the figure's width.
+    assert!(t.join(" ").contains(
+        "matrix 1 (lanes 8-15): its 8 rows all fall in banks 4-7, so they are served one after another: 8 wavefronts (8-way)"
     ));
     assert_eq!(
         s.caption,
         "Step 32 of 32: matrix 3 (lanes 24-31): wavefront 8 of 8 reads row 7 (lane 31) (a replay caused by a bank conflict)."
     );
     let s = scene(&expr_report("8.0", "LDSM.16.M88.4", LDSM_SWIZZLED), "t", 0);
-    assert!(texts(&s.items).contains(
-        &"matrix 2 (lanes 16-23): its 8 rows fall in 8 different groups of 4 banks, so one pass serves them all: 1 wavefront"
+    assert!(texts(&s.items).join(" ").contains(
+        "matrix 2 (lanes 16-23): its 8 rows fall in 8 different groups of 4 banks, so one pass serves them all: 1 wavefront"
     ));
 }
 
@@ -244,4 +249,83 @@ fn the_other_shared_model_is_named_where_it_differs() {
     assert_eq!(wavefronts_text(1, None), "1 wavefront");
     assert!(warpscope::model::arch::Cc::new(7, 0).has_measured_shared_rule());
     assert!(!warpscope::model::arch::Cc::new(6, 1).has_measured_shared_rule());
+}
+
+// ---- readable from the back of the room ----
+
+use warpscope::figure::scene::{bank_window, block_scene, text_width, wrap, MAX_BANK_ROWS, MIN_SCALE, TEXT, WIDTH};
+
+/// Every text of a scene: at least the figure's text size (16 CSS px at the page's smallest scale), and inside
+/// the scene's width by the layout's own estimate of its width.
+fn assert_readable(s: &warpscope::figure::scene::Scene, what: &str) {
+    for item in &s.items {
+        if let Item::Text { x, text, size, anchor, .. } = item {
+            assert!(*size >= TEXT, "{what}: `{text}` at {size}");
+            let w = text_width(text, *size);
+            let (left, right) = match anchor {
+                warpscope::figure::scene::Anchor::Start => (*x, x + w),
+                warpscope::figure::scene::Anchor::Middle => (x - w / 2.0, x + w / 2.0),
+                warpscope::figure::scene::Anchor::End => (x - w, *x),
+            };
+            assert!(left >= -4.0 && right <= WIDTH + 4.0, "{what}: `{text}` runs from {left:.0} to {right:.0}");
+        }
+    }
+}
+
+#[test]
+fn every_figure_of_every_preset_keeps_its_text_at_the_figure_size() {
+    assert_eq!(TEXT * MIN_SCALE, 16.0, "16 CSS px at the page's smallest scale");
+    for p in presets::PRESETS.iter() {
+        let sc = p.scenario();
+        let r = sc.run().expect("runs");
+        for k in 0..r.instructions.len() {
+            let report = sc.report(&r, k, 0).expect("runs").expect("an issue");
+            let n = steps(&report).len();
+            let title = format!("{} on CC {}", r.instructions[k].op, p.cc);
+            for step in [0, 1, n] {
+                assert_readable(&scene(&report, &title, step), p.name);
+            }
+            if let Ok(t) = tile_scene(&report, &title) {
+                assert_readable(&t, p.name);
+            }
+            let many: Vec<&warpscope::Report> = std::iter::repeat_n(&report, 40).collect();
+            let labels: Vec<String> = (0..40).map(|w| format!("w{w} p4")).collect();
+            assert_readable(&block_scene(&many, &labels, &title, n), p.name);
+        }
+    }
+}
+
+#[test]
+fn long_legends_wrap_at_spaces() {
+    assert_eq!(wrap("one two three", TEXT, text_width("one two", TEXT) + 8.0), vec!["one two", "three"]);
+    assert_eq!(wrap("word", TEXT, 1.0), vec!["word"], "a word longer than the line stays whole");
+}
+
+#[test]
+fn the_bank_grid_follows_the_step() {
+    // Up to 16 rows: all of them.
+    assert_eq!(bank_window(10, Some((9, 9))), (0, 10));
+    // More: the first 16 before the first step, then a window that ends at the current step's last row.
+    assert_eq!(bank_window(32, None), (0, MAX_BANK_ROWS));
+    assert_eq!(bank_window(32, Some((3, 3))), (0, 16));
+    assert_eq!(bank_window(32, Some((16, 16))), (1, 16));
+    assert_eq!(bank_window(32, Some((31, 31))), (16, 16));
+    // One wavefront over 20 rows (a conflict-free diagonal): all 20 are drawn.
+    assert_eq!(bank_window(32, Some((4, 23))), (4, 20));
+    assert_eq!(bank_window(32, Some((0, 31))), (0, 32));
+    // BPG 9.2.3.3: the naive transpose's column read serves one lane per wavefront, lane k-1 at step k, each
+    // in its own row: every step draws its word (and its lane) in orange and one orange arrow.
+    let r = first_report("transpose-naive", 2);
+    for k in 1..=32 {
+        let s = scene(&r, "t", k);
+        let count = |c: Class| s.items.iter().filter(|i| matches!(i, Item::Rect { class, .. } if *class == c)).count();
+        assert_eq!((count(Class::LaneCurrent), count(Class::CellCurrent)), (1, 1), "step {k}");
+        let arrows = s.items.iter().filter(|i| matches!(i, Item::Line { class: Class::ArrowCurrent, .. })).count();
+        assert_eq!(arrows, 1, "step {k}");
+        assert!(texts(&s.items).contains(&k.to_string().as_str()), "step {k}: its wavefront number");
+        if k > 16 {
+            let window = format!("rows {}-{k} of 32: the rows the current step serves are drawn", k - 15);
+            assert!(texts(&s.items).contains(&window.as_str()), "step {k}");
+        }
+    }
 }

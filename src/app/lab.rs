@@ -27,7 +27,8 @@ fn spans(v: &[Span2]) -> Html {
         .collect()
 }
 
-/// Markdown blocks as elements (text is always text: no HTML from the lab file reaches the DOM).
+/// Markdown blocks as elements (text is always text: no HTML from the lab file reaches the DOM). Their
+/// headings are `h4`, under the exercise's `h3`.
 pub fn blocks(parsed: &[Block]) -> Html {
     let mut out = Vec::new();
     let mut items = Vec::new();
@@ -52,6 +53,41 @@ pub fn blocks(parsed: &[Block]) -> Html {
     }
     flush(&mut items, &mut out);
     out.into_iter().collect()
+}
+
+/// Where the page remembers whether the exercise text is open (for every lab and exercise alike: a teacher who
+/// folds it away to project the figure keeps it folded).
+const TASK_OPEN_KEY: &str = "warpscope-lab-task";
+
+/// The task's properties.
+#[derive(Properties, PartialEq)]
+struct TaskProps {
+    /// The exercise title, always shown.
+    title: AttrValue,
+    /// The text that folds away.
+    children: Html,
+}
+
+/// The exercise's title and text, which the student can fold away to bring the pattern up; remembered in
+/// this browser.
+#[component(Task)]
+fn task(props: &TaskProps) -> Html {
+    let open = use_state(|| super::browser::load(TASK_OPEN_KEY).as_deref() != Some("closed"));
+    let ontoggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::Element = e.target_unchecked_into();
+            let now = el.has_attribute("open");
+            super::browser::save(TASK_OPEN_KEY, if now { "open" } else { "closed" });
+            open.set(now);
+        })
+    };
+    html! {
+        <details id="task" class="task" open={*open} {ontoggle}>
+            <summary title={if *open { "hide the exercise text" } else { "show the exercise text" }}><h3>{ props.title.clone() }</h3></summary>
+            { props.children.clone() }
+        </details>
+    }
 }
 
 /// The lab panel.
@@ -128,12 +164,13 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
                 <button id="lab-save" onclick={save}>{ "save answers" }</button>
                 <button id="lab-reset" onclick={reset}>{ "reset progress" }</button>
             </div>
-            if l.current == 0 && !l.lab.intro.is_empty() {
-                <div class="lab-intro">{ blocks(&l.lab.intro) }</div>
-            }
             <div id="exercise" class="exercise">
-                <h3>{ ex.title.clone() }</h3>
-                { blocks(&ex.text) }
+                <Task title={ex.title.clone()}>
+                    if l.current == 0 && !l.lab.intro.is_empty() {
+                        <div class="lab-intro">{ blocks(&l.lab.intro) }</div>
+                    }
+                    { blocks(&ex.text) }
+                </Task>
                 <ul id="goals" class="goals" aria-label="goals">
                     { for grade.goals.iter().map(|g| html! {
                         <li class={if g.pass { "pass" } else { "fail" }}>

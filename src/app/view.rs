@@ -203,9 +203,14 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
         .is_ok_and(|i| i.base.fixed_space() == Some(crate::model::access::Space::Shared));
     let measured_rule = sc.cc.has_measured_shared_rule();
     let show_l1 = sc.cc.l1_choice_matters();
+    let stale = pane.error.is_some() || (pane.busy && pane.progress.is_some());
     html! {
         <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}
             data-busy={pane.busy.then_some("true")}>
+            // Two columns on wide screens: what the user writes on the left (the lab's task, the inputs, the
+            // pattern, the instruction list), what it costs on the right (the figure, the numbers, why).
+            <div class="pane-edit">
+            if k == 0 { { super::lab::view(d, state) } }
             <div class="inputs">
                 <label>{ "compute capability" }{ cc_select(d, k, sc.cc, locked(state, Setting::Cc)) }</label>
                 if state.lab.is_none() {
@@ -311,12 +316,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 <p id={id("progress", k)} class="progress" role="status">{ progress_text(done, total, secs) }</p>
             }
             if let Some(r) = &result {
-              // While the text has an error, the last result that ran stays visible but dimmed, so that nobody
-              // reads it as the result of the text above.
-              <div class={classes!("result", (pane.error.is_some() || (pane.busy && pane.progress.is_some())).then_some("stale"))} id={id("result", k)}>
-                if pane.error.is_some() {
-                    <p class="stale-label">{ "Showing the last pattern that ran. Fix the error above to update." }</p>
-                }
+              <div class={classes!("result-list", stale.then_some("stale"))}>
                 <div class="instructions-row">
                     <ol class="instructions" aria-label="memory instructions">
                         { for r.instructions.iter().enumerate().map(|(i, ins)| {
@@ -345,16 +345,22 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                         { warp_select(d, k, pane, ins) }
                     }
                 </div>
+              </div>
+            }
+            </div>
+            <div class="pane-view">
+            <h2 class="sr-only">{ if state.panes.len() > 1 { if k == 0 { "Figure A" } else { "Figure B" } } else { "Figure" } }</h2>
+            if let Some(r) = &result {
+              // While the text has an error, the last result that ran stays visible but dimmed, so that nobody
+              // reads it as the result of the text above.
+              <div class={classes!("result", stale.then_some("stale"))} id={id("result", k)}>
+                if pane.error.is_some() {
+                    <p class="stale-label">{ "Showing the last pattern that ran. Fix the error in the pattern to update." }</p>
+                }
                 if r.instructions.is_empty() {
                     <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
                 }
-                if r.blocks.total > 1 {
-                    <p class="summary grid-note" id={id("blocks", k)}>{ blocks_text(r) }</p>
-                }
-                if let Some(ins) = selected {
-                    { metrics(ins, base) }
-                }
-                if let (Some(ins), Some(shown)) = (selected, pane.shown.as_deref()) {
+                if let (Some(_), Some(shown)) = (selected, pane.shown.as_deref()) {
                     if crate::figure::tile::shared_part(&shown.report).is_some() && !(state.all_warps && shown.others.len() > 1) {
                         <div class="figure-tools">
                             <button id={id("tile-view", k)} aria-pressed={state.tile.to_string()}
@@ -365,6 +371,14 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                         </div>
                     }
                     { figure_view(state, k, shown) }
+                }
+                if let Some(ins) = selected {
+                    { metrics(ins, base) }
+                }
+                if r.blocks.total > 1 {
+                    <p class="summary grid-note" id={id("blocks", k)}>{ blocks_text(r) }</p>
+                }
+                if let (Some(ins), Some(shown)) = (selected, pane.shown.as_deref()) {
                     { explanation_view(d, k, pane, shown) }
                     <ul class="notes">
                         { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ crate::text::page_words(&n.text) }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
@@ -373,6 +387,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 }
               </div>
             }
+            </div>
         </section>
     }
 }
@@ -540,11 +555,11 @@ fn player(d: &Dispatch, state: &State) -> Html {
     let on_scrub = on_input(d, |v| Action::SetStep(v.parse().unwrap_or(0)));
     html! {
         <div class="player" role="group" aria-label="animation">
-            <button id="first" title="first step (Home)" onclick={click(Action::SetStep(0))}>{ "|◀◀" }</button>
-            <button id="back" title="step back (←)" onclick={click(Action::Step(-1))}>{ "◀" }</button>
-            <button id="play" class="primary" title="play / pause (space)" onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚ pause" } else { "▶ play" } }</button>
-            <button id="step" title="step forward (→)" onclick={click(Action::Step(1))}>{ "▶" }</button>
-            <button id="last" title="last step (End)" onclick={click(Action::SetStep(usize::MAX))}>{ "▶▶|" }</button>
+            <button id="first" title="first step (Home)" aria-label="first step" onclick={click(Action::SetStep(0))}>{ "|◀◀" }</button>
+            <button id="back" title="step back (←)" aria-label="step back" onclick={click(Action::Step(-1))}>{ "◀" }</button>
+            <button id="play" class="primary" title="play / pause (space)" aria-label={if state.playing { "pause" } else { "play" }} onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚ pause" } else { "▶ play" } }</button>
+            <button id="step" title="step forward (→)" aria-label="step forward" onclick={click(Action::Step(1))}>{ "▶" }</button>
+            <button id="last" title="last step (End)" aria-label="last step" onclick={click(Action::SetStep(usize::MAX))}>{ "▶▶|" }</button>
             <input id="scrub" type="range" min="0" max={max.to_string()} value={shown.to_string()} aria-label="step" oninput={on_scrub} />
             <span id="step-label" class="mono">{ format!("step {shown} / {max}") }</span>
             <label>{ "speed" }
@@ -719,7 +734,7 @@ fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
     let max = state.max_steps();
     let two = state.panes.len() > 1;
     html! {
-        <div class={classes!("app", "embed", if state.theme == Theme::Dark { "theme-dark" } else { "theme-light" })}>
+        <main class={classes!("app", "embed", if state.theme == Theme::Dark { "theme-dark" } else { "theme-light" })}>
             if let Some(n) = &state.notice { <p id="notice" class="notice" role="status">{ n.clone() }</p> }
             <div class={classes!("embed-panes", two.then_some("two"))}>
                 { for state.panes.iter().enumerate().map(|(k, p)| html! {
@@ -741,7 +756,7 @@ fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
                 <span id="step-label" class="mono">{ format!("{} / {max}", state.step_shown()) }</span>
                 <a id="open-full" href={format!("{}#{link}", browser::base_url())} target="_blank" rel="noopener">{ "open in warpscope ↗" }</a>
             </div>
-        </div>
+        </main>
     }
 }
 
@@ -919,19 +934,20 @@ pub fn app(props: &AppProps) -> Html {
                     <button id="theme" onclick={toggle_theme}>{ if dark { "light theme" } else { "dark theme" } }</button>
                 </div>
             </header>
+            <main id="main">
             if let Some(n) = &state.notice {
                 <p id="notice" class="notice" role="status">
                     { n.clone() }
                     <button class="dismiss" aria-label="dismiss" onclick={ { let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Notice(None))) } }>{ "×" }</button>
                 </p>
             }
-            { super::lab::view(&d, &state) }
             { player(&d, &state) }
             <div class="panes">
                 { for (0..state.panes.len()).map(|k| pane_view(&d, &state, k)) }
             </div>
             { share_bar(&d, &state, &link) }
             { facts_view(&d, &state) }
+            </main>
             <footer class="keys">{ "Keys: space play/pause · ← → step · Home/End first/last. Counts follow the documented model per CC; model notes show where sources or hardware differ." }</footer>
         </div>
     }

@@ -240,8 +240,10 @@ mod tests {
         let svg = agreement_svg(&c);
         let doc = roxmltree::Document::parse(&svg).unwrap();
         let count = |tag: &str| doc.descendants().filter(|n| n.has_tag_name(tag)).count();
-        // The scene's 18 rects and 25 texts, and the caption the writer adds as text.
-        assert_eq!((count("rect"), count("text")), (18, 26));
+        // The scene's 18 rects and 25 texts, and the caption the writer adds as text: at the figures' text
+        // size (24) its 80 characters take two lines of the 760-wide chart, with a background rect under the
+        // second.
+        assert_eq!((count("rect"), count("text")), (18 + 1, 25 + 2));
         assert!(svg.contains("Test &lt;GPU&gt; (CC 9.0): 1 of 3 probes agree with warpscope (33.3%)"));
         assert!(svg.contains(">8/9</text>") && svg.contains(">2/3</text>"));
     }

@@ -58,6 +58,8 @@ pub enum Class {
     Conflict,
     /// Text that names a conflict.
     ConflictLabel,
+    /// Text on a bright cell (the current lane, a served word, the current sector): dark in both themes.
+    Ink,
 }
 
 /// Text alignment.
@@ -228,11 +230,73 @@ pub fn steps(report: &Report) -> Vec<Step> {
 
 /// The width of a scene.
 pub const WIDTH: f64 = 1200.0;
-const LANE_X0: f64 = 64.0;
-const LANE_W: f64 = 33.0;
-const LANE_PITCH: f64 = 35.0;
+/// The smallest scale the page draws a scene at: a 1280-pixel-wide screen gives the figure 800 pixels.
+pub const MIN_SCALE: f64 = 2.0 / 3.0;
+/// The size of every label in a scene: 16 CSS pixels at [`MIN_SCALE`], readable from the back of a room.
+pub const TEXT: f64 = 24.0;
+/// The size of a scene's title.
+pub const TITLE: f64 = 27.0;
+/// The height of a line of labels.
+pub const LINE_H: f64 = 30.0;
+const LANE_X0: f64 = 100.0;
+const LANE_W: f64 = 32.0;
+const LANE_PITCH: f64 = 34.0;
 const LANE_Y: f64 = 44.0;
-const LANE_H: f64 = 30.0;
+const LANE_H: f64 = 36.0;
+
+/// The text on top of a cell of class `cell`: dark on the bright fills that both themes share.
+pub fn ink_on(cell: Class) -> Class {
+    match cell {
+        Class::LaneCurrent | Class::CellCurrent | Class::CellDone => Class::Ink,
+        _ => Class::Label,
+    }
+}
+
+/// About how wide `t` is at `size` (DejaVu Sans: digits 0.64 em, lower case 0.3-0.82 em; 0.6 on average).
+pub fn text_width(t: &str, size: f64) -> f64 {
+    t.chars().count() as f64 * size * 0.6
+}
+
+/// `t` cut into lines no wider than `width` at `size`, at spaces.
+pub fn wrap(t: &str, size: f64, width: f64) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in t.split(' ') {
+        if !line.is_empty() && text_width(&line, size) + text_width(word, size) + size * 0.3 > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+/// `t`, cut with an ellipsis to fit `width` at `size`.
+pub fn fit(t: &str, size: f64, width: f64) -> String {
+    let max = (width / (size * 0.6)).floor() as usize;
+    if t.chars().count() <= max {
+        t.to_string()
+    } else {
+        let mut s: String = t.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// Wrapped text from `(x, y)` (the first baseline) down; returns the y under its last line.
+pub(super) fn paragraph(items: &mut Vec<Item>, x: f64, y: f64, t: &str, class: Class) -> f64 {
+    let mut y = y;
+    for l in wrap(t, TEXT, WIDTH - x - 16.0) {
+        items.push(text(x, y, l, TEXT, class, Anchor::Start));
+        y += LINE_H;
+    }
+    y
+}
 
 fn lane_x(l: usize) -> f64 {
     LANE_X0 + l as f64 * LANE_PITCH
@@ -288,16 +352,16 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
     let shown = shown.min(all.len());
     let current = shown.checked_sub(1).and_then(|i| all.get(i));
     let mut items = vec![rect(0.0, 0.0, WIDTH, 0.0, Class::Background, None)];
-    items.push(text(16.0, 24.0, title, 18.0, Class::Title, Anchor::Start));
+    items.push(text(16.0, 30.0, fit(title, TITLE, WIDTH - 32.0), TITLE, Class::Title, Anchor::Start));
 
     // Lanes.
     let active = active_lanes(report);
-    items.push(text(LANE_X0 - 8.0, LANE_Y + 20.0, "lane", 13.0, Class::Muted, Anchor::End));
+    items.push(text(LANE_X0 - 8.0, LANE_Y + 26.0, "lane", TEXT, Class::Muted, Anchor::End));
     for l in 0..WARP_LANES {
         let class = lane_class(report, active, current, l);
         let tip = lane_tip(report, l);
         items.push(rect(lane_x(l), LANE_Y, LANE_W, LANE_H, class, Some(tip)));
-        items.push(text(lane_x(l) + LANE_W / 2.0, LANE_Y + 20.0, l.to_string(), 13.0, Class::Label, Anchor::Middle));
+        items.push(text(lane_x(l) + LANE_W / 2.0, LANE_Y + 26.0, l.to_string(), TEXT, ink_on(class), Anchor::Middle));
     }
     // Request or phase brackets when the warp is split; ldmatrix's phases are its matrices, and each lane
     // gives one row of its matrix.
@@ -309,22 +373,31 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             Cost::Memory(m) if m.steps.iter().any(|s| s.lanes.len() < 32) => {
                 m.steps.iter().enumerate().map(|(i, s)| (s.lanes, format!("request {}", i + 1))).collect()
             }
-            Cost::Banks(b) if matrix => b.phases.iter().map(|s| (s.lanes, matrix_name(s.lanes))).collect(),
+            // Eight lanes leave room for `matrix 1`; its lanes are the bracket's.
+            Cost::Banks(b) if matrix => b
+                .phases
+                .iter()
+                .map(|s| (s.lanes, format!("matrix {}", s.lanes.iter().next().unwrap_or(0) / 8)))
+                .collect(),
             Cost::Banks(b) if b.phases.iter().any(|s| s.lanes.len() < 32) => {
                 b.phases.iter().enumerate().map(|(i, s)| (s.lanes, format!("phase {}", i + 1))).collect()
             }
             _ => Vec::new(),
         })
         .unwrap_or_default();
+    // Labels drawn last, over the arrows that fan out from the lanes: the groups' names and the parts' headings.
+    let mut headings = Vec::new();
     let mut y = LANE_Y + LANE_H + 8.0;
     if matrix {
+        // Each lane gives one row of its matrix: the row's number under the lane.
+        headings.push(text(LANE_X0 - 8.0, y + 20.0, "row", TEXT, Class::Muted, Anchor::End));
         for (lanes, _) in &groups {
             for l in lanes.iter() {
                 let x = lane_x(l) + LANE_W / 2.0;
-                items.push(text(x, y + 6.0, format!("row {}", l % 8), 11.0, Class::Muted, Anchor::Middle));
+                headings.push(text(x, y + 20.0, (l % 8).to_string(), TEXT, Class::Muted, Anchor::Middle));
             }
         }
-        y += 12.0;
+        y += 28.0;
     }
     if !groups.is_empty() {
         for (lanes, label) in &groups {
@@ -334,14 +407,13 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             items.push(line(x1, y + 4.0, x2, y + 4.0, Class::Group));
             items.push(line(x1, y, x1, y + 4.0, Class::Group));
             items.push(line(x2, y, x2, y + 4.0, Class::Group));
-            items.push(text((x1 + x2) / 2.0, y + 18.0, label.clone(), 12.0, Class::Muted, Anchor::Middle));
+            headings.push(text((x1 + x2) / 2.0, y + 28.0, label.clone(), TEXT, Class::Muted, Anchor::Middle));
         }
-        y += 24.0;
+        y += 34.0;
     }
-    y += 28.0;
+    y += 34.0;
 
     let mut step_base = 0usize;
-    let mut headings = Vec::new();
     for (pi, p) in report.parts().iter().enumerate() {
         let part_steps = all.iter().filter(|s| s.part == pi).count();
         let done_in_part = shown.saturating_sub(step_base).min(part_steps);
@@ -356,9 +428,9 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         };
         // Right-aligned on a background box, drawn last so that the arrows fanning out from the lanes pass
         // under it.
-        let label_w = 8.0 * label.len() as f64 + 16.0;
-        headings.push(rect(WIDTH - 16.0 - label_w, y - 16.0, label_w, 22.0, Class::Background, None));
-        headings.push(text(WIDTH - 24.0, y, label, 15.0, Class::Title, Anchor::End));
+        let label_w = text_width(label, TEXT) + 16.0;
+        headings.push(rect(WIDTH - 16.0 - label_w, y - 24.0, label_w, 32.0, Class::Background, None));
+        headings.push(text(WIDTH - 24.0, y, label, TEXT, Class::Title, Anchor::End));
         y += 14.0;
         // A later part (cp.async's shared write) repeats the lanes above itself, so that its arrows do not
         // cross the part before it.
@@ -366,21 +438,21 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             LANE_Y + LANE_H
         } else {
             let strip_y = y + 6.0;
-            items.push(text(LANE_X0 - 8.0, strip_y + 15.0, "lane", 12.0, Class::Muted, Anchor::End));
+            items.push(text(LANE_X0 - 8.0, strip_y + 24.0, "lane", TEXT, Class::Muted, Anchor::End));
             for l in 0..WARP_LANES {
                 let class = lane_class(report, active, current, l);
-                items.push(rect(lane_x(l), strip_y, LANE_W, 20.0, class, None));
+                items.push(rect(lane_x(l), strip_y, LANE_W, 32.0, class, None));
                 items.push(text(
                     lane_x(l) + LANE_W / 2.0,
-                    strip_y + 15.0,
+                    strip_y + 24.0,
                     l.to_string(),
-                    11.0,
-                    Class::Label,
+                    TEXT,
+                    ink_on(class),
                     Anchor::Middle,
                 ));
             }
-            y += 36.0;
-            strip_y + 20.0
+            y += 48.0;
+            strip_y + 32.0
         };
         let cur = current.filter(|s| s.part == pi);
         y = match &p.cost {
@@ -511,9 +583,11 @@ fn lane_tip(report: &Report, l: usize) -> String {
     format!("lane {l}: inactive")
 }
 
-const SECTOR_W: f64 = 34.0;
-const LINE_GAP: f64 = 12.0;
+const SECTOR_W: f64 = 31.0;
+const LINE_GAP: f64 = 20.0;
 const LINES_PER_ROW: usize = 8;
+/// Where the first 128-byte line of a row starts.
+const LINE_X0: f64 = 24.0;
 
 fn memory_view(
     items: &mut Vec<Item>,
@@ -544,16 +618,29 @@ fn memory_view(
     }
     let current_index =
         current.map(|c| m.steps.iter().take(c.group).map(|r| r.transactions.len()).sum::<usize>() + c.index);
-    let row_h = 96.0;
-    let top = y0 + 40.0;
+    let row_h = 90.0;
+    let top = y0 + 44.0;
+    // The lines' addresses go over the arrows that cross them. Addresses too long for a line's width (a
+    // 64-bit pointer) become offsets from the first line, which the legend names.
+    let mut labels = Vec::new();
+    let room = 4.0 * SECTOR_W + LINE_GAP - 8.0;
+    let base = lines
+        .iter()
+        .any(|&ln| text_width(&hex(ln * 128), TEXT) > room)
+        .then(|| lines.first().map(|&ln| ln * 128))
+        .flatten();
+    let line_label = |ln: u64| match base {
+        Some(b) => fit(&format!("+{}", hex(ln * 128 - b)), TEXT, room),
+        None => hex(ln * 128),
+    };
     for (i, &ln) in lines.iter().enumerate() {
         let col = i % LINES_PER_ROW;
         let row = i / LINES_PER_ROW;
-        let x = LANE_X0 + col as f64 * (4.0 * SECTOR_W + LINE_GAP);
+        let x = LINE_X0 + col as f64 * (4.0 * SECTOR_W + LINE_GAP);
         let y = top + row as f64 * row_h;
-        items.push(text(x, y - 6.0, hex(ln * 128), 11.0, Class::Muted, Anchor::Start));
+        labels.push(text(x, y - 8.0, line_label(ln), TEXT, Class::Muted, Anchor::Start));
         if i > 0 && lines[i - 1] + 1 != ln && col > 0 {
-            items.push(text(x - LINE_GAP / 2.0, y + 24.0, "…", 14.0, Class::Muted, Anchor::Middle));
+            labels.push(text(x - LINE_GAP / 2.0, y + 26.0, "…", TEXT, Class::Muted, Anchor::Middle));
         }
         for s in 0..4u64 {
             let steps_here: Vec<usize> = moved.iter().filter(|(k, _)| *k == (ln, s)).map(|(_, i)| *i).collect();
@@ -583,7 +670,7 @@ fn memory_view(
         let Some(i) = lines.iter().position(|&ln| ln == a / 128) else { continue };
         let col = i % LINES_PER_ROW;
         let row = i / LINES_PER_ROW;
-        let x = LANE_X0 + col as f64 * (4.0 * SECTOR_W + LINE_GAP);
+        let x = LINE_X0 + col as f64 * (4.0 * SECTOR_W + LINE_GAP);
         let y = top + row as f64 * row_h;
         let off = a % 128;
         let bx = x + (off / 32) as f64 * SECTOR_W + (off % 32) as f64 * (SECTOR_W - 2.0) / 32.0;
@@ -598,20 +685,39 @@ fn memory_view(
             if cur { Class::ArrowCurrent } else { Class::Arrow },
         ));
     }
+    items.append(&mut labels);
     let rows = lines.len().div_ceil(LINES_PER_ROW).max(1);
     let bottom = top + rows as f64 * row_h - 40.0;
     let legend = format!(
-        "{}, {}, {} of {} B; cells are 32-byte sectors, green bars the bytes each lane uses",
+        "{}, {}, {} of {} B; cells are 32-byte sectors, green bars the bytes each lane uses{}",
         plural(m.lines, "line"),
         plural(m.sectors, "sector"),
         plural(m.transactions, "transaction"),
-        m.transaction_bytes
+        m.transaction_bytes,
+        base.map(|b| format!("; lines are labelled by their offset from {}", hex(b))).unwrap_or_default()
     );
-    items.push(text(LANE_X0, bottom + 18.0, legend, 13.0, Class::Muted, Anchor::Start));
-    bottom + 24.0
+    paragraph(items, LINE_X0, bottom + 26.0, &legend, Class::Muted) - 24.0
 }
 
-const MAX_BANK_ROWS: usize = 16;
+/// Rows of banks drawn at once (more when one wavefront spans more rows).
+pub const MAX_BANK_ROWS: usize = 16;
+
+/// The rows of the bank grid to draw, as `(first, count)` of `n` rows: all when they fit, else a window that
+/// holds the rows `lo..=hi` the current step serves (the last rows it can, so that the window moves on with
+/// the animation), or the first rows before the first step.
+pub fn bank_window(n: usize, now: Option<(usize, usize)>) -> (usize, usize) {
+    if n <= MAX_BANK_ROWS {
+        return (0, n);
+    }
+    match now {
+        None => (0, MAX_BANK_ROWS),
+        Some((lo, hi)) => {
+            let count = (hi - lo + 1).clamp(MAX_BANK_ROWS, n);
+            let first = (hi + 1).saturating_sub(count).min(lo).min(n - count);
+            (first, count)
+        }
+    }
+}
 
 fn bank_view(
     items: &mut Vec<Item>,
@@ -642,16 +748,25 @@ fn bank_view(
     let mut rows: Vec<u64> = served.iter().map(|(a, _)| a / row_bytes).collect();
     rows.sort_unstable();
     rows.dedup();
-    let shown_rows = rows.len().min(MAX_BANK_ROWS);
-    let top = y0 + 30.0;
-    let cell_h = 24.0;
-    items.push(text(LANE_X0 - 8.0, top - 6.0, "bank", 13.0, Class::Muted, Anchor::End));
+    // The rows the current wavefront serves are always drawn: the window follows the animation.
+    let now = current_index.and_then(|c| {
+        let at = |a: u64| rows.iter().position(|&r| r == a / row_bytes);
+        let idx: Vec<usize> = served.iter().filter(|(_, k)| *k == c).filter_map(|(a, _)| at(*a)).collect();
+        Some((*idx.iter().min()?, *idx.iter().max()?))
+    });
+    let (first_row, shown_rows) = bank_window(rows.len(), now);
+    let all_rows = rows.len();
+    let rows: Vec<u64> = rows.into_iter().skip(first_row).take(shown_rows).collect();
+    let top = y0 + 44.0;
+    let cell_h = 32.0;
+    // The banks' numbers go over the arrows that cross them.
+    let mut labels = vec![text(LANE_X0 - 8.0, top - 8.0, "bank", TEXT, Class::Muted, Anchor::End)];
     for bank in 0..WARP_LANES {
-        items.push(text(lane_x(bank) + LANE_W / 2.0, top - 6.0, bank.to_string(), 12.0, Class::Muted, Anchor::Middle));
+        labels.push(text(lane_x(bank) + LANE_W / 2.0, top - 8.0, bank.to_string(), TEXT, Class::Muted, Anchor::Middle));
     }
-    for (ri, &row) in rows.iter().take(shown_rows).enumerate() {
+    for (ri, &row) in rows.iter().enumerate() {
         let y = top + ri as f64 * cell_h;
-        items.push(text(LANE_X0 - 8.0, y + 16.0, hex(row * row_bytes), 11.0, Class::Muted, Anchor::End));
+        items.push(text(LANE_X0 - 8.0, y + 23.0, hex(row * row_bytes), TEXT, Class::Muted, Anchor::End));
         for bank in 0..WARP_LANES as u64 {
             let lo = row * row_bytes + bank * u64::from(b.bank_bytes);
             let hi = lo + u64::from(b.bank_bytes);
@@ -675,14 +790,14 @@ fn bank_view(
                 continue;
             }
             if let Some(k) = here.iter().min() {
-                items.push(text(x + LANE_W / 2.0, y + 16.0, (k + 1).to_string(), 12.0, Class::Label, Anchor::Middle));
+                items.push(text(x + LANE_W / 2.0, y + 23.0, (k + 1).to_string(), TEXT, ink_on(class), Anchor::Middle));
             }
         }
     }
     // Arrows from lanes to the first word of their access.
     for (l, a) in p.addresses.iter().enumerate() {
         let Some(a) = a else { continue };
-        let Some(ri) = rows.iter().take(shown_rows).position(|&r| r == a / row_bytes) else { continue };
+        let Some(ri) = rows.iter().position(|&r| r == a / row_bytes) else { continue };
         let bank = ((a % row_bytes) / u64::from(b.bank_bytes)) as usize;
         let y = top + ri as f64 * cell_h;
         let cur = current.is_some_and(|c| c.lanes.contains(l));
@@ -694,6 +809,7 @@ fn bank_view(
             if cur { Class::ArrowCurrent } else { Class::Arrow },
         ));
     }
+    items.append(&mut labels);
     // ldmatrix: each 16-byte row spans four banks; one label across them names the matrix row and the
     // wavefront that reads it, so eight rows stacked in the same four banks read as eight wavefronts. Drawn
     // over the arrows, which end at the row they point to.
@@ -708,7 +824,7 @@ fn bank_view(
             }
         }
         for (c, lanes) in &chunks {
-            let Some(ri) = rows.iter().take(shown_rows).position(|&r| r == c / row_bytes) else { continue };
+            let Some(ri) = rows.iter().position(|&r| r == c / row_bytes) else { continue };
             let bank = ((c % row_bytes) / u64::from(b.bank_bytes)) as usize;
             let span = (16 / b.bank_bytes.max(1)) as usize;
             let x1 = lane_x(bank);
@@ -725,28 +841,27 @@ fn bank_view(
             };
             let tip = format!("offset {}: banks {bank}-{}", hex(*c), bank + span - 1);
             items.push(rect(x1, y, x2 - x1, cell_h - 2.0, class, Some(tip)));
+            // Short enough for four banks: `r3 · w4` is matrix row 3, read by wavefront 4 (the legend says so).
             let who = match lanes.as_slice() {
-                [l] => format!("row {}", l % 8),
-                ls => format!("{} rows", ls.len()),
+                [l] => format!("r{}", l % 8),
+                ls => format!("{}r", ls.len()),
             };
             let label = match wave {
-                Some(k) => format!("{who} · wavefront {}", k + 1),
+                Some(k) => format!("{who} · w{}", k + 1),
                 None => who,
             };
-            items.push(text((x1 + x2) / 2.0, y + 16.0, label, 12.0, Class::Label, Anchor::Middle));
+            items.push(text((x1 + x2) / 2.0, y + 23.0, label, TEXT, ink_on(class), Anchor::Middle));
         }
     }
     let mut bottom = top + shown_rows as f64 * cell_h;
-    if rows.len() > shown_rows {
-        items.push(text(
-            LANE_X0,
-            bottom + 14.0,
-            format!("… {} more rows", rows.len() - shown_rows),
-            13.0,
-            Class::Muted,
-            Anchor::Start,
-        ));
-        bottom += 18.0;
+    if all_rows > shown_rows {
+        let window = format!(
+            "rows {}-{} of {}: the rows the current step serves are drawn",
+            first_row + 1,
+            first_row + shown_rows,
+            all_rows
+        );
+        bottom = paragraph(items, LANE_X0, bottom + 26.0, &window, Class::Muted) - 24.0;
     }
     let legend = format!(
         "{}, ideal {}, {}, {}-way; {}",
@@ -755,20 +870,18 @@ fn bank_view(
         plural(b.bank_conflicts, "bank conflict"),
         b.conflict_degree,
         if matrix {
-            "each 16-byte row spans 4 banks and shows the wavefront that serves it"
+            "each 16-byte row spans 4 banks; r3 · w4 is matrix row 3, read by wavefront 4"
         } else {
             "each word shows the wavefront that serves it"
         }
     );
-    items.push(text(LANE_X0, bottom + 18.0, legend, 13.0, Class::Muted, Anchor::Start));
-    let mut bottom = bottom + 24.0;
+    let mut y = paragraph(items, LANE_X0, bottom + 28.0, &legend, Class::Muted);
     if matrix {
         for sentence in phase_sentences(p, b) {
-            items.push(text(LANE_X0, bottom + 16.0, sentence, 13.0, Class::Label, Anchor::Start));
-            bottom += 20.0;
+            y = paragraph(items, LANE_X0, y + 4.0, &sentence, Class::Label);
         }
     }
-    bottom
+    y - 24.0
 }
 
 /// A light or dark colour theme.
@@ -783,13 +896,14 @@ pub enum Theme {
 }
 
 /// Fill, stroke and stroke width of a class in a theme. Colours are from the Okabe-Ito palette, which stays
-/// distinguishable with the common colour-vision deficiencies.
+/// distinguishable with the common colour-vision deficiencies. Contrast (WCAG 2.2, checked by the page's
+/// end-to-end test): text 4.5:1 or more against what it sits on, every shape's fill or edge 3:1 or more.
 pub fn paint(class: Class, theme: Theme) -> (&'static str, &'static str, f64) {
     let dark = theme == Theme::Dark;
     let (bg, fg, muted, cell, cell_edge) = if dark {
-        ("#14161a", "#eceff3", "#a8b0ba", "#262a31", "#4a515c")
+        ("#14161a", "#eceff3", "#a8b0ba", "#262a31", "#6b7480")
     } else {
-        ("#ffffff", "#1a1a1a", "#555b63", "#f1f3f5", "#c4cad1")
+        ("#ffffff", "#1a1a1a", "#555b63", "#f1f3f5", "#8a929c")
     };
     match class {
         Class::Background => (bg, "none", 0.0),
@@ -804,8 +918,16 @@ pub fn paint(class: Class, theme: Theme) -> (&'static str, &'static str, f64) {
         Class::CellTouched => (if dark { "#1f4e6b" } else { "#cfe6f5" }, "#0072b2", 1.0),
         Class::CellDone => ("#56b4e9", "#0072b2", 1.5),
         Class::CellCurrent => ("#e69f00", "#a35f00", 2.5),
-        Class::Bytes => ("#009e73", "none", 0.0),
-        Class::Arrow => ("none", if dark { "#5d6673" } else { "#9aa3ad" }, 1.0),
+        // Okabe-Ito's bluish green, darkened in the light theme to stand out on the sky-blue and orange
+        // sectors; in the dark theme a light green with a dark edge for the same.
+        Class::Bytes => {
+            if dark {
+                ("#3ccf9f", "#14161a", 1.0)
+            } else {
+                ("#00654a", "none", 0.0)
+            }
+        }
+        Class::Arrow => ("none", if dark { "#6b7480" } else { "#858d97" }, 1.0),
         Class::ArrowCurrent => ("none", "#d55e00", 2.0),
         Class::Outline => ("none", "#0072b2", 2.0),
         // Tints of Okabe-Ito orange, sky blue, bluish green and reddish purple, with the full colour as the
@@ -821,34 +943,37 @@ pub fn paint(class: Class, theme: Theme) -> (&'static str, &'static str, f64) {
             (_, true) => ("#6a2f52", "#cc79a7", 1.5),
         },
         Class::Conflict => ("none", if dark { "#ff7a3d" } else { "#c2410c" }, 3.0),
-        Class::ConflictLabel => (if dark { "#ff9a6b" } else { "#b23a08" }, "none", 0.0),
+        Class::ConflictLabel => (if dark { "#ffc3a6" } else { "#8f2d00" }, "none", 0.0),
+        Class::Ink => ("#1a1a1a", "none", 0.0),
     }
 }
 
 /// The block overview: one compact row per warp-level issue (up to 32), each with its 32 lanes and its own
 /// transactions or wavefronts as squares, all stepping together: step k shows each warp's k-th step.
 pub fn block_scene(reports: &[&Report], labels: &[String], title: &str, shown: usize) -> Scene {
-    const ROW: f64 = 19.0;
+    const ROW: f64 = 30.0;
     const CELL: f64 = 15.0;
-    const X0: f64 = 96.0;
+    const X0: f64 = 112.0;
     let mut items = vec![rect(0.0, 0.0, WIDTH, 0.0, Class::Background, None)];
-    items.push(text(16.0, 24.0, title, 18.0, Class::Title, Anchor::Start));
+    items.push(text(16.0, 30.0, fit(title, TITLE, WIDTH - 32.0), TITLE, Class::Title, Anchor::Start));
     let steps_x = X0 + 32.0 * CELL + 18.0;
-    items.push(text(X0, 48.0, "lanes 0-31", 12.0, Class::Muted, Anchor::Start));
-    items.push(text(steps_x, 48.0, "transactions or wavefronts, in order", 12.0, Class::Muted, Anchor::Start));
-    let mut y = 56.0;
+    // The steps that fit beside the lanes, with room for a `+N` after them.
+    let max_shown = ((WIDTH - 64.0 - steps_x) / CELL) as usize;
+    items.push(text(X0, 66.0, "lanes 0-31", TEXT, Class::Muted, Anchor::Start));
+    items.push(text(steps_x, 66.0, "transactions or wavefronts, in order", TEXT, Class::Muted, Anchor::Start));
+    let mut y = 80.0;
     let mut max_steps = 0;
     for (r, label) in reports.iter().zip(labels).take(32) {
         let all = steps(r);
         max_steps = max_steps.max(all.len());
         let current = shown.checked_sub(1).and_then(|i| all.get(i));
-        items.push(text(X0 - 8.0, y + 12.0, label.clone(), 12.0, Class::Muted, Anchor::End));
+        items.push(text(X0 - 8.0, y + 21.0, label.clone(), TEXT, Class::Muted, Anchor::End));
         let active = active_lanes(r);
         for l in 0..WARP_LANES {
             let class = lane_class(r, active, current, l);
             items.push(rect(X0 + l as f64 * CELL, y, CELL - 2.0, ROW - 4.0, class, None));
         }
-        for (k, s) in all.iter().enumerate().take(40) {
+        for (k, s) in all.iter().enumerate().take(max_shown) {
             let class = if k + 1 == shown {
                 Class::CellCurrent
             } else if k < shown {
@@ -858,12 +983,12 @@ pub fn block_scene(reports: &[&Report], labels: &[String], title: &str, shown: u
             };
             items.push(rect(steps_x + k as f64 * CELL, y, CELL - 2.0, ROW - 4.0, class, Some(s.text.clone())));
         }
-        if all.len() > 40 {
+        if all.len() > max_shown {
             items.push(text(
-                steps_x + 40.0 * CELL + 4.0,
-                y + 12.0,
-                format!("+{}", all.len() - 40),
-                12.0,
+                steps_x + max_shown as f64 * CELL + 4.0,
+                y + 21.0,
+                format!("+{}", all.len() - max_shown),
+                TEXT,
                 Class::Muted,
                 Anchor::Start,
             ));
@@ -873,9 +998,9 @@ pub fn block_scene(reports: &[&Report], labels: &[String], title: &str, shown: u
     if reports.len() > 32 {
         items.push(text(
             X0,
-            y + 12.0,
+            y + 21.0,
             format!("… {} more warp issues", reports.len() - 32),
-            12.0,
+            TEXT,
             Class::Muted,
             Anchor::Start,
         ));

@@ -1,7 +1,7 @@
 //! Writes a [`Scene`] as a standalone SVG document: colours inlined from the theme, a font stack that every
 //! browser and Inkscape can resolve, no scripts, no embedded raster. A pure function returning a string.
 
-use crate::figure::scene::{paint, Anchor, Item, Scene, Theme};
+use crate::figure::scene::{paint, wrap, Anchor, Item, Scene, Theme, LINE_H, TEXT};
 use std::fmt::Write as _;
 
 /// The font stack used in exported figures.
@@ -35,14 +35,28 @@ fn num(v: f64) -> String {
 
 /// The scene as an SVG document.
 pub fn to_svg(scene: &Scene, theme: Theme) -> String {
+    // The caption goes under the figure, at the figure's text size, on as many lines as it needs.
+    let caption = wrap(&scene.caption, TEXT, scene.width - 32.0);
+    let extra = LINE_H * caption.len().saturating_sub(1) as f64;
+    let height = scene.height + extra;
     let mut out = String::new();
     let _ = write!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"{FONT}\" role=\"img\">\n<title>{t}</title>\n",
         w = num(scene.width),
-        h = num(scene.height),
+        h = num(height),
         t = escape(&scene.caption)
     );
+    if extra > 0.0 {
+        let (bg, _, _) = paint(crate::figure::scene::Class::Background, theme);
+        let _ = writeln!(
+            out,
+            "<rect x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{bg}\"/>",
+            num(scene.height - 4.0),
+            num(scene.width),
+            num(extra + 4.0)
+        );
+    }
     for item in &scene.items {
         match item {
             Item::Rect { x, y, w, h, class, tip } => {
@@ -96,12 +110,15 @@ pub fn to_svg(scene: &Scene, theme: Theme) -> String {
         }
     }
     let (fill, _, _) = paint(crate::figure::scene::Class::Label, theme);
-    let _ = writeln!(
-        out,
-        "<text x=\"16\" y=\"{}\" font-size=\"15\" fill=\"{fill}\">{}</text>",
-        num(scene.height - 12.0),
-        escape(&scene.caption)
-    );
+    for (i, line) in caption.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<text x=\"16\" y=\"{}\" font-size=\"{}\" fill=\"{fill}\">{}</text>",
+            num(scene.height - 12.0 + LINE_H * i as f64),
+            num(TEXT),
+            escape(line)
+        );
+    }
     out.push_str("</svg>\n");
     out
 }

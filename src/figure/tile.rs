@@ -8,7 +8,10 @@
 //! A pure function from a report to a [`Scene`], like [`super::scene::scene`]; [`tile`] gives the layout's
 //! data (which chunks, which phase, which conflict) for tests and captions.
 
-use super::scene::{is_matrix, phase_sentences, rect, text, wavefronts_text, Anchor, Class, Item, Scene, WIDTH};
+use super::scene::{
+    fit, is_matrix, paragraph, phase_sentences, rect, text, text_width, wavefronts_text, Anchor, Class, Item, Scene,
+    LINE_H, TEXT, TITLE, WIDTH,
+};
 use crate::model::access::LaneSet;
 use crate::model::arch::{bank_rule, BankMode};
 use crate::model::report::{BankCost, Report};
@@ -136,7 +139,6 @@ pub fn tile(report: &Report) -> Option<Tile> {
 /// Rows drawn at most; the rest are counted.
 pub const MAX_ROWS: usize = 16;
 const X0: f64 = 110.0;
-const ROW_H: f64 = 44.0;
 
 /// The name of phase `i` of a report: `matrix 1 (lanes 8-15)` for ldmatrix, `phase 2 (lanes 8-15)` or `one
 /// phase (lanes 0-31)` otherwise.
@@ -161,50 +163,81 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
     };
     let matrix = is_matrix(p);
     let mut items = vec![rect(0.0, 0.0, WIDTH, 0.0, Class::Background, None)];
-    items.push(text(16.0, 24.0, title, 18.0, Class::Title, Anchor::Start));
+    items.push(text(16.0, 30.0, fit(title, TITLE, WIDTH - 32.0), TITLE, Class::Title, Anchor::Start));
 
-    // The phases' colours.
+    // The phases' colours, wrapped onto as many lines as they need.
+    let intro = if matrix { "colour = matrix:" } else { "colour = phase:" };
     let mut x = 16.0;
-    let legend_y = 50.0;
-    items.push(text(
-        x,
-        legend_y,
-        if matrix { "colour = matrix:" } else { "colour = phase:" },
-        13.0,
-        Class::Muted,
-        Anchor::Start,
-    ));
-    x += 112.0;
+    let mut legend_y = 66.0;
+    items.push(text(x, legend_y, intro, TEXT, Class::Muted, Anchor::Start));
+    x += text_width(intro, TEXT) + 12.0;
     for i in 0..b.phases.len().min(8) {
         let name = phase_name(p, b, i);
-        items.push(rect(x, legend_y - 12.0, 16.0, 16.0, Class::Phase(i as u8), None));
-        items.push(text(x + 22.0, legend_y, name.clone(), 13.0, Class::Label, Anchor::Start));
-        x += 22.0 + 7.4 * name.len() as f64 + 18.0;
+        let w = 28.0 + text_width(&name, TEXT) + 18.0;
+        if x + w > WIDTH - 16.0 {
+            x = 16.0;
+            legend_y += LINE_H;
+        }
+        items.push(rect(x, legend_y - 18.0, 20.0, 20.0, Class::Phase(i as u8), None));
+        items.push(text(x + 28.0, legend_y, name.clone(), TEXT, Class::Label, Anchor::Start));
+        x += w;
     }
 
-    // Column heads: the banks and bytes of each chunk position.
+    // Column heads: the banks and the bytes of each chunk position (only the banks where 16 columns leave no
+    // room for the bytes).
     let cols = t.columns();
     let cw = (WIDTH - X0 - 16.0) / cols as f64;
     let group = CHUNK_BYTES / t.bank_bytes;
-    let head_y = 82.0;
-    items.push(text(X0 - 10.0, head_y, "offset", 12.0, Class::Muted, Anchor::End));
+    let head_y = legend_y + 42.0;
+    let wide = cols <= 8;
+    items.push(text(X0 - 10.0, head_y, "banks", TEXT, Class::Muted, Anchor::End));
+    if wide {
+        items.push(text(X0 - 10.0, head_y + LINE_H, "bytes", TEXT, Class::Muted, Anchor::End));
+    }
     for c in 0..cols {
         let cx = X0 + c as f64 * cw + cw / 2.0;
-        let banks = format!("banks {}-{}", c * group, c * group + group - 1);
-        items.push(text(cx, head_y, banks, 13.0, Class::Label, Anchor::Middle));
-        let bytes = format!("bytes {}-{}", c * CHUNK_BYTES, c * CHUNK_BYTES + CHUNK_BYTES - 1);
-        items.push(text(cx, head_y + 15.0, bytes, 11.0, Class::Muted, Anchor::Middle));
+        items.push(text(
+            cx,
+            head_y,
+            format!("{}-{}", c * group, c * group + group - 1),
+            TEXT,
+            Class::Label,
+            Anchor::Middle,
+        ));
+        if wide {
+            let bytes = format!("{}-{}", c * CHUNK_BYTES, c * CHUNK_BYTES + CHUNK_BYTES - 1);
+            items.push(text(cx, head_y + LINE_H, bytes, TEXT, Class::Muted, Anchor::Middle));
+        }
     }
 
-    // The rows.
-    let top = head_y + 26.0;
+    // The rows: each cell names its lane (or lanes), its matrix row for ldmatrix, and its conflict, one line
+    // each, so every label keeps the figure's size.
+    let top = head_y + if wide { LINE_H } else { 0.0 } + 16.0;
     let shown = t.rows.len().min(MAX_ROWS);
+    let label_lines = |k: &Chunk| -> Vec<(String, Class)> {
+        let mut out = Vec::new();
+        match (matrix, k.lanes.len()) {
+            (true, 1) => {
+                let l = k.lanes.iter().next().unwrap_or(0);
+                out.push((format!("row {}", l % 8), Class::Label));
+                out.push((format!("lane {l}"), Class::Label));
+            }
+            (_, 1) => out.push((format!("lane {}", k.lanes.iter().next().unwrap_or(0)), Class::Label)),
+            _ => out.push((fit(&format!("lanes {}", k.lanes.ranges()), TEXT, cw - 8.0), Class::Label)),
+        }
+        if k.conflict > 0 {
+            out.push((format!("{}-way", k.conflict), Class::ConflictLabel));
+        }
+        out
+    };
+    let lines = t.chunks.iter().map(|k| label_lines(k).len()).max().unwrap_or(1).max(1);
+    let row_h = 16.0 + LINE_H * lines as f64;
     for (ri, &row) in t.rows.iter().take(shown).enumerate() {
-        let y = top + ri as f64 * ROW_H;
-        items.push(text(X0 - 10.0, y + 23.0, hex(row * t.row_bytes), 13.0, Class::Muted, Anchor::End));
+        let y = top + ri as f64 * row_h;
+        items.push(text(X0 - 10.0, y + 26.0, hex(row * t.row_bytes), TEXT, Class::Muted, Anchor::End));
         if ri > 0 && t.rows[ri - 1] + 1 != row {
             // Rows in between are untouched: a dashed gap would be noise, a mark says rows were skipped.
-            items.push(text(X0 - 10.0, y - 1.0, "⋮", 12.0, Class::Muted, Anchor::End));
+            items.push(text(X0 - 10.0, y + 2.0, "⋮", TEXT, Class::Muted, Anchor::End));
         }
         for c in 0..cols {
             let cx = X0 + c as f64 * cw;
@@ -215,7 +248,7 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
                     cx + 1.0,
                     y,
                     cw - 4.0,
-                    ROW_H - 6.0,
+                    row_h - 6.0,
                     Class::Cell,
                     Some(format!("offset {}: untouched", hex(offset))),
                 ));
@@ -228,7 +261,7 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
                 phase_name(p, b, k.phase),
                 if k.conflict > 0 { format!(", {}-way bank conflict", k.conflict) } else { String::new() }
             );
-            items.push(rect(cx + 1.0, y, cw - 4.0, ROW_H - 6.0, Class::Cell, Some(tip)));
+            items.push(rect(cx + 1.0, y, cw - 4.0, row_h - 6.0, Class::Cell, Some(tip)));
             // The touched words in the phase's colour: the whole chunk for 16-byte accesses.
             let per_word = (cw - 4.0) / group as f64;
             let mut w = 0;
@@ -246,50 +279,35 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
                     wx,
                     y,
                     (end - w + 1) as f64 * per_word,
-                    ROW_H - 6.0,
+                    row_h - 6.0,
                     Class::Phase(k.phase as u8),
                     None,
                 ));
                 w = end + 1;
             }
             if k.conflict > 0 {
-                items.push(rect(cx + 1.0, y, cw - 4.0, ROW_H - 6.0, Class::Conflict, None));
+                items.push(rect(cx + 1.0, y, cw - 4.0, row_h - 6.0, Class::Conflict, None));
             }
-            let label = match (matrix, k.lanes.len()) {
-                (true, 1) => {
-                    let l = k.lanes.iter().next().unwrap_or(0);
-                    format!("row {} · lane {l}", l % 8)
-                }
-                (_, 1) => format!("lane {}", k.lanes.iter().next().unwrap_or(0)),
-                _ => format!("lanes {}", k.lanes.ranges()),
-            };
             let mid = cx + (cw - 4.0) / 2.0;
-            if k.conflict > 0 {
-                items.push(text(mid, y + 16.0, label, 13.0, Class::Label, Anchor::Middle));
-                items.push(text(
-                    mid,
-                    y + 31.0,
-                    format!("{}-way conflict", k.conflict),
-                    11.0,
-                    Class::ConflictLabel,
-                    Anchor::Middle,
-                ));
-            } else {
-                items.push(text(mid, y + 23.0, label, 13.0, Class::Label, Anchor::Middle));
+            let label = label_lines(k);
+            // Centred in the cell, whatever the number of lines.
+            let first = y + (row_h - 6.0) / 2.0 - LINE_H * (label.len() as f64 - 1.0) / 2.0 + 8.0;
+            for (i, (line, class)) in label.into_iter().enumerate() {
+                items.push(text(mid, first + i as f64 * LINE_H, line, TEXT, class, Anchor::Middle));
             }
         }
     }
-    let mut y = top + shown as f64 * ROW_H;
+    let mut y = top + shown as f64 * row_h;
     if t.rows.len() > shown {
         items.push(text(
             X0,
-            y + 10.0,
+            y + 20.0,
             format!("… {} more rows", t.rows.len() - shown),
-            13.0,
+            TEXT,
             Class::Muted,
             Anchor::Start,
         ));
-        y += 18.0;
+        y += 28.0;
     }
 
     // What it means.
@@ -309,13 +327,11 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
             )
         }
     );
-    y += 22.0;
-    items.push(text(X0, y, total, 14.0, Class::Title, Anchor::Start));
+    y = paragraph(&mut items, 16.0, y + 30.0, &total, Class::Title);
     for sentence in phase_sentences(p, b).into_iter().take(8) {
-        y += 19.0;
-        items.push(text(X0, y, sentence, 13.0, Class::Label, Anchor::Start));
+        y = paragraph(&mut items, 16.0, y + 4.0, &sentence, Class::Label);
     }
-    y += 22.0;
+    y += 8.0;
     let how = [
         format!(
             "Each row is {} bytes, one word in each of the {} banks; each cell is 16 bytes, {} banks side by side.",
@@ -326,8 +342,7 @@ pub fn tile_scene(report: &Report, title: &str) -> Result<Scene, String> {
             .to_string(),
     ];
     for line in how {
-        items.push(text(X0, y, line, 12.0, Class::Muted, Anchor::Start));
-        y += 16.0;
+        y = paragraph(&mut items, 16.0, y, &line, Class::Muted);
     }
 
     let caption = format!(
