@@ -188,12 +188,18 @@ const CONTRAST = `
 /** Every text of the page (not the figure) against the background it sits on: [what, ratio, needed]. */
 function pageContrast(page) {
   return page.evaluate(`(() => { ${CONTRAST}
+    // The colour behind the text: translucent backgrounds (the editor's active line, a selection) blended
+    // over what lies under them, down to the first opaque one.
     const bgOf = (el) => {
+      const layers = [];
       for (let e = el; e; e = e.parentElement) {
         const c = parse(getComputedStyle(e).backgroundColor);
-        if (c && c[3] > 0) return c;
+        if (c && c[3] > 0) layers.push(c);
+        if (c && c[3] >= 1) break;
       }
-      return [255, 255, 255, 1];
+      let out = [255, 255, 255];
+      for (const c of layers.reverse()) out = out.map((x, i) => c[i] * c[3] + x * (1 - c[3]));
+      return [...out, 1];
     };
     const bad = [];
     let checked = 0;
