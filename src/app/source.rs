@@ -235,8 +235,18 @@ fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
     let text: Vec<&str> = p.text.lines().collect();
     let selected = r.instructions.get(p.instr).map(|i| i.line);
     let stale = p.error.is_some();
+    // The indentation the lines with instructions share is left out, so that the code starts beside the
+    // numbers instead of past the column's edge (a loop body in a kernel is indented two or three levels).
+    let indent = metrics
+        .keys()
+        .filter_map(|n| text.get(n - 1))
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
     let row = |n: usize| -> Html {
-        let line = text.get(n - 1).copied().unwrap_or("");
+        let full = text.get(n - 1).copied().unwrap_or("");
+        let blank = full.len() - full.trim_start_matches([' ', '\t']).len();
+        let line = &full[blank.min(indent)..];
         let m = metrics.get(&n);
         let level = m.map_or(0, |m| heat(m.excess(), worst));
         let onclick = m.map(|m| {

@@ -178,7 +178,7 @@ for (const [lang, file] of [['cuda', 'transpose.cu'], ['ptx', 'nvrtc_sm_80.ptx']
     let chip = 0;
     let worst = { excess: -1 };
     for (const row of rows) {
-      assert.equal(row.code, lines[row.line - 1], `line ${row.line}: the pasted text`);
+      assert.equal(row.code.trim(), lines[row.line - 1].trim(), `line ${row.line}: the pasted text (less the shared indentation)`);
       const sum = { requests: 0, sectors: 0, wavefronts: 0, bank_conflicts: 0 };
       for (let k = 0; k < row.ops.length; k++, chip++) {
         // Choosing the instruction in the source view selects it in the list and the figure.
