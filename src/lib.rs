@@ -29,11 +29,13 @@
 //! - [`scenario`]: everything that decides a view, and the one path from settings text to it.
 //! - [`figure`], [`teach`]: the figure's scene and SVG; explanations, presets, labs.
 //! - [`service`], [`share`]: the page's analysis service; links.
-//! - Front ends: `cli` and `calibrate` (native), `app` (the page, wasm32).
+//! - Front ends: `cli` and `calibrate` (native), `app` (the page, wasm32); `export` packs their figures
+//!   (zip archives of frames).
 
 pub mod analysis;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod calibrate;
+pub mod export;
 pub mod figure;
 pub mod lang;
 pub mod model;

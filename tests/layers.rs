@@ -78,7 +78,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("workload", &["text", "model", "program", "lang", "analysis", "scenario", "teach"]),
 ];
 
-const FRONT_ENDS: &[&str] = &["cli", "calibrate", "app", "lib", "main", "bin"];
+const FRONT_ENDS: &[&str] = &["cli", "calibrate", "app", "lib", "main", "bin", "export"];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

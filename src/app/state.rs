@@ -359,7 +359,7 @@ impl State {
     }
 
     /// Gives a following pane B pane A's program after an edit of A, and asks for its analysis.
-    fn sync_follower(&mut self) {
+    fn sync_pane_b(&mut self) {
         if let [a, b] = self.panes.as_mut_slice() {
             if b.follows {
                 b.follow(a);
@@ -522,7 +522,7 @@ impl Reducible for State {
                     }
                     s.rerun(p);
                     if p == 0 && program_edit {
-                        s.sync_follower();
+                        s.sync_pane_b();
                     }
                 }
                 s.step = None;

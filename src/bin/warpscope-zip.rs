@@ -1,4 +1,4 @@
-//! `warpscope-zip`: files packed into one zip archive ([`warpscope::figure::zip_files`]).
+//! `warpscope-zip`: files packed into one zip archive ([`warpscope::export::zip_files`]).
 //!
 //! In the browser it is the page's zip worker, started when "all steps" is pressed: it receives an array
 //! `[name, bytes, name, bytes, ...]` (strings and `Uint8Array`s) and answers the archive as a `Uint8Array`, or
@@ -20,7 +20,7 @@ fn main() {
             let bytes = items.get(k + 1).dyn_into::<js_sys::Uint8Array>().map(|a| a.to_vec()).unwrap_or_default();
             files.push((name, bytes));
         }
-        let answer = match warpscope::figure::zip_files(&files) {
+        let answer = match warpscope::export::zip_files(&files) {
             Ok(zip) => JsValue::from(js_sys::Uint8Array::from(zip.as_slice())),
             Err(e) => JsValue::from_str(&e),
         };
@@ -46,7 +46,7 @@ fn main() {
                 std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
             files.push((name, std::fs::read(path).map_err(|e| format!("{path}: {e}"))?));
         }
-        std::fs::write(out, warpscope::figure::zip_files(&files)?).map_err(|e| format!("{out}: {e}"))
+        std::fs::write(out, warpscope::export::zip_files(&files)?).map_err(|e| format!("{out}: {e}"))
     };
     if let Err(e) = run() {
         eprintln!("warpscope-zip: {e}");

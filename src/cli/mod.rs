@@ -712,7 +712,7 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
                 let files = (0..=n)
                     .map(|k| Ok((format!("{base}-{k:02}.{ext}"), render(k)?)))
                     .collect::<Result<Vec<_>, String>>()?;
-                write_output(&f.output, crate::figure::zip_files(&files)?)?;
+                write_output(&f.output, crate::export::zip_files(&files)?)?;
                 return Ok(format!("wrote {} frames in {}", files.len(), f.output));
             }
             let (stem, ext) = match f.output.rsplit_once('.') {
