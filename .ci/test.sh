@@ -58,7 +58,7 @@ step "the kernel corpus recompiled (clang, NVRTC, ptxas, nvdisasm) matches tests
 bash hw/make-corpus.sh --check
 
 step "browser tests (headless Chromium)"
-CHROMEDRIVER=$(command -v chromedriver) cargo test --locked --target wasm32-unknown-unknown --test web
+CHROMEDRIVER=$(command -v chromedriver) cargo test --locked --target wasm32-unknown-unknown --test web --test rescue
 
 step "end-to-end tests (playwright-core, Debian's Chromium; screenshots in test-results/)"
 node --test tests/e2e/
