@@ -178,7 +178,8 @@ pub fn encode(view: &ViewState) -> String {
 /// Reads link text (with or without a leading `#`).
 pub fn decode(link: &str) -> Result<ViewState, ShareError> {
     let json = unpack(link)?;
-    let view: ViewState = serde_json::from_slice(&json).map_err(|e| ShareError::Corrupt(e.to_string()))?;
+    let view: ViewState =
+        serde_json::from_slice(&json).map_err(|e| ShareError::Corrupt(plain_words(&e.to_string())))?;
     validate(view)
 }
 
@@ -264,4 +265,51 @@ pub fn validate(view: ViewState) -> Result<ViewState, ShareError> {
         p.scenario().map_err(ShareError::Invalid)?;
     }
     Ok(view)
+}
+
+/// A deserialiser's complaint about a link's data (`invalid type: floating point `80.0`, expected a
+/// string`) in plain words: what the link holds where a view holds something else.
+pub fn plain_words(raw: &str) -> String {
+    let raw = raw.trim_start_matches("Error: ");
+    // serde_json says where; the words below say what.
+    let raw = raw.rsplit_once(" at line ").map_or(raw, |(m, _)| m);
+    let not_a_view = "its data is not a warpscope view".to_string();
+    if let Some(rest) = raw.strip_prefix("unknown variant ") {
+        let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        let name = found.trim_matches('`');
+        let choices = expected.replace('`', "");
+        return format!(
+            "it holds `{}` where a warpscope view has {choices}",
+            name.chars().take(40).collect::<String>()
+        );
+    }
+    let Some(rest) = raw.strip_prefix("invalid type: ") else { return not_a_view };
+    let Some((found, expected)) = rest.split_once(", expected ") else { return not_a_view };
+    let expected = match expected {
+        "a string" => "text",
+        "usize" | "u8" | "u16" | "u32" | "u64" => "a whole number",
+        "a boolean" => "true or false",
+        "a sequence" => "a list",
+        _ => return not_a_view,
+    };
+    let found = if let Some(n) = found.strip_prefix("floating point ").or_else(|| found.strip_prefix("integer ")) {
+        let n = n.trim_matches('`');
+        let n = n.strip_suffix(".0").unwrap_or(n);
+        if n.len() > 20 {
+            "a number".to_string()
+        } else {
+            format!("the number {n}")
+        }
+    } else if found.starts_with("string") {
+        "text".to_string()
+    } else if found.starts_with("boolean") {
+        "true or false".to_string()
+    } else if found == "sequence" {
+        "a list".to_string()
+    } else if found == "map" {
+        "a group of fields".to_string()
+    } else {
+        "a value of another kind".to_string()
+    };
+    format!("it holds {found} where a warpscope view has {expected}")
 }

@@ -43,10 +43,17 @@ pub fn encode_view(view: &crate::share::ViewState) -> Option<String> {
     Some(crate::share::pack(to_json(view).as_bytes())).filter(|l| l.len() <= crate::share::MAX_LINK_CHARS)
 }
 
-/// The view a share link holds.
+/// The view a share link holds. What went wrong is said in words a user reads, never as the deserialiser's
+/// or the browser's message.
 pub fn decode_view(link: &str) -> Result<crate::share::ViewState, crate::share::ShareError> {
+    use crate::share::ShareError;
     let bytes = crate::share::unpack(link)?;
-    let text = String::from_utf8(bytes).map_err(|_| crate::share::ShareError::Corrupt("not text".into()))?;
-    let view = from_json(&text).map_err(crate::share::ShareError::Corrupt)?;
+    let text = String::from_utf8(bytes).map_err(|_| ShareError::Corrupt("its data is not text".into()))?;
+    let v = js_sys::JSON::parse(&text).map_err(|_| ShareError::Corrupt("its data is not a warpscope view".into()))?;
+    if !v.is_object() || js_sys::Array::is_array(&v) {
+        return Err(ShareError::Corrupt("its data is not a warpscope view".into()));
+    }
+    let view = serde_wasm_bindgen::from_value(v)
+        .map_err(|e| ShareError::Corrupt(crate::share::plain_words(&e.to_string())))?;
     crate::share::validate(view)
 }
