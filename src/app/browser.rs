@@ -28,8 +28,19 @@ pub fn base_url() -> String {
         .unwrap_or_default()
 }
 
+thread_local! {
+    /// The link the page last wrote after `#`.
+    static OWN_HASH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Whether `link` is the one the page itself last wrote after `#` (not one pasted by the user).
+pub fn is_own_hash(link: &str) -> bool {
+    OWN_HASH.with(|h| *h.borrow() == link)
+}
+
 /// Replaces the URL's hash with `link` without adding a history entry.
 pub fn set_hash(link: &str) {
+    OWN_HASH.with(|h| link.clone_into(&mut h.borrow_mut()));
     if let Ok(w) = window() {
         if let Ok(h) = w.history() {
             let search = w.location().search().unwrap_or_default();
@@ -155,20 +166,130 @@ pub fn lab_param() -> Option<String> {
     })
 }
 
-/// Fetches a text file.
-pub async fn fetch_text(url: &str) -> Result<String, String> {
+/// A header of a fetch response (`None` when absent).
+fn header(resp: &web_sys::Response, name: &str) -> Option<String> {
+    let headers = js_sys::Reflect::get(resp, &JsValue::from_str("headers")).ok()?;
+    let get: js_sys::Function = js_sys::Reflect::get(&headers, &JsValue::from_str("get")).ok()?.dyn_into().ok()?;
+    get.call1(&headers, &JsValue::from_str(name)).ok()?.as_string()
+}
+
+/// An integer with thousands separators, for sizes in messages.
+fn bytes_text(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A fetched text file: its text and whether the server sent it as HTML (a server that answers every
+/// unknown path with the page itself).
+pub struct Fetched {
+    /// The file's text.
+    pub text: String,
+    /// Sent as `text/html`.
+    pub html: bool,
+}
+
+/// Fetches a text file of at most `limit` bytes, or `None` when the server has no such file (HTTP 404). A
+/// larger file is refused by its Content-Length before it is read, else once its bytes have arrived (never
+/// copied into the page's module).
+pub async fn fetch_limited(url: &str, limit: usize) -> Result<Option<Fetched>, String> {
     let w = window()?;
     let resp = wasm_bindgen_futures::JsFuture::from(w.fetch_with_str(url))
         .await
-        .map_err(|_| format!("could not load {url}"))?;
+        .map_err(|_| format!("could not load {url} (the server did not answer, or does not let this page read it)"))?;
     let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("could not load {url}"))?;
+    if resp.status() == 404 {
+        return Ok(None);
+    }
     if !resp.ok() {
         return Err(format!("could not load {url}: HTTP {}", resp.status()));
     }
-    let text = wasm_bindgen_futures::JsFuture::from(resp.text().map_err(|_| format!("could not read {url}"))?)
-        .await
-        .map_err(|_| format!("could not read {url}"))?;
-    text.as_string().ok_or_else(|| format!("{url} is not text"))
+    let most = if limit % (1 << 20) == 0 { format!("{} MB", limit >> 20) } else { format!("{} KB", limit >> 10) };
+    let too_big = |n: u64| {
+        format!(
+            "{url} is {} bytes; warpscope reads at most {most} ({} bytes) here",
+            bytes_text(n),
+            bytes_text(limit as u64)
+        )
+    };
+    if let Some(n) = header(&resp, "content-length").and_then(|n| n.trim().parse::<u64>().ok()) {
+        if n > limit as u64 {
+            return Err(too_big(n));
+        }
+    }
+    let html = header(&resp, "content-type").is_some_and(|t| t.to_ascii_lowercase().starts_with("text/html"));
+    let buffer =
+        wasm_bindgen_futures::JsFuture::from(resp.array_buffer().map_err(|_| format!("could not read {url}"))?)
+            .await
+            .map_err(|_| format!("could not read {url}"))?;
+    let bytes = js_sys::Uint8Array::new(&buffer);
+    if bytes.length() as usize > limit {
+        return Err(too_big(u64::from(bytes.length())));
+    }
+    let text = String::from_utf8(bytes.to_vec()).map_err(|_| format!("{url} is not UTF-8 text"))?;
+    Ok(Some(Fetched { text, html }))
+}
+
+/// The largest `labs-origins` file read.
+const MAX_ORIGINS_BYTES: usize = 64 * 1024;
+
+/// Where a `?lab=` parameter points: the lab file's URL, and its origin when that is not this site's.
+pub struct LabSource {
+    /// The URL to fetch (relative for a lab of this site).
+    pub url: String,
+    /// The other site it comes from (`https://other.example`), `None` for this site.
+    pub origin: Option<String>,
+}
+
+/// Resolves `?lab=`: a plain name is `labs/NAME.toml` next to the page; a URL on this site is read as it is;
+/// a URL on another site must be https, and when the site has a `labs-origins` file next to its page (one
+/// origin per line), that site must be listed there.
+pub async fn lab_source(param: &str) -> Result<LabSource, String> {
+    let shown: String = param.chars().take(80).collect();
+    if !param.is_empty() && param.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Ok(LabSource { url: format!("labs/{param}.toml"), origin: None });
+    }
+    let not_a_lab = || format!("`?lab=` takes a lab name (letters, digits, - and _) or an https URL, not `{shown}`");
+    let url = web_sys::Url::new(param).map_err(|_| not_a_lab())?;
+    let scheme = url.protocol();
+    if scheme != "https:" && scheme != "http:" {
+        return Err(not_a_lab());
+    }
+    let origin = url.origin();
+    let own = window()?.location().origin().unwrap_or_default();
+    if origin == own {
+        return Ok(LabSource { url: url.href(), origin: None });
+    }
+    let listed = match fetch_limited("labs-origins", MAX_ORIGINS_BYTES).await {
+        Ok(Some(f)) if !f.html => Some(
+            f.text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(|l| web_sys::Url::new(l).map(|u| u.origin()).unwrap_or_else(|_| l.to_string()))
+                .collect::<Vec<String>>(),
+        ),
+        // No list (or a server that answers with the page itself): any https site may provide labs.
+        Ok(_) => None,
+        Err(e) => return Err(format!("This site's list of the sites labs may come from could not be read ({e})")),
+    };
+    match listed {
+        Some(list) if !list.contains(&origin) => Err(format!(
+            "This course opens labs only from this site{}; {origin} is not in its list (labs-origins), so its lab was not loaded",
+            if list.is_empty() { String::new() } else { format!(" and {}", list.join(", ")) }
+        )),
+        Some(_) => Ok(LabSource { url: url.href(), origin: Some(origin) }),
+        None if scheme == "https:" => Ok(LabSource { url: url.href(), origin: Some(origin) }),
+        None => Err(format!(
+            "A lab from another site must come over https; {origin} is not, so its lab was not loaded (a course can allow it in labs-origins)"
+        )),
+    }
 }
 
 /// Reads a value from localStorage.

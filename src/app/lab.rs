@@ -149,6 +149,12 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
     };
     html! {
         <section id="lab" class="lab" aria-label="lab">
+            if let Some(origin) = &l.origin {
+                <p id="lab-origin" class="lab-origin" role="note">
+                    <strong>{ format!("Lab from {origin}") }</strong>
+                    { " — not from this site. Its text and links come from there: give no password or personal data where they lead." }
+                </p>
+            }
             <div class="lab-head">
                 <h2>{ l.lab.title.clone() }</h2>
                 <ol id="exercises" class="exercises">

@@ -249,11 +249,31 @@ pub struct LabState {
     pub current: usize,
     /// The student's progress.
     pub progress: Progress,
+    /// The origin the lab file came from when it is not this site's (`https://other.example`), shown above
+    /// the lab.
+    pub origin: Option<String>,
+}
+
+/// A lab file read and compiled by the lab worker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabFile {
+    /// The localStorage key of its progress.
+    pub key: String,
+    /// The checked course, as JSON.
+    pub json: String,
+    /// The progress saved in this browser, as JSON.
+    pub saved: Option<String>,
+    /// Where it came from, when not from this site: its origin.
+    pub origin: Option<String>,
 }
 
 impl PartialEq for LabState {
     fn eq(&self, o: &LabState) -> bool {
-        Rc::ptr_eq(&self.lab, &o.lab) && self.key == o.key && self.current == o.current && self.progress == o.progress
+        Rc::ptr_eq(&self.lab, &o.lab)
+            && self.key == o.key
+            && self.current == o.current
+            && self.progress == o.progress
+            && self.origin == o.origin
     }
 }
 
@@ -324,6 +344,28 @@ impl State {
             Err(e) => s.notice = Some(format!("{e}. Showing the default view instead.")),
         }
         s
+    }
+
+    /// Shows the view of a link pasted into the open page, as a fresh start with it would, keeping what is
+    /// not part of a link (an open lab, the carveout calculator). A link that cannot be opened leaves the
+    /// view as it is and says why.
+    pub fn open_link(&mut self, link: &str) {
+        let fresh = State::from_link(Some(link), self.embed);
+        if let Some(n) = fresh.notice {
+            self.notice = Some(n.replace("Showing the default view instead.", "The view was left as it was."));
+            return;
+        }
+        self.panes = fresh.panes;
+        // Request numbers only grow: the engine sends a pane's request when its number is new.
+        for k in 0..self.panes.len() {
+            self.rerun(k);
+        }
+        self.step = fresh.step;
+        self.theme = fresh.theme;
+        self.all_warps = fresh.all_warps;
+        self.tile = fresh.tile;
+        self.playing = false;
+        self.notice = None;
     }
 
     /// Puts back the editors' text saved when the page last stopped on a bug.
@@ -474,7 +516,7 @@ pub enum Action {
     Notice(Option<String>),
     /// A checked lab arrived from the lab worker (key, the course as JSON, saved progress), or could not be
     /// loaded (the message says why, with line:column in the lab file).
-    LabLoaded(Result<(String, String, Option<String>), String>),
+    LabLoaded(Result<LabFile, String>),
     /// Open exercise `usize` of the lab.
     LabOpen(usize),
     /// Reveal the next hint.
@@ -491,6 +533,8 @@ pub enum Action {
     Follow,
     /// Show the tile view of shared memory, or the lanes.
     Tile(bool),
+    /// A link was pasted into the address bar of the open page (only its `#` part changed): show its view.
+    OpenLink(String),
 }
 
 impl Reducible for State {
@@ -631,7 +675,7 @@ impl Reducible for State {
                     grade_current(&mut s);
                 }
             }
-            Action::LabLoaded(Ok((key, json, saved))) => {
+            Action::LabLoaded(Ok(LabFile { key, json, saved, origin })) => {
                 match super::json::from_json::<crate::teach::lab::Course>(&json) {
                     Ok(lab) => {
                         let progress =
@@ -642,7 +686,7 @@ impl Reducible for State {
                             .as_ref()
                             .and_then(|id| lab.exercises.iter().position(|e| &e.id == id))
                             .unwrap_or(0);
-                        s.lab = Some(LabState { lab: Rc::new(lab), key, current: 0, progress });
+                        s.lab = Some(LabState { lab: Rc::new(lab), key, current: 0, progress, origin });
                         s.panes.truncate(1);
                         open_exercise(&mut s, at);
                     }
@@ -677,7 +721,10 @@ impl Reducible for State {
                 let current = s.lab.as_ref().map_or(0, |l| l.current);
                 open_exercise(&mut s, current);
             }
+            Action::OpenLink(link) => s.open_link(&link),
         }
+        // What a crash would save (see rescue.rs).
+        super::rescue::remember(s.panes.iter().map(|p| p.scenario.text.as_str()));
         Rc::new(s)
     }
 }

@@ -5,7 +5,7 @@ use super::browser;
 use super::engine::{Engine, LocalEngine};
 use super::figure::Figure;
 use super::source::CodeArea;
-use super::state::{Action, Edit, Pane, State, L1_CHOICES};
+use super::state::{Action, Edit, LabFile, Pane, State, L1_CHOICES};
 use crate::analysis::InstrResult;
 use crate::figure::scene::{scene, Theme};
 use crate::figure::svg::to_svg;
@@ -318,8 +318,11 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             if let Some(r) = &result {
               <div class={classes!("result-list", stale.then_some("stale"))}>
                 <div class="instructions-row">
+                    if r.instructions.len() > MAX_LISTED {
+                        { instr_window(d, k, pane.instr, r.instructions.len()) }
+                    }
                     <ol class="instructions" aria-label="memory instructions">
-                        { for r.instructions.iter().enumerate().map(|(i, ins)| {
+                        { for r.instructions.iter().enumerate().skip(listed_from(pane.instr, r.instructions.len())).take(MAX_LISTED).map(|(i, ins)| {
                             let d = d.clone();
                             let onclick = Callback::from(move |_| d.dispatch(Action::Instr(k, i)));
                             html! {
@@ -392,6 +395,43 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     }
 }
 
+/// The most instructions listed at once: a listing of 20,000 would take the browser seconds to draw on every
+/// change, so a long one is listed as a window around the selected instruction.
+const MAX_LISTED: usize = 200;
+
+/// The first instruction listed: a window of [`MAX_LISTED`] around the selected one.
+fn listed_from(selected: usize, total: usize) -> usize {
+    selected.saturating_sub(MAX_LISTED / 2).min(total.saturating_sub(MAX_LISTED))
+}
+
+/// Which instructions a long listing shows, and a field to go to any of them by number.
+fn instr_window(d: &Dispatch, k: usize, selected: usize, total: usize) -> Html {
+    let from = listed_from(selected, total);
+    let to = (from + MAX_LISTED).min(total);
+    let go = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let el: HtmlInputElement = e.target_unchecked_into();
+            if let Ok(n) = el.value().trim().parse::<usize>() {
+                d.dispatch(Action::Instr(k, n.clamp(1, total) - 1));
+            }
+        })
+    };
+    html! {
+        <p class="instr-window" id={id("instr-window", k)}>
+            { format!("Instructions {}–{} of {}, around the selected one. ", from + 1, to, grouped(total as u64)) }
+            <label>{ "show instruction " }
+                <input id={id("instr-go", k)} class="short mono" type="number" min="1" max={total.to_string()}
+                    value={(selected + 1).to_string()} onchange={go} />
+            </label>
+        </p>
+    }
+}
+
+/// The most passes offered as a menu; more are chosen by number (a menu of 66,000 passes takes the browser
+/// seconds to draw).
+const MAX_PASS_MENU: u32 = 200;
+
 /// The warp and pass selectors of an instruction with several issues in the listed block.
 fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
     let (warp, pass) = match pane.shown.as_deref() {
@@ -412,6 +452,16 @@ fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
         let ins = ins.clone();
         on_select(d, move |v| Action::Issue(k, ins.issue_index(warp, v.parse().unwrap_or(0)).unwrap_or(0)))
     };
+    let by_pass_number = {
+        let (ins, d) = (ins.clone(), d.clone());
+        Callback::from(move |e: Event| {
+            let el: HtmlInputElement = e.target_unchecked_into();
+            if let Ok(p) = el.value().trim().parse::<u32>() {
+                let p = p.clamp(1, passes.max(1)) - 1;
+                d.dispatch(Action::Issue(k, ins.issue_index(warp, p).unwrap_or(0)));
+            }
+        })
+    };
     html! {
         <>
             <label class="warp-select">{ "warp" }
@@ -421,7 +471,13 @@ fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
                     }) }
                 </select>
             </label>
-            if ins.max_passes() > 1 {
+            if passes > MAX_PASS_MENU {
+                <label class="warp-select">{ "pass" }
+                    <input id={id("pass", k)} class="short mono" type="number" min="1" max={passes.to_string()}
+                        value={(pass + 1).to_string()} onchange={by_pass_number} />
+                    { format!(" of {}", grouped(u64::from(passes))) }
+                </label>
+            } else if ins.max_passes() > 1 {
                 <label class="warp-select">{ "pass" }
                     <select id={id("pass", k)} onchange={by_pass}>
                         { for (0..passes).map(|p| html! {
@@ -778,6 +834,7 @@ pub fn app(props: &AppProps) -> Html {
         if let Some(texts) = super::rescue::take_saved() {
             s.restore(texts);
         }
+        super::rescue::remember(s.panes.iter().map(|p| p.scenario.text.as_str()));
         s
     });
     let d = state.dispatcher();
@@ -825,36 +882,52 @@ pub fn app(props: &AppProps) -> Html {
         }
     });
     let link = link.unwrap_or_default();
-    // ?lab=NAME loads labs/NAME.toml from the site (or any URL), with the progress saved in this browser.
+    // A link pasted into the address bar of this open page changes only the part after `#`: show its view,
+    // unless the change is the page's own (it keeps the view there).
+    {
+        let d = d.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                gloo_events::EventListener::new(&w, "hashchange", move |_| {
+                    if let (Some(link), _) = browser::location() {
+                        if !browser::is_own_hash(&link) {
+                            d.dispatch(Action::OpenLink(link));
+                        }
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+    // ?lab=NAME loads labs/NAME.toml from the site; ?lab=URL a lab from another site, where the site allows
+    // it (browser::lab_source). Either is read with a size limit, and compiled in the lab worker.
     {
         let d = d.clone();
         use_effect_with((), move |_| {
             if let Some(param) = browser::lab_param() {
-                // A lab is a plain name (labs/NAME.toml on this site) or an http(s) URL; nothing else is fetched.
-                let is_name =
-                    !param.is_empty() && param.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-                let is_url = param.starts_with("https://") || param.starts_with("http://");
-                if !is_name && !is_url {
-                    d.dispatch(Action::LabLoaded(Err(format!(
-                        "`?lab=` takes a lab name (letters, digits, - and _) or an http(s) URL, not `{}`",
-                        param.chars().take(80).collect::<String>()
-                    ))));
-                    return;
-                }
-                let url = if is_url { param.clone() } else { format!("labs/{param}.toml") };
                 wasm_bindgen_futures::spawn_local(async move {
-                    let key = format!("warpscope-lab:{url}");
-                    match browser::fetch_text(&url).await {
-                        Ok(text) => {
-                            let d2 = d.clone();
-                            let started = browser::compile_lab(text, move |r| {
-                                d2.dispatch(Action::LabLoaded(r.map(|json| (key.clone(), json, browser::load(&key)))));
-                            });
-                            if let Err(e) = started {
-                                d.dispatch(Action::LabLoaded(Err(e)));
-                            }
+                    let source = match browser::lab_source(&param).await {
+                        Ok(s) => s,
+                        Err(e) => return d.dispatch(Action::LabLoaded(Err(e))),
+                    };
+                    let url = source.url;
+                    let text = match browser::fetch_limited(&url, crate::teach::lab_file::MAX_LAB_BYTES).await {
+                        Ok(Some(f)) => f.text,
+                        Ok(None) => {
+                            return d.dispatch(Action::LabLoaded(Err(format!("could not load {url}: HTTP 404"))))
                         }
-                        Err(e) => d.dispatch(Action::LabLoaded(Err(e))),
+                        Err(e) => return d.dispatch(Action::LabLoaded(Err(e))),
+                    };
+                    let key = format!("warpscope-lab:{url}");
+                    let (d2, origin) = (d.clone(), source.origin);
+                    let started = browser::compile_lab(text, move |r| {
+                        d2.dispatch(Action::LabLoaded(r.map(|json| {
+                            let saved = browser::load(&key);
+                            LabFile { key: key.clone(), json, saved, origin: origin.clone() }
+                        })));
+                    });
+                    if let Err(e) = started {
+                        d.dispatch(Action::LabLoaded(Err(e)));
                     }
                 });
             }

@@ -117,9 +117,19 @@ fn span_of<T>(s: &Spanned<T>) -> Span {
     Span { start: r.start, end: r.end }
 }
 
+/// The largest lab file read (1 MB): the page, `warpscope check` and `warpscope-lab` refuse larger ones.
+pub const MAX_LAB_BYTES: usize = 1 << 20;
+
 /// Reads and checks a lab file: TOML syntax, fields, goal conditions, question answers, locked names, and
 /// that every exercise's starting view runs. Errors name the line and column.
 pub fn parse(src: &str) -> Result<Course, InputError> {
+    if src.len() > MAX_LAB_BYTES {
+        return Err(InputError::at(
+            src,
+            Span { start: 0, end: 1 },
+            format!("the lab file is {} bytes; a lab file may have at most {MAX_LAB_BYTES} (1 MB)", src.len()),
+        ));
+    }
     let lab: RawLab = toml::from_str(src).map_err(|e| {
         let span = e.span().map_or(Span { start: 0, end: 1 }, |r| Span { start: r.start, end: r.end.max(r.start + 1) });
         InputError::at(src, span, e.message().to_string())
