@@ -134,6 +134,72 @@ impl Reply {
     }
 }
 
+/// At most this many instructions travel in one message from the worker to the page. The page reads each
+/// message on its main thread, and a result of 20,000 instructions (a long SASS listing) took it a second in
+/// one piece; in parts, each is read in a few milliseconds and the page stays responsive in between.
+pub const PART_INSTRUCTIONS: usize = 250;
+
+/// A part of a result's instructions, sent ahead of the [`Reply::Result`] that carries the rest (see
+/// [`split_result`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultPart {
+    /// The request.
+    pub part: u64,
+    /// Instructions, in order, that come before the result's own.
+    pub instructions: Vec<crate::analysis::InstrResult>,
+}
+
+/// Splits a reply for sending: a [`Reply::Result`] of more than [`PART_INSTRUCTIONS`] instructions becomes
+/// parts, in order, followed by the result with its last instructions. Any other reply is sent whole.
+/// [`Parts::join`] puts them together again.
+pub fn split_result(reply: Reply) -> (Vec<ResultPart>, Reply) {
+    let Reply::Result { id, mut result } = reply else { return (Vec::new(), reply) };
+    let n = result.instructions.len();
+    if n <= PART_INSTRUCTIONS {
+        return (Vec::new(), Reply::Result { id, result });
+    }
+    // The result keeps the last part (1 to PART_INSTRUCTIONS instructions); the others go ahead of it.
+    let ahead = (n - 1) / PART_INSTRUCTIONS * PART_INSTRUCTIONS;
+    let rest = result.instructions.split_off(ahead);
+    let mut parts = Vec::with_capacity(ahead / PART_INSTRUCTIONS);
+    let mut all = std::mem::replace(&mut result.instructions, rest).into_iter();
+    for _ in 0..ahead / PART_INSTRUCTIONS {
+        parts.push(ResultPart { part: id, instructions: all.by_ref().take(PART_INSTRUCTIONS).collect() });
+    }
+    (parts, Reply::Result { id, result })
+}
+
+/// The parts received for a request, until its result arrives.
+#[derive(Default)]
+pub struct Parts {
+    id: u64,
+    instructions: Vec<crate::analysis::InstrResult>,
+}
+
+impl Parts {
+    /// Keeps a part (a part of a newer request drops those of an older one).
+    pub fn add(&mut self, part: ResultPart) {
+        if part.part != self.id {
+            self.id = part.part;
+            self.instructions.clear();
+        }
+        self.instructions.extend(part.instructions);
+    }
+
+    /// The reply with the parts received before it put back in front of a result's instructions.
+    pub fn join(&mut self, reply: Reply) -> Reply {
+        match reply {
+            Reply::Result { id, mut result } if id == self.id && !self.instructions.is_empty() => {
+                let mut all = std::mem::take(&mut self.instructions);
+                all.append(&mut result.instructions);
+                result.instructions = all;
+                Reply::Result { id, result }
+            }
+            r => r,
+        }
+    }
+}
+
 /// What the service keeps between requests: the last scenario, its program and result, and the fixes
 /// already checked.
 #[derive(Default)]

@@ -116,3 +116,18 @@ fn markdown_is_rendered_as_data_never_as_html() {
 fn span(t: &str, code: bool, em: bool, strong: bool, link: Option<String>) -> warpscope::teach::lab::Span2 {
     warpscope::teach::lab::Span2 { text: t.into(), code, em, strong, link }
 }
+
+/// Lab files are read up to 1 MB (MAX_LAB_BYTES), by the page, `warpscope check` and `warpscope-lab` alike:
+/// a 30 MB file was once parsed whole.
+#[test]
+fn a_lab_file_over_1_mb_is_refused_with_its_size() {
+    use warpscope::teach::lab_file::MAX_LAB_BYTES;
+    assert_eq!(MAX_LAB_BYTES, 1_048_576);
+    let lab = "title = \"big\"\n[[exercise]]\nid = \"a\"\ntitle = \"A\"\ntext = \"t\"\npattern = \"4*lane\"\nop = \"LDG.E.32\"\n";
+    let big = format!("# {}\n{lab}", "x".repeat(MAX_LAB_BYTES));
+    assert_eq!(
+        err(&big),
+        format!("1:1: the lab file is {} bytes; a lab file may have at most 1048576 (1 MB)", big.len())
+    );
+    assert!(parse(lab).is_ok(), "the same lab, small, is read");
+}

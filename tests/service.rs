@@ -147,3 +147,45 @@ fn replies_survive_the_trip_through_json() {
         assert_eq!(back, r);
     }
 }
+
+/// A result of many instructions travels in parts of at most PART_INSTRUCTIONS (250), each read quickly on the
+/// page's main thread, and is put together again in order. 601 stores (one per line) make 2 parts of 250 and
+/// a result carrying the last 101; a second request's parts replace those of the first.
+#[test]
+fn a_long_result_travels_in_parts_and_is_joined_in_order() {
+    use warpscope::service::{split_result, Parts, PART_INSTRUCTIONS};
+    let text: String = (0..601).map(|k| format!("a[threadIdx.x + {}] = 0;\n", 32 * k)).collect();
+    let req = request(7, &format!("float *a;\n{text}"), "32");
+    let rs = replies(&req, &mut Cache::default());
+    let whole = rs.iter().find(|r| matches!(r, Reply::Result { .. })).expect("a result").clone();
+    let Reply::Result { result, .. } = &whole else { unreachable!() };
+    assert_eq!(result.instructions.len(), 601);
+    assert_eq!(PART_INSTRUCTIONS, 250);
+
+    let (parts, last) = split_result(whole.clone());
+    assert_eq!(parts.iter().map(|p| p.instructions.len()).collect::<Vec<_>>(), [250, 250]);
+    assert!(parts.iter().all(|p| p.part == 7));
+    let Reply::Result { result: tail, .. } = &last else { panic!("the result comes last") };
+    assert_eq!(tail.instructions.len(), 101);
+    assert_eq!(tail.instructions[0].line, result.instructions[500].line, "the tail starts at instruction 501");
+
+    // Parts of an older request are dropped when a newer one's arrive.
+    let mut joined = Parts::default();
+    let (old, _) = split_result(match whole.clone() {
+        Reply::Result { result, .. } => Reply::Result { id: 6, result },
+        r => r,
+    });
+    joined.add(old[0].clone());
+    for p in parts {
+        joined.add(p);
+    }
+    assert_eq!(joined.join(last), whole, "the same result as sent whole");
+
+    // Small results and other replies go whole.
+    let small = replies(&request(8, STRIDED, "32"), &mut Cache::default());
+    for r in small {
+        let (parts, same) = split_result(r.clone());
+        assert!(parts.is_empty());
+        assert_eq!(same, r);
+    }
+}

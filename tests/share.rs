@@ -172,3 +172,21 @@ fn compare_panes_differ_in_their_program_not_in_the_machine() {
     assert_eq!(c.program_differences(&d), vec![]);
     assert_eq!(a.program_differences(&c), vec![Setting::Lang]);
 }
+
+/// Data that is no view, or a field of the wrong kind, is said in words, not as serde's message (which
+/// named Rust types: "invalid type: integer `80`, expected a string", "expected struct ViewState").
+#[test]
+fn links_with_the_wrong_kind_of_data_say_so_in_words() {
+    let words = |json: &str| match decode(&warpscope::share::pack(json.as_bytes())) {
+        Err(ShareError::Corrupt(m)) => m,
+        other => panic!("{json}: {other:?}"),
+    };
+    assert_eq!(words(r#"{"panes":[{"cc":80}]}"#), "it holds the number 80 where a warpscope view has text");
+    assert_eq!(words(r#"{"theme":"purple"}"#), "it holds `purple` where a warpscope view has light or dark");
+    assert_eq!(words(r#"{"step":"x"}"#), "it holds text where a warpscope view has a whole number");
+    assert_eq!(words(r#"{"panes":[{"sets":[true]}]}"#), "it holds true or false where a warpscope view has text");
+    assert_eq!(words(r#"{"panes":"x"}"#), "it holds text where a warpscope view has a list");
+    for no_view in ["5", r#""x""#, "null", r#"{"panes":[5]}"#] {
+        assert_eq!(words(no_view), "its data is not a warpscope view", "{no_view}");
+    }
+}

@@ -54,12 +54,6 @@ fn object(fields: &[(&str, JsValue)]) -> JsValue {
     o.into()
 }
 
-/// The text of the code editor that `el` (its content element, `#pattern`) belongs to, where there is one.
-pub fn editor_text(el: &web_sys::Element) -> Option<String> {
-    let api = api()?;
-    method(&api, "text")?.call1(&api, el).ok()?.as_string()
-}
-
 /// The editor's properties: what the pane shows.
 #[derive(Properties, Clone)]
 pub struct EditorProps {

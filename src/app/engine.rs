@@ -76,6 +76,8 @@ struct Slot {
     posted: Option<Request>,
     /// The request whose kernel names are being demangled: its `Done` is not passed on.
     naming: Option<u64>,
+    /// Instructions of a result that came ahead of it, in parts (see [`crate::service::split_result`]).
+    parts: crate::service::Parts,
     queued: Option<Request>,
     _handlers: Vec<Closure<dyn Fn(web_sys::MessageEvent)>>,
     _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
@@ -203,7 +205,16 @@ impl Engine {
                 post_next(slot);
                 return;
             }
-            let reply = match serde_wasm_bindgen::from_value::<Reply>(data) {
+            if js_sys::Reflect::has(&data, &JsValue::from_str("part")).unwrap_or(false) {
+                match serde_wasm_bindgen::from_value::<crate::service::ResultPart>(data) {
+                    Ok(part) => slot.parts.add(part),
+                    Err(e) => web_sys::console::error_1(&JsValue::from_str(&format!(
+                        "warpscope: unreadable part of a worker reply: {e}"
+                    ))),
+                }
+                return;
+            }
+            let reply = match serde_wasm_bindgen::from_value::<Reply>(data).map(|r| slot.parts.join(r)) {
                 Ok(r) => r,
                 Err(e) => {
                     web_sys::console::error_1(&JsValue::from_str(&format!("warpscope: unreadable worker reply: {e}")));

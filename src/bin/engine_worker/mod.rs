@@ -21,6 +21,13 @@ pub fn run() {
         // Addresses are 64-bit: they travel as BigInts, never as lossy JS numbers.
         let ser = serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true);
         let mut post = |r: Reply| {
+            // A result of many instructions goes in parts, each read quickly on the page's main thread.
+            let (parts, r) = warpscope::service::split_result(r);
+            for part in parts {
+                if let Ok(v) = part.serialize(&ser) {
+                    let _ = reply_to.post_message(&v);
+                }
+            }
             if let Ok(v) = r.serialize(&ser) {
                 let _ = reply_to.post_message(&v);
             }
