@@ -272,7 +272,7 @@ pub fn validate(view: ViewState) -> Result<ViewState, ShareError> {
 pub fn plain_words(raw: &str) -> String {
     let raw = raw.trim_start_matches("Error: ");
     // serde_json says where; the words below say what.
-    let raw = raw.rsplit_once(" at line ").map_or(raw, |(m, _)| m);
+    let raw = raw.split_once(" at line ").map_or(raw, |(m, _)| m);
     let not_a_view = "its data is not a warpscope view".to_string();
     if let Some(rest) = raw.strip_prefix("unknown variant ") {
         let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));

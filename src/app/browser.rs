@@ -166,132 +166,6 @@ pub fn lab_param() -> Option<String> {
     })
 }
 
-/// A header of a fetch response (`None` when absent).
-fn header(resp: &web_sys::Response, name: &str) -> Option<String> {
-    let headers = js_sys::Reflect::get(resp, &JsValue::from_str("headers")).ok()?;
-    let get: js_sys::Function = js_sys::Reflect::get(&headers, &JsValue::from_str("get")).ok()?.dyn_into().ok()?;
-    get.call1(&headers, &JsValue::from_str(name)).ok()?.as_string()
-}
-
-/// An integer with thousands separators, for sizes in messages.
-fn bytes_text(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A fetched text file: its text and whether the server sent it as HTML (a server that answers every
-/// unknown path with the page itself).
-pub struct Fetched {
-    /// The file's text.
-    pub text: String,
-    /// Sent as `text/html`.
-    pub html: bool,
-}
-
-/// Fetches a text file of at most `limit` bytes, or `None` when the server has no such file (HTTP 404). A
-/// larger file is refused by its Content-Length before it is read, else once its bytes have arrived (never
-/// copied into the page's module).
-pub async fn fetch_limited(url: &str, limit: usize) -> Result<Option<Fetched>, String> {
-    let w = window()?;
-    let resp = wasm_bindgen_futures::JsFuture::from(w.fetch_with_str(url))
-        .await
-        .map_err(|_| format!("could not load {url} (the server did not answer, or does not let this page read it)"))?;
-    let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("could not load {url}"))?;
-    if resp.status() == 404 {
-        return Ok(None);
-    }
-    if !resp.ok() {
-        return Err(format!("could not load {url}: HTTP {}", resp.status()));
-    }
-    let most = if limit % (1 << 20) == 0 { format!("{} MB", limit >> 20) } else { format!("{} KB", limit >> 10) };
-    let too_big = |n: u64| {
-        format!(
-            "{url} is {} bytes; warpscope reads at most {most} ({} bytes) here",
-            bytes_text(n),
-            bytes_text(limit as u64)
-        )
-    };
-    if let Some(n) = header(&resp, "content-length").and_then(|n| n.trim().parse::<u64>().ok()) {
-        if n > limit as u64 {
-            return Err(too_big(n));
-        }
-    }
-    let html = header(&resp, "content-type").is_some_and(|t| t.to_ascii_lowercase().starts_with("text/html"));
-    let buffer =
-        wasm_bindgen_futures::JsFuture::from(resp.array_buffer().map_err(|_| format!("could not read {url}"))?)
-            .await
-            .map_err(|_| format!("could not read {url}"))?;
-    let bytes = js_sys::Uint8Array::new(&buffer);
-    if bytes.length() as usize > limit {
-        return Err(too_big(u64::from(bytes.length())));
-    }
-    let text = String::from_utf8(bytes.to_vec()).map_err(|_| format!("{url} is not UTF-8 text"))?;
-    Ok(Some(Fetched { text, html }))
-}
-
-/// The largest `labs-origins` file read.
-const MAX_ORIGINS_BYTES: usize = 64 * 1024;
-
-/// Where a `?lab=` parameter points: the lab file's URL, and its origin when that is not this site's.
-pub struct LabSource {
-    /// The URL to fetch (relative for a lab of this site).
-    pub url: String,
-    /// The other site it comes from (`https://other.example`), `None` for this site.
-    pub origin: Option<String>,
-}
-
-/// Resolves `?lab=`: a plain name is `labs/NAME.toml` next to the page; a URL on this site is read as it is;
-/// a URL on another site must be https, and when the site has a `labs-origins` file next to its page (one
-/// origin per line), that site must be listed there.
-pub async fn lab_source(param: &str) -> Result<LabSource, String> {
-    let shown: String = param.chars().take(80).collect();
-    if !param.is_empty() && param.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-        return Ok(LabSource { url: format!("labs/{param}.toml"), origin: None });
-    }
-    let not_a_lab = || format!("`?lab=` takes a lab name (letters, digits, - and _) or an https URL, not `{shown}`");
-    let url = web_sys::Url::new(param).map_err(|_| not_a_lab())?;
-    let scheme = url.protocol();
-    if scheme != "https:" && scheme != "http:" {
-        return Err(not_a_lab());
-    }
-    let origin = url.origin();
-    let own = window()?.location().origin().unwrap_or_default();
-    if origin == own {
-        return Ok(LabSource { url: url.href(), origin: None });
-    }
-    let listed = match fetch_limited("labs-origins", MAX_ORIGINS_BYTES).await {
-        Ok(Some(f)) if !f.html => Some(
-            f.text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(|l| web_sys::Url::new(l).map(|u| u.origin()).unwrap_or_else(|_| l.to_string()))
-                .collect::<Vec<String>>(),
-        ),
-        // No list (or a server that answers with the page itself): any https site may provide labs.
-        Ok(_) => None,
-        Err(e) => return Err(format!("This site's list of the sites labs may come from could not be read ({e})")),
-    };
-    match listed {
-        Some(list) if !list.contains(&origin) => Err(format!(
-            "This course opens labs only from this site{}; {origin} is not in its list (labs-origins), so its lab was not loaded",
-            if list.is_empty() { String::new() } else { format!(" and {}", list.join(", ")) }
-        )),
-        Some(_) => Ok(LabSource { url: url.href(), origin: Some(origin) }),
-        None if scheme == "https:" => Ok(LabSource { url: url.href(), origin: Some(origin) }),
-        None => Err(format!(
-            "A lab from another site must come over https; {origin} is not, so its lab was not loaded (a course can allow it in labs-origins)"
-        )),
-    }
-}
-
 /// Reads a value from localStorage.
 pub fn load(key: &str) -> Option<String> {
     window().ok()?.local_storage().ok()??.get_item(key).ok()?
@@ -410,22 +284,35 @@ pub async fn zip(files: Vec<(String, Vec<u8>)>) -> Result<Vec<u8>, String> {
     }
 }
 
-/// Compiles a lab file's text in the lab worker and calls `done` with the course JSON or the error.
-pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'static) -> Result<(), String> {
+/// A lab loaded and checked by the lab worker.
+pub struct LoadedLab {
+    /// The checked course, as JSON.
+    pub course: String,
+    /// The URL it was read from.
+    pub url: String,
+    /// The other site it came from, `None` for this site.
+    pub origin: Option<String>,
+}
+
+/// Loads the lab that `?lab=` names in the lab worker (`warpscope-lab`), which resolves it against this page,
+/// checks where it comes from, reads it with a size limit and compiles it: the file's text never reaches
+/// the page's main thread. `done` gets the lab or the message to show.
+pub fn load_lab(param: String, done: impl FnOnce(Result<LoadedLab, String>) + 'static) -> Result<(), String> {
     let worker = start_worker("warpscope-lab")?;
     let w2 = worker.clone();
     // Whichever comes first, the answer or a failure, reports once.
-    type Done = Box<dyn FnOnce(Result<String, String>)>;
+    type Done = Box<dyn FnOnce(Result<LoadedLab, String>)>;
     let fail_once: std::rc::Rc<std::cell::RefCell<Option<Done>>> =
         std::rc::Rc::new(std::cell::RefCell::new(Some(Box::new(done))));
     let done = std::rc::Rc::clone(&fail_once);
     let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
         let data = msg.data().as_string().unwrap_or_default();
         if data == "ready" {
-            let _ = w2.post_message(&JsValue::from_str(&text));
+            let ask = js_sys::Array::of2(&JsValue::from_str(&param), &JsValue::from_str(&base_dir()));
+            let _ = w2.post_message(&ask);
             return;
         }
-        // The worker answers {"course": ...} or {"error": "..."}; the course is passed on as JSON text.
+        // The worker answers {"course": ..., "url": ..., "origin": ...} or {"error": "..."}.
         let reply = js_sys::JSON::parse(&data).unwrap_or(JsValue::NULL);
         let field = |name: &str| {
             js_sys::Reflect::get(&reply, &JsValue::from_str(name)).ok().filter(|v| !v.is_undefined() && !v.is_null())
@@ -434,8 +321,13 @@ pub fn compile_lab(text: String, done: impl FnOnce(Result<String, String>) + 'st
             (Some(c), _) => js_sys::JSON::stringify(&c)
                 .ok()
                 .and_then(|s| s.as_string())
+                .map(|course| LoadedLab {
+                    course,
+                    url: field("url").and_then(|u| u.as_string()).unwrap_or_default(),
+                    origin: field("origin").and_then(|o| o.as_string()),
+                })
                 .ok_or_else(|| "the lab reader gave no answer".to_string()),
-            (None, Some(e)) => Err(format!("The lab file has a problem at {e}")),
+            (None, Some(e)) => Err(e),
             _ => Err("the lab reader gave no answer".to_string()),
         };
         if let Some(f) = done.borrow_mut().take() {

@@ -206,11 +206,9 @@ impl Engine {
                 return;
             }
             if js_sys::Reflect::has(&data, &JsValue::from_str("part")).unwrap_or(false) {
-                match serde_wasm_bindgen::from_value::<crate::service::ResultPart>(data) {
-                    Ok(part) => slot.parts.add(part),
-                    Err(e) => web_sys::console::error_1(&JsValue::from_str(&format!(
-                        "warpscope: unreadable part of a worker reply: {e}"
-                    ))),
+                // The worker writes parts from the same types the page reads; one that cannot be read is dropped.
+                if let Ok(part) = serde_wasm_bindgen::from_value::<crate::service::ResultPart>(data) {
+                    slot.parts.add(part);
                 }
                 return;
             }

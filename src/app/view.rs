@@ -408,24 +408,26 @@ fn listed_from(selected: usize, total: usize) -> usize {
 fn instr_window(d: &Dispatch, k: usize, selected: usize, total: usize) -> Html {
     let from = listed_from(selected, total);
     let to = (from + MAX_LISTED).min(total);
-    let go = {
-        let d = d.clone();
-        Callback::from(move |e: Event| {
-            let el: HtmlInputElement = e.target_unchecked_into();
-            if let Ok(n) = el.value().trim().parse::<usize>() {
-                d.dispatch(Action::Instr(k, n.clamp(1, total) - 1));
-            }
-        })
-    };
+    let d = d.clone();
     html! {
         <p class="instr-window" id={id("instr-window", k)}>
             { format!("Instructions {}–{} of {}, around the selected one. ", from + 1, to, grouped(total as u64)) }
             <label>{ "show instruction " }
-                <input id={id("instr-go", k)} class="short mono" type="number" min="1" max={total.to_string()}
-                    value={(selected + 1).to_string()} onchange={go} />
+                { number_field(id("instr-go", k), selected + 1, total, move |n| d.dispatch(Action::Instr(k, n - 1))) }
             </label>
         </p>
     }
+}
+
+/// A field for a number from 1 to `max`, for choices too many for a menu.
+fn number_field(id: String, value: usize, max: usize, on: impl Fn(usize) + 'static) -> Html {
+    let onchange = Callback::from(move |e: Event| {
+        let el: HtmlInputElement = e.target_unchecked_into();
+        if let Ok(n) = el.value().trim().parse::<usize>() {
+            on(n.clamp(1, max.max(1)));
+        }
+    });
+    html! { <input {id} class="short mono" type="number" min="1" max={max.to_string()} value={value.to_string()} {onchange} /> }
 }
 
 /// The most passes offered as a menu; more are chosen by number (a menu of 66,000 passes takes the browser
@@ -454,13 +456,7 @@ fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
     };
     let by_pass_number = {
         let (ins, d) = (ins.clone(), d.clone());
-        Callback::from(move |e: Event| {
-            let el: HtmlInputElement = e.target_unchecked_into();
-            if let Ok(p) = el.value().trim().parse::<u32>() {
-                let p = p.clamp(1, passes.max(1)) - 1;
-                d.dispatch(Action::Issue(k, ins.issue_index(warp, p).unwrap_or(0)));
-            }
-        })
+        move |p: usize| d.dispatch(Action::Issue(k, ins.issue_index(warp, p as u32 - 1).unwrap_or(0)))
     };
     html! {
         <>
@@ -473,8 +469,7 @@ fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
             </label>
             if passes > MAX_PASS_MENU {
                 <label class="warp-select">{ "pass" }
-                    <input id={id("pass", k)} class="short mono" type="number" min="1" max={passes.to_string()}
-                        value={(pass + 1).to_string()} onchange={by_pass_number} />
+                    { number_field(id("pass", k), pass as usize + 1, passes as usize, by_pass_number) }
                     { format!(" of {}", grouped(u64::from(passes))) }
                 </label>
             } else if ins.max_passes() > 1 {
@@ -900,36 +895,22 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     // ?lab=NAME loads labs/NAME.toml from the site; ?lab=URL a lab from another site, where the site allows
-    // it (browser::lab_source). Either is read with a size limit, and compiled in the lab worker.
+    // it. The lab worker does the reading (with a size limit) and the checking.
     {
         let d = d.clone();
         use_effect_with((), move |_| {
             if let Some(param) = browser::lab_param() {
-                wasm_bindgen_futures::spawn_local(async move {
-                    let source = match browser::lab_source(&param).await {
-                        Ok(s) => s,
-                        Err(e) => return d.dispatch(Action::LabLoaded(Err(e))),
-                    };
-                    let url = source.url;
-                    let text = match browser::fetch_limited(&url, crate::teach::lab_file::MAX_LAB_BYTES).await {
-                        Ok(Some(f)) => f.text,
-                        Ok(None) => {
-                            return d.dispatch(Action::LabLoaded(Err(format!("could not load {url}: HTTP 404"))))
-                        }
-                        Err(e) => return d.dispatch(Action::LabLoaded(Err(e))),
-                    };
-                    let key = format!("warpscope-lab:{url}");
-                    let (d2, origin) = (d.clone(), source.origin);
-                    let started = browser::compile_lab(text, move |r| {
-                        d2.dispatch(Action::LabLoaded(r.map(|json| {
-                            let saved = browser::load(&key);
-                            LabFile { key: key.clone(), json, saved, origin: origin.clone() }
-                        })));
-                    });
-                    if let Err(e) = started {
-                        d.dispatch(Action::LabLoaded(Err(e)));
-                    }
+                let d2 = d.clone();
+                let started = browser::load_lab(param, move |r| {
+                    d2.dispatch(Action::LabLoaded(r.map(|lab| {
+                        let key = format!("warpscope-lab:{}", lab.url);
+                        let saved = browser::load(&key);
+                        LabFile { key, json: lab.course, saved, origin: lab.origin }
+                    })));
                 });
+                if let Err(e) = started {
+                    d.dispatch(Action::LabLoaded(Err(e)));
+                }
             }
         });
     }

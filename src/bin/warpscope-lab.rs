@@ -1,14 +1,170 @@
 //! `warpscope-lab`: reads a lab file (TOML with Markdown) and writes the checked, compiled lab as JSON.
 //!
-//! In the browser it is the page's lab worker: it receives the file's text, answers `{"course": ...}` or
-//! `{"error": "line:column: ..."}`, and keeps the TOML and Markdown parsers out of the page's main module.
-//! Natively, `warpscope-lab FILE.toml` prints the same JSON, or the error with exit code 2.
+//! In the browser it is the page's lab worker. It receives what `?lab=` says and the page's address, finds
+//! the file (a plain name is `labs/NAME.toml` next to the page; a URL on another site must be allowed, see
+//! [`lab_source`]), reads it with a size limit, and answers `{"course": ..., "url": ..., "origin": ...}` or
+//! `{"error": "..."}`. The file's text never reaches the page's main thread, and the TOML and Markdown
+//! parsers stay out of the page's main module. Natively, `warpscope-lab FILE.toml` prints the course JSON,
+//! or the error with exit code 2.
 
-/// Compiles a lab file's text into the worker's answer.
-fn answer(text: &str) -> String {
-    match warpscope::teach::lab_file::parse(text) {
-        Ok(course) => serde_json::json!({ "course": course }).to_string(),
-        Err(e) => serde_json::json!({ "error": e.to_string() }).to_string(),
+/// Compiles a lab file's text: the course, or the message to show.
+fn compile(text: &str) -> Result<serde_json::Value, String> {
+    warpscope::teach::lab_file::parse(text)
+        .map(|course| serde_json::json!(course))
+        .map_err(|e| format!("The lab file has a problem at {e}"))
+}
+
+#[cfg(target_arch = "wasm32")]
+mod web {
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+
+    /// A header of a fetch response (`None` when absent).
+    fn header(resp: &web_sys::Response, name: &str) -> Option<String> {
+        let headers = js_sys::Reflect::get(resp, &JsValue::from_str("headers")).ok()?;
+        let get: js_sys::Function = js_sys::Reflect::get(&headers, &JsValue::from_str("get")).ok()?.dyn_into().ok()?;
+        get.call1(&headers, &JsValue::from_str(name)).ok()?.as_string()
+    }
+
+    /// An integer with thousands separators, for sizes in messages.
+    fn grouped(n: u64) -> String {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (k, c) in digits.chars().enumerate() {
+            if k > 0 && (digits.len() - k) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// A fetched text file: its text and whether the server sent it as HTML (a server that answers every
+    /// unknown path with the page itself).
+    struct Fetched {
+        text: String,
+        html: bool,
+    }
+
+    /// Fetches a text file of at most `limit` bytes, or `None` when the server has no such file (HTTP 404).
+    /// A larger file is refused by its Content-Length before it is read, else by its size once read.
+    async fn fetch_limited(url: &str, limit: usize) -> Result<Option<Fetched>, String> {
+        let failed = || format!("could not load {url} (the server did not answer, or does not let this page read it)");
+        let global = js_sys::global();
+        let fetch: js_sys::Function = js_sys::Reflect::get(&global, &JsValue::from_str("fetch"))
+            .ok()
+            .and_then(|f| f.dyn_into().ok())
+            .ok_or_else(failed)?;
+        let promise: js_sys::Promise =
+            fetch.call1(&global, &JsValue::from_str(url)).ok().and_then(|p| p.dyn_into().ok()).ok_or_else(failed)?;
+        let resp: web_sys::Response =
+            JsFuture::from(promise).await.ok().and_then(|r| r.dyn_into().ok()).ok_or_else(failed)?;
+        if resp.status() == 404 {
+            return Ok(None);
+        }
+        if !resp.ok() {
+            return Err(format!("could not load {url}: HTTP {}", resp.status()));
+        }
+        let most = if limit % (1 << 20) == 0 { format!("{} MB", limit >> 20) } else { format!("{} KB", limit >> 10) };
+        let too_big = |n: u64| {
+            format!(
+                "{url} is {} bytes; warpscope reads at most {most} ({} bytes) here",
+                grouped(n),
+                grouped(limit as u64)
+            )
+        };
+        if let Some(n) = header(&resp, "content-length").and_then(|n| n.trim().parse::<u64>().ok()) {
+            if n > limit as u64 {
+                return Err(too_big(n));
+            }
+        }
+        let html = header(&resp, "content-type").is_some_and(|t| t.to_ascii_lowercase().starts_with("text/html"));
+        let buffer = JsFuture::from(resp.array_buffer().map_err(|_| format!("could not read {url}"))?)
+            .await
+            .map_err(|_| format!("could not read {url}"))?;
+        let bytes = js_sys::Uint8Array::new(&buffer);
+        if bytes.length() as usize > limit {
+            return Err(too_big(u64::from(bytes.length())));
+        }
+        let text = String::from_utf8(bytes.to_vec()).map_err(|_| format!("{url} is not UTF-8 text"))?;
+        Ok(Some(Fetched { text, html }))
+    }
+
+    /// The largest `labs-origins` file read.
+    const MAX_ORIGINS_BYTES: usize = 64 * 1024;
+
+    /// Where a `?lab=` parameter points: the URL the page keeps the progress under (`labs/NAME.toml` for a
+    /// lab of this site, as it always was), the absolute URL to fetch, and the other site it comes from.
+    struct Source {
+        key_url: String,
+        fetch_url: String,
+        origin: Option<String>,
+    }
+
+    /// Resolves `?lab=` against the page at `page` (its directory URL): a plain name is `labs/NAME.toml` next
+    /// to the page; a URL on the page's site is read as it is; a URL on another site must be https, and when
+    /// the site has a `labs-origins` file next to its page (one origin per line), that site must be listed
+    /// there. Without the file, any https site may provide labs.
+    async fn lab_source(param: &str, page: &str) -> Result<Source, String> {
+        let here = web_sys::Url::new(page).map_err(|_| "the page's address could not be read".to_string())?;
+        let resolve = |rel: &str| web_sys::Url::new_with_base(rel, page).map(|u| u.href()).unwrap_or_default();
+        if !param.is_empty() && param.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            let rel = format!("labs/{param}.toml");
+            return Ok(Source { fetch_url: resolve(&rel), key_url: rel, origin: None });
+        }
+        let shown: String = param.chars().take(80).collect();
+        let not_a_lab =
+            || format!("`?lab=` takes a lab name (letters, digits, - and _) or an https URL, not `{shown}`");
+        let url = web_sys::Url::new(param).map_err(|_| not_a_lab())?;
+        let scheme = url.protocol();
+        if scheme != "https:" && scheme != "http:" {
+            return Err(not_a_lab());
+        }
+        let origin = url.origin();
+        let found = Source { key_url: url.href(), fetch_url: url.href(), origin: None };
+        if origin == here.origin() {
+            return Ok(found);
+        }
+        // The page's Content-Security-Policy lets it read other sites over https only.
+        if scheme != "https:" {
+            return Err(format!(
+                "A lab from another site must come over https; {origin} does not, so its lab was not loaded"
+            ));
+        }
+        let listed = match fetch_limited(&resolve("labs-origins"), MAX_ORIGINS_BYTES).await {
+            Ok(Some(f)) if !f.html => Some(
+                f.text
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(|l| web_sys::Url::new(l).map(|u| u.origin()).unwrap_or_else(|_| l.to_string()))
+                    .collect::<Vec<String>>(),
+            ),
+            // No list (or a server that answers an unknown path with the page itself): any https site.
+            Ok(_) => None,
+            Err(e) => return Err(format!("This site's list of the sites labs may come from could not be read: {e}")),
+        };
+        match listed {
+            Some(list) if !list.contains(&origin) => Err(format!(
+                "This course opens labs only from this site{}; {origin} is not in its list (labs-origins), so its lab was not loaded",
+                if list.is_empty() { String::new() } else { format!(" and {}", list.join(", ")) }
+            )),
+            _ => Ok(Source { origin: Some(origin), ..found }),
+        }
+    }
+
+    /// The worker's answer for `?lab=param` on the page at `page`.
+    pub async fn answer(param: String, page: String) -> String {
+        let loaded = async {
+            let source = lab_source(&param, &page).await?;
+            let file = fetch_limited(&source.fetch_url, warpscope::teach::lab_file::MAX_LAB_BYTES)
+                .await?
+                .ok_or_else(|| format!("could not load {}: HTTP 404", source.fetch_url))?;
+            let course = super::compile(&file.text)?;
+            Ok::<_, String>(serde_json::json!({ "course": course, "url": source.key_url, "origin": source.origin }))
+        };
+        loaded.await.unwrap_or_else(|e| serde_json::json!({ "error": e })).to_string()
     }
 }
 
@@ -19,8 +175,13 @@ fn main() {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let reply = scope.clone();
     let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
-        let text = msg.data().as_string().unwrap_or_default();
-        let _ = reply.post_message(&JsValue::from_str(&answer(&text)));
+        // [what ?lab= says, the page's directory URL]
+        let ask = js_sys::Array::from(&msg.data());
+        let (param, page) = (ask.get(0).as_string().unwrap_or_default(), ask.get(1).as_string().unwrap_or_default());
+        let reply = reply.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = reply.post_message(&JsValue::from_str(&web::answer(param, page).await));
+        });
     });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
@@ -42,7 +203,7 @@ fn main() {
         }
     };
     match warpscope::teach::lab_file::parse(&text) {
-        Ok(_) => println!("{}", answer(&text)),
+        Ok(course) => println!("{}", serde_json::json!({ "course": course })),
         Err(e) => {
             eprintln!("error: {path} {e}");
             std::process::exit(2);
