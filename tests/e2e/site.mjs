@@ -11,10 +11,18 @@ const TYPES = {
   '.toml': 'text/plain', '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-/** Serves dist/ and starts the browser: `{ base, browser, close }`. */
-export async function startSite() {
+/**
+ * Serves dist/ and starts the browser: `{ base, browser, close }`. Options: `prefix`, the path the site is
+ * served under (`/course/warpscope/`: dist/ copied into a course site; anything outside it is a 404, as the
+ * site's other pages would be to this test); `files`, extra files by path (`{ '/course/warpscope/labs-origins':
+ * 'https://other.example\n' }`).
+ */
+export async function startSite({ prefix = '/', files = {} } = {}) {
   const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path in files) { res.writeHead(200, { 'content-type': 'text/plain' }).end(files[path]); return; }
+    if (!path.startsWith(prefix)) { res.writeHead(404).end('not found'); return; }
+    path = `/${path.slice(prefix.length)}`;
     const file = join(DIST, path === '/' ? 'index.html' : path);
     if (!file.startsWith(DIST)) { res.writeHead(403).end(); return; }
     let body;
@@ -22,7 +30,7 @@ export async function startSite() {
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${server.address().port}/`;
+  const base = `http://127.0.0.1:${server.address().port}${prefix}`;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
