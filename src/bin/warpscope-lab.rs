@@ -8,6 +8,7 @@
 //! or the error with exit code 2.
 
 /// Compiles a lab file's text: the course, or the message to show.
+#[cfg(target_arch = "wasm32")]
 fn compile(text: &str) -> Result<serde_json::Value, String> {
     warpscope::teach::lab_file::parse(text)
         .map(|course| serde_json::json!(course))
