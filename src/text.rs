@@ -52,6 +52,19 @@ pub fn hex(v: u64) -> String {
     out
 }
 
+/// `1,048,576`: an integer with thousands separators, read at a glance from the back of a lecture hall.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Lane numbers (ascending) written as ranges: `0-15, 20, 22-23`, or `none`.
 pub fn ranges(lanes: impl IntoIterator<Item = usize>) -> String {
     let mut out = String::new();
@@ -110,6 +123,10 @@ mod tests {
         assert_eq!(hex(0x7000_0000_0040), "0x7000_0000_0040");
         assert_eq!(hex(0x40), "0x40");
         assert_eq!(hex(0), "0x0");
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(8_448_000), "8,448,000");
+        assert_eq!(grouped(1_048_576), "1,048,576");
         assert_eq!(ranges([0, 1, 2, 3, 20, 22, 23]), "0-3, 20, 22-23");
         assert_eq!(ranges([]), "none");
         assert_eq!(lanes_phrase([3]), "lane 3");

@@ -6,12 +6,12 @@
 use super::editor::{error_at, Editor};
 use crate::analysis::{InstrResult, ProgramResult};
 use crate::lang::Lang;
+use crate::model::global::SECTOR_BYTES;
+use crate::text::grouped;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Bytes in a sector.
-const SECTOR_BYTES: u64 = 32;
 /// Heat levels above "no excess".
 const HEAT_LEVELS: u64 = 4;
 /// Texts longer than this many lines fold long runs of lines far from every memory instruction.
@@ -123,19 +123,6 @@ pub fn rows(lines: usize, marked: &BTreeMap<usize, LineMetrics>) -> Vec<Row> {
         } else {
             out.extend((from..n).map(Row::Line));
         }
-    }
-    out
-}
-
-/// An integer with thousands separators.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
     }
     out
 }

@@ -15,6 +15,7 @@ use crate::scenario::Setting;
 use crate::service::Shown;
 use crate::teach::explain::Fix;
 use crate::teach::presets::PRESETS;
+use crate::text::grouped;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement, KeyboardEvent};
@@ -84,19 +85,6 @@ fn metric(
             { for delta }
         </div>
     }
-}
-
-/// An integer with thousands separators: 1,048,576 reads at a glance from the back of a lecture hall.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {

@@ -2,7 +2,7 @@
 //!
 //! In the browser it is the page's lab worker. It receives what `?lab=` says and the page's address, finds
 //! the file (a plain name is `labs/NAME.toml` next to the page; a URL on another site must be allowed, see
-//! [`lab_source`]), reads it with a size limit, and answers `{"course": ..., "url": ..., "origin": ...}` or
+//! `web::lab_source`, built for the browser only), reads it with a size limit, and answers `{"course": ..., "url": ..., "origin": ...}` or
 //! `{"error": "..."}`. The file's text never reaches the page's main thread, and the TOML and Markdown
 //! parsers stay out of the page's main module. Natively, `warpscope-lab FILE.toml` prints the course JSON,
 //! or the error with exit code 2.
@@ -17,6 +17,7 @@ fn compile(text: &str) -> Result<serde_json::Value, String> {
 
 #[cfg(target_arch = "wasm32")]
 mod web {
+    use warpscope::text::grouped;
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
@@ -26,19 +27,6 @@ mod web {
         let headers = js_sys::Reflect::get(resp, &JsValue::from_str("headers")).ok()?;
         let get: js_sys::Function = js_sys::Reflect::get(&headers, &JsValue::from_str("get")).ok()?.dyn_into().ok()?;
         get.call1(&headers, &JsValue::from_str(name)).ok()?.as_string()
-    }
-
-    /// An integer with thousands separators, for sizes in messages.
-    fn grouped(n: u64) -> String {
-        let digits = n.to_string();
-        let mut out = String::new();
-        for (k, c) in digits.chars().enumerate() {
-            if k > 0 && (digits.len() - k) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        out
     }
 
     /// A fetched text file: its text and whether the server sent it as HTML (a server that answers every
