@@ -148,9 +148,9 @@ fn replies_survive_the_trip_through_json() {
     }
 }
 
-/// A result of many instructions travels in parts of at most PART_INSTRUCTIONS (250), each read quickly on the
-/// page's main thread, and is put together again in order. 601 stores (one per line) make 2 parts of 250 and
-/// a result carrying the last 101; a second request's parts replace those of the first.
+/// A result of many instructions travels in parts of at most PART_INSTRUCTIONS (25), each read quickly on the
+/// page's main thread, and is put together again in order. 601 stores (one per line) make 24 parts of 25 and
+/// a result carrying the last one; a second request's parts replace those of the first.
 #[test]
 fn a_long_result_travels_in_parts_and_is_joined_in_order() {
     use warpscope::service::{split_result, Parts, PART_INSTRUCTIONS};
@@ -160,14 +160,14 @@ fn a_long_result_travels_in_parts_and_is_joined_in_order() {
     let whole = rs.iter().find(|r| matches!(r, Reply::Result { .. })).expect("a result").clone();
     let Reply::Result { result, .. } = &whole else { unreachable!() };
     assert_eq!(result.instructions.len(), 601);
-    assert_eq!(PART_INSTRUCTIONS, 250);
+    assert_eq!(PART_INSTRUCTIONS, 25);
 
     let (parts, last) = split_result(whole.clone());
-    assert_eq!(parts.iter().map(|p| p.instructions.len()).collect::<Vec<_>>(), [250, 250]);
+    assert_eq!(parts.iter().map(|p| p.instructions.len()).collect::<Vec<_>>(), [25; 24]);
     assert!(parts.iter().all(|p| p.part == 7));
     let Reply::Result { result: tail, .. } = &last else { panic!("the result comes last") };
-    assert_eq!(tail.instructions.len(), 101);
-    assert_eq!(tail.instructions[0].line, result.instructions[500].line, "the tail starts at instruction 501");
+    assert_eq!(tail.instructions.len(), 1);
+    assert_eq!(tail.instructions[0].line, result.instructions[600].line, "the tail is instruction 601");
 
     // Parts of an older request are dropped when a newer one's arrive.
     let mut joined = Parts::default();

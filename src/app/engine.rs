@@ -207,12 +207,12 @@ impl Engine {
             }
             if js_sys::Reflect::has(&data, &JsValue::from_str("part")).unwrap_or(false) {
                 // The worker writes parts from the same types the page reads; one that cannot be read is dropped.
-                if let Ok(part) = serde_wasm_bindgen::from_value::<crate::service::ResultPart>(data) {
+                if let Ok(part) = super::json::from_worker::<crate::service::ResultPart>(data) {
                     slot.parts.add(part);
                 }
                 return;
             }
-            let reply = match serde_wasm_bindgen::from_value::<Reply>(data).map(|r| slot.parts.join(r)) {
+            let reply = match super::json::from_worker::<Reply>(data).map(|r| slot.parts.join(r)) {
                 Ok(r) => r,
                 Err(e) => {
                     web_sys::console::error_1(&JsValue::from_str(&format!("warpscope: unreadable worker reply: {e}")));

@@ -57,3 +57,23 @@ pub fn decode_view(link: &str) -> Result<crate::share::ViewState, crate::share::
     let view = from_json(&text).map_err(|_| ShareError::Corrupt("its data is not a warpscope view".into()))?;
     crate::share::validate(view)
 }
+
+/// Reads a value the page's own workers wrote (serde-wasm-bindgen). Serde's `flatten` of an optional group of
+/// fields (an instruction's memory or bank totals) learns that the group is absent from an error it then
+/// drops; serde-wasm-bindgen makes each error a JS `Error`, and the browser records a stack for every one.
+/// Twenty thousand instructions made twenty thousand stacks on the main thread, a third of the time spent
+/// reading them. Stacks are switched off while the value is read and restored after.
+pub fn from_worker<T: DeserializeOwned>(value: JsValue) -> Result<T, serde_wasm_bindgen::Error> {
+    let global = js_sys::global();
+    let error = js_sys::Reflect::get(&global, &JsValue::from_str("Error")).unwrap_or(JsValue::UNDEFINED);
+    let key = JsValue::from_str("stackTraceLimit");
+    let limit = js_sys::Reflect::get(&error, &key).ok().filter(|v| !v.is_undefined());
+    if limit.is_some() {
+        let _ = js_sys::Reflect::set(&error, &key, &JsValue::from_f64(0.0));
+    }
+    let out = serde_wasm_bindgen::from_value(value);
+    if let Some(limit) = limit {
+        let _ = js_sys::Reflect::set(&error, &key, &limit);
+    }
+    out
+}
