@@ -189,7 +189,12 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     // while it holds a layout).
     let shared_op = crate::model::access::Instr::parse(&sc.op)
         .is_ok_and(|i| i.base.fixed_space() == Some(crate::model::access::Space::Shared));
-    let measured_rule = sc.cc.has_measured_shared_rule();
+    // The shared model is offered where it can change a count: on a CC that has the measured rule, for a
+    // shared (or generic) access, or while it holds the non-default choice (so it can be set back).
+    let measured_rule = sc.cc.has_measured_shared_rule()
+        && ((needs_op && shared_op)
+            || sc.config.shared_model != SharedModel::default()
+            || result.as_ref().is_some_and(|r| r.instructions.iter().any(|i| i.banks.is_some())));
     let show_l1 = sc.cc.l1_choice_matters();
     let stale = pane.error.is_some() || (pane.busy && pane.progress.is_some());
     html! {

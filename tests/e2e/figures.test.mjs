@@ -96,6 +96,9 @@ test('cp.async: a global read and a shared write', async () => {
 
 test('shared model: measured or documented, on CC 7.0 and later only', async () => {
   const { page, problems } = await open();
+  // A global load: no shared access, nothing for the choice to change.
+  await show(page, '8.0', 'LDG.E.32', '4*lane');
+  assert.equal(await page.locator('#shared-model').count(), 0, 'no choice for a global load');
   await show(page, '8.0', 'LDS.128', '16*(lane/2)');
   assert.equal(await page.locator('#pane-a [data-metric="wavefronts"]').textContent(), '2');
   assert.equal(await page.locator('#pane-a [data-metric="other_model_wavefronts"]').textContent(), '2 wavefronts (measured; documented phase model: 4)');
