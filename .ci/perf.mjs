@@ -44,6 +44,7 @@ async function edits(label, setup, texts, warmup = 15) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto(base);
   await page.waitForSelector('svg#figure');
+  await page.waitForSelector('#pattern.cm-content');
   await setup(page);
   await page.waitForFunction(() => !document.querySelector('[data-busy]'), null, { timeout: 60000 });
   await page.evaluate(() => {
@@ -54,10 +55,16 @@ async function edits(label, setup, texts, warmup = 15) {
   const answered = [];
   for (const t of texts) {
     answered.push(await page.evaluate(async (text) => {
+      // The pattern is a code editor (CodeMirror; its text is set as one change, as a paste or a keystroke
+      // makes one), or a plain text box where the editor's script is missing.
       const el = document.querySelector('#pattern');
       const t0 = performance.now();
-      el.value = text;
-      el.dispatchEvent(new InputEvent('input', { bubbles: true }));
+      if (el instanceof HTMLTextAreaElement) {
+        el.value = text;
+        el.dispatchEvent(new InputEvent('input', { bubbles: true }));
+      } else {
+        window.warpscopeEditor.setText(el, text);
+      }
       await new Promise((r) => {
         const poll = () => (document.querySelector('[data-busy]') ? setTimeout(poll, 1) : r());
         requestAnimationFrame(poll);
