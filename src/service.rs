@@ -33,6 +33,10 @@ pub struct Request {
     /// Kernel names the page had demangled: (mangled, demangled), an empty one when it could not be read.
     #[serde(default)]
     pub names: Vec<(String, String)>,
+    /// A lab exercise's goals, checked against the result and answered as [`Reply::Goals`] (the page's main
+    /// thread does not evaluate conditions).
+    #[serde(default)]
+    pub goals: Vec<crate::teach::lab::Goal>,
 }
 
 /// The issue the figure shows.
@@ -76,6 +80,13 @@ pub enum Reply {
         id: u64,
         /// The result.
         result: ProgramResult,
+    },
+    /// The request's lab goals, checked against the result (sent right after it, when the request has goals).
+    Goals {
+        /// The request.
+        id: u64,
+        /// Each goal's outcome, in the request's order.
+        goals: Vec<crate::teach::lab::GoalResult>,
     },
     /// The issue the figure shows.
     Shown {
@@ -125,6 +136,7 @@ impl Reply {
         match self {
             Reply::Progress { id, .. }
             | Reply::Result { id, .. }
+            | Reply::Goals { id, .. }
             | Reply::Shown { id, .. }
             | Reply::Fixes { id, .. }
             | Reply::Error { id, .. }
@@ -333,6 +345,10 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let (Some(analysis), Some(result)) = (&cache.analysis, &cache.result) else { return reply(Reply::Done { id }) };
     // Always sent: the page may have asked from a fresh pane that has no result yet.
     reply(Reply::Result { id, result: result.clone() });
+    if !req.goals.is_empty() {
+        let goals = req.goals.iter().map(|g| crate::teach::lab::check_goal(g, result)).collect();
+        reply(Reply::Goals { id, goals });
+    }
     // The selection, kept within the result.
     let instr = if req.instr < result.instructions.len() { req.instr } else { 0 };
     let issue = match result.instructions.get(instr) {

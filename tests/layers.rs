@@ -208,14 +208,25 @@ fn costing_returns_a_report_not_a_result() {
     assert_eq!((m.lines, m.sectors), (1, 4));
 }
 
-/// The page computes nothing on its main thread: only its workers (`src/bin`) run scenarios.
+/// The page computes nothing on its main thread: only its workers (`src/bin`) run scenarios and check a lab's
+/// goals.
 #[test]
 fn the_page_runs_no_analysis_on_its_main_thread() {
     let app = src().join("app");
     let mut problems = Vec::new();
     for file in rust_files(&app) {
         for (n, line) in code_lines(&file) {
-            for call in [".run(", ".run_with(", ".analysis(", ".trace(", "analyze(", "service::handle", "lower("] {
+            for call in [
+                ".run(",
+                ".run_with(",
+                ".analysis(",
+                ".trace(",
+                "analyze(",
+                "service::handle",
+                "lower(",
+                "check_goal(",
+                "grade_exercise(",
+            ] {
                 if line.contains(call) {
                     problems.push(format!("{}:{n}: `{call}` on the main thread: {}", file.display(), line.trim()));
                 }

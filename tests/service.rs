@@ -13,7 +13,7 @@ fn request(id: u64, text: &str, block: &str) -> Request {
         block: Dim3::parse(block, "block").expect("test block"),
         ..Scenario::default()
     };
-    Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new() }
+    Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new(), goals: Vec::new() }
 }
 
 fn replies(req: &Request, cache: &mut Cache) -> Vec<Reply> {
@@ -27,6 +27,7 @@ fn kinds(rs: &[Reply]) -> Vec<&'static str> {
         .map(|r| match r {
             Reply::Progress { .. } => "progress",
             Reply::Result { .. } => "result",
+            Reply::Goals { .. } => "goals",
             Reply::Shown { .. } => "shown",
             Reply::Fixes { .. } => "fixes",
             Reply::Error { .. } => "error",
@@ -37,6 +38,41 @@ fn kinds(rs: &[Reply]) -> Vec<&'static str> {
 }
 
 const STRIDED: &str = "__global__ void k(const float *a) {\n    float x = a[2 * threadIdx.x];\n}\n";
+
+/// A lab's goals are checked in the worker, against the result it computed, and come right after it: the
+/// page's main thread neither runs the scenario nor evaluates a condition. STRIDED on a block of 64: two
+/// warps, each reading 32 floats 8 bytes apart (256 bytes, 8 sectors of 32 B), so the load costs 16 sectors
+/// over 2 requests for the block.
+#[test]
+fn lab_goals_are_checked_with_the_result() {
+    use warpscope::teach::lab::{Goal, GoalResult};
+    let goal =
+        |check: &str, scope: &str| Goal { check: check.into(), text: check.into(), scope: scope.into(), select: None };
+    let mut req = request(3, STRIDED, "64");
+    req.goals = vec![
+        goal("sectors == 16 && requests == 2", "each"),
+        goal("sectors <= 8", "each"),
+        goal("sectors_per_request == 800", "sum"),
+    ];
+    let rs = replies(&req, &mut Cache::default());
+    assert_eq!(kinds(&rs), ["result", "goals", "shown", "fixes", "done"]);
+    let Reply::Goals { id, goals } = &rs[1] else { unreachable!() };
+    assert_eq!(*id, 3);
+    fn outcome(g: &GoalResult) -> (&str, bool, &str) {
+        (g.check.as_str(), g.pass, g.detail.as_str())
+    }
+    assert_eq!(
+        goals.iter().map(outcome).collect::<Vec<_>>(),
+        [
+            ("sectors == 16 && requests == 2", true, ""),
+            ("sectors <= 8", false, "line 2 (LDG.E.32) does not meet it yet"),
+            // 16 sectors / 2 requests, in hundredths.
+            ("sectors_per_request == 800", true, ""),
+        ]
+    );
+    // Without goals, none are sent.
+    assert!(!kinds(&replies(&request(4, STRIDED, "64"), &mut Cache::default())).contains(&"goals"));
+}
 
 #[test]
 fn replies_come_in_order_and_carry_their_request() {

@@ -115,15 +115,17 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
             }
         })
     };
-    // The exercise shown is graded with the result the page shows (the worker computed it); the others keep
-    // what they were graded when last shown.
+    // The exercise shown is graded with its goals as the analysis worker checked them against the result the
+    // page shows; the others keep what they were graded when last shown.
     let pane = state.panes.first();
-    let result = match pane.map(|p| (&p.error, &p.result)) {
-        Some((None, Some(r))) => Ok(r.as_ref()),
+    let goals = match pane.map(|p| (&p.error, &p.goals)) {
+        Some((None, Some(g))) => Ok(g.as_slice()),
         Some((Some(e), _)) => Err(e.clone()),
-        _ => Err("the answer has not run yet".to_string()),
+        // Checked with the result, which is on its way.
+        Some((None, None)) => Ok(&[][..]),
+        None => Err("the answer has not run yet".to_string()),
     };
-    let grade = grade_result(ex, l.answer(), result);
+    let grade = grade_result(ex, l.answer(), goals);
     let done_all: Vec<bool> = l
         .lab
         .exercises

@@ -9,6 +9,7 @@ use crate::program::launch::Dim3;
 use crate::scenario::{Field, Scenario, Setting};
 use crate::service::{Reply, Request, Shown};
 use crate::teach::explain::{Fix, Suggestion};
+use crate::teach::lab::GoalResult;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -32,6 +33,8 @@ pub struct Pane {
     pub preset: String,
     /// The last good result.
     pub result: Option<Rc<ProgramResult>>,
+    /// The lab exercise's goals checked against `result` by the analysis worker (pane 0 in a lab).
+    pub goals: Option<Rc<Vec<GoalResult>>>,
     /// The issue the figure shows, with its report and explanation.
     pub shown: Option<Rc<Shown>>,
     /// The request `shown` answered.
@@ -67,6 +70,7 @@ impl Pane {
             sets_text,
             preset: String::new(),
             result: None,
+            goals: None,
             shown: None,
             shown_for: 0,
             fixes: None,
@@ -142,8 +146,10 @@ impl Pane {
                     self.issue = 0;
                 }
                 self.result = Some(Rc::new(result));
+                self.goals = None;
                 self.error = None;
             }
+            Reply::Goals { goals, .. } => self.goals = Some(Rc::new(goals)),
             Reply::Shown { shown, .. } => {
                 self.instr = shown.instr;
                 self.issue = shown.issue;
@@ -182,7 +188,15 @@ impl Pane {
     pub fn to_request(&self, all_warps: bool) -> Request {
         let mut scenario = self.scenario.clone();
         scenario.limits.max_seconds = PAGE_MAX_SECONDS;
-        Request { id: self.request, scenario, instr: self.instr, issue: self.issue, all_warps, names: Vec::new() }
+        Request {
+            id: self.request,
+            scenario,
+            instr: self.instr,
+            issue: self.issue,
+            all_warps,
+            names: Vec::new(),
+            goals: Vec::new(),
+        }
     }
 }
 
@@ -668,10 +682,11 @@ impl Reducible for State {
                 s.playing = false;
             }
             Action::Engine(p, reply) => {
-                let is_result = matches!(reply, Reply::Result { .. } | Reply::Error { .. });
+                // The exercise is graded when its goals come checked, or the answer does not run.
+                let graded = matches!(reply, Reply::Goals { .. } | Reply::Error { .. });
                 let Some(pane) = s.panes.get_mut(p) else { return self };
                 pane.take(reply);
-                if p == 0 && is_result {
+                if p == 0 && graded {
                     grade_current(&mut s);
                 }
             }
@@ -773,15 +788,15 @@ fn open_exercise(s: &mut State, k: usize) {
 /// Grades the exercise shown with pane 0's latest result (or its error), and keeps whether it is done.
 fn grade_current(s: &mut State) {
     let Some(pane) = s.panes.first() else { return };
-    let result = match (&pane.error, &pane.result) {
-        (None, Some(r)) => Ok(Rc::clone(r)),
+    let goals = match (&pane.error, &pane.goals) {
+        (None, Some(g)) => Ok(Rc::clone(g)),
         (Some(e), _) => Err(e.clone()),
         (None, None) => return,
     };
     let Some(l) = s.lab.as_mut() else { return };
     let Some(ex) = l.exercise().cloned() else { return };
-    let g =
-        crate::teach::lab::grade_result(&ex, l.progress.answers.get(&ex.id), result.as_deref().map_err(String::clone));
+    let goals = goals.as_ref().map(|g| g.as_slice()).map_err(String::clone);
+    let g = crate::teach::lab::grade_result(&ex, l.progress.answers.get(&ex.id), goals);
     if g.done {
         l.progress.done.insert(ex.id.clone());
     } else {

@@ -16,7 +16,7 @@ use crate::scenario::{Scenario, Setting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The metric names a goal may use.
+/// The metric names a goal may use, in the order of [`metrics_of`]'s values.
 pub const METRICS: [&str; 18] = [
     "requests",
     "lines",
@@ -275,35 +275,40 @@ impl Exercise {
     }
 }
 
-/// The metrics of one instruction (or a sum), by name, as integers: efficiency in percent (0..100) and
-/// sectors_per_request in hundredths.
-pub fn metrics_of(i: &InstrResult) -> BTreeMap<&'static str, i128> {
-    let mut m = BTreeMap::new();
+/// The metrics of one instruction (or a sum), in the order of [`METRICS`], as integers: efficiency in
+/// percent (0..100) and sectors_per_request in hundredths.
+pub fn metrics_of(i: &InstrResult) -> [i128; METRICS.len()] {
     let mem = i.memory.clone().unwrap_or_default();
     let banks = i.banks.clone().unwrap_or_default();
-    m.insert("requests", i128::from(mem.requests));
-    m.insert("lines", i128::from(mem.lines));
-    m.insert("sectors", i128::from(mem.sectors));
-    m.insert("transactions", i128::from(mem.transactions));
-    m.insert("transaction_bytes", i128::from(mem.transaction_bytes));
-    m.insert("bytes_requested", i128::from(mem.bytes_requested));
-    m.insert("bytes_unique", i128::from(mem.bytes_unique));
-    m.insert("bytes_moved", i128::from(mem.bytes_moved));
-    m.insert("efficiency", (mem.efficiency * 100.0).floor() as i128);
-    m.insert("sectors_per_request", (mem.sectors_per_request * 100.0).round() as i128);
-    m.insert("wavefronts", i128::from(banks.wavefronts));
-    m.insert("ideal_wavefronts", i128::from(banks.ideal_wavefronts));
-    m.insert("bank_conflicts", i128::from(banks.bank_conflicts));
-    m.insert("conflict_degree", i128::from(banks.conflict_degree));
-    m.insert("warps", i128::from(i.warps));
-    m.insert("lanes", i128::from(i.active_lanes));
-    m.insert("size", i128::from(i.size));
-    m.insert("instructions", 1);
-    m
+    [
+        i128::from(mem.requests),
+        i128::from(mem.lines),
+        i128::from(mem.sectors),
+        i128::from(mem.transactions),
+        i128::from(mem.transaction_bytes),
+        i128::from(mem.bytes_requested),
+        i128::from(mem.bytes_unique),
+        i128::from(mem.bytes_moved),
+        (mem.efficiency * 100.0).floor() as i128,
+        (mem.sectors_per_request * 100.0).round() as i128,
+        i128::from(banks.wavefronts),
+        i128::from(banks.ideal_wavefronts),
+        i128::from(banks.bank_conflicts),
+        i128::from(banks.conflict_degree),
+        i128::from(i.warps),
+        i128::from(i.active_lanes),
+        i128::from(i.size),
+        1,
+    ]
+}
+
+/// The position of metric `name` in [`METRICS`] (and in [`metrics_of`]'s values).
+fn metric(name: &str) -> Option<usize> {
+    METRICS.iter().position(|m| *m == name)
 }
 
 /// A goal's outcome.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GoalResult {
     /// What the student reads.
     pub text: String,
@@ -316,6 +321,8 @@ pub struct GoalResult {
 }
 
 /// Checks a goal against a program's results.
+// Cold, as the parsers are: it runs once per analysis, and the analysis workers' size is their budget.
+#[cold]
 pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
     let check = g.check.clone();
     let fail = |detail: String| GoalResult { text: g.text.clone(), check: check.clone(), pass: false, detail };
@@ -329,33 +336,31 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
         });
     }
     let holds =
-        |m: &BTreeMap<&'static str, i128>| expr::eval(&cond, &|n| m.get(n).copied()).map(|v| v != 0).unwrap_or(false);
-    let scope = g.scope.as_str();
-    let (pass, detail) = match scope {
+        |m: &[i128; METRICS.len()]| expr::eval(&cond, &|n| metric(n).map(|k| m[k])).map(|v| v != 0).unwrap_or(false);
+    let each: Vec<[i128; METRICS.len()]> = selected.iter().map(|i| metrics_of(i)).collect();
+    let (pass, detail) = match g.scope.as_str() {
         "sum" => {
-            let mut sum: BTreeMap<&'static str, i128> = BTreeMap::new();
-            for i in &selected {
-                for (k, v) in metrics_of(i) {
-                    *sum.entry(k).or_default() += v;
+            let mut sum = [0i128; METRICS.len()];
+            for m in &each {
+                for (s, v) in sum.iter_mut().zip(m) {
+                    *s += v;
                 }
             }
-            // Ratios do not add up: recompute them from the sums.
-            let moved = sum.get("bytes_moved").copied().unwrap_or(0);
-            let eff = if moved == 0 { 0 } else { sum.get("bytes_unique").copied().unwrap_or(0) * 100 / moved };
-            sum.insert("efficiency", eff);
-            let req = sum.get("requests").copied().unwrap_or(0);
-            let spr = if req == 0 { 0 } else { sum.get("sectors").copied().unwrap_or(0) * 100 / req };
-            sum.insert("sectors_per_request", spr);
+            // Ratios do not add up: recompute them from the sums (METRICS' order).
+            let ratio = |num: i128, den: i128| if den == 0 { 0 } else { num * 100 / den };
+            let [requests, _, sectors, _, _, _, unique, moved, ..] = sum;
+            sum[8] = ratio(unique, moved);
+            sum[9] = ratio(sectors, requests);
             let ok = holds(&sum);
             (ok, if ok { String::new() } else { "the block's totals do not meet it yet".into() })
         }
         "any" => {
-            let ok = selected.iter().any(|i| holds(&metrics_of(i)));
+            let ok = each.iter().any(holds);
             (ok, if ok { String::new() } else { "no instruction meets it yet".into() })
         }
-        _ => match selected.iter().find(|i| !holds(&metrics_of(i))) {
+        _ => match each.iter().position(|m| !holds(m)) {
             None => (true, String::new()),
-            Some(i) => (false, format!("line {} ({}) does not meet it yet", i.line, i.op)),
+            Some(k) => (false, format!("line {} ({}) does not meet it yet", selected[k].line, selected[k].op)),
         },
     };
     GoalResult { text: g.text.clone(), check, pass, detail }
@@ -380,12 +385,14 @@ pub struct ExerciseGrade {
 pub fn grade_exercise(ex: &Exercise, answer: Option<&Answer>) -> ExerciseGrade {
     let result =
         ex.scenario(answer).map_err(|(s, m)| format!("{s}: {m}")).and_then(|sc| sc.run().map_err(|e| e.to_string()));
-    grade_result(ex, answer, result.as_ref().map_err(String::clone))
+    let goals = result.map(|r| ex.goals.iter().map(|g| check_goal(g, &r)).collect::<Vec<_>>());
+    grade_result(ex, answer, goals.as_deref().map_err(String::clone))
 }
 
-/// Grades one exercise from the result its answer's scenario gave (or why it did not run). The page grades
-/// with the result its analysis worker sent, so it never runs a scenario itself.
-pub fn grade_result(ex: &Exercise, answer: Option<&Answer>, result: Result<&ProgramResult, String>) -> ExerciseGrade {
+/// Grades one exercise from its goals checked against the result its answer's scenario gave ([`check_goal`]),
+/// or why it did not run. The page's analysis worker checks the goals with the result it computes, so the
+/// page's main thread neither runs a scenario nor evaluates a goal's condition.
+pub fn grade_result(ex: &Exercise, answer: Option<&Answer>, goals: Result<&[GoalResult], String>) -> ExerciseGrade {
     let id = ex.id.clone();
     let questions: Vec<bool> = ex
         .questions
@@ -393,28 +400,20 @@ pub fn grade_result(ex: &Exercise, answer: Option<&Answer>, result: Result<&Prog
         .enumerate()
         .map(|(k, q)| answer.and_then(|a| a.choices.get(k).copied().flatten()) == Some(q.answer))
         .collect();
-    match result {
-        Ok(r) => {
-            let goals: Vec<GoalResult> = ex.goals.iter().map(|g| check_goal(g, r)).collect();
+    let unmet = |detail: &str| -> Vec<GoalResult> {
+        ex.goals
+            .iter()
+            .map(|g| GoalResult { text: g.text.clone(), check: g.check.clone(), pass: false, detail: detail.into() })
+            .collect()
+    };
+    match goals {
+        // Outcomes of this exercise's goals (not those of the exercise shown before, still on their way).
+        Ok(goals) if goals.len() == ex.goals.len() && goals.iter().zip(&ex.goals).all(|(r, g)| r.check == g.check) => {
             let done = goals.iter().all(|g| g.pass) && questions.iter().all(|q| *q);
-            ExerciseGrade { id, goals, questions, done, error: None }
+            ExerciseGrade { id, goals: goals.to_vec(), questions, done, error: None }
         }
-        Err(e) => ExerciseGrade {
-            id,
-            goals: ex
-                .goals
-                .iter()
-                .map(|g| GoalResult {
-                    text: g.text.clone(),
-                    check: g.check.clone(),
-                    pass: false,
-                    detail: "the answer does not run".into(),
-                })
-                .collect(),
-            questions,
-            done: false,
-            error: Some(e),
-        },
+        Ok(_) => ExerciseGrade { id, goals: unmet("being checked"), questions, done: false, error: None },
+        Err(e) => ExerciseGrade { id, goals: unmet("the answer does not run"), questions, done: false, error: Some(e) },
     }
 }
 
