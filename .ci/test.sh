@@ -24,12 +24,14 @@ trunk build --release
 # Load budget: the main module, what every visitor loads, at most 300 KB (300,000 bytes) gzipped; the lab
 # and demangler workers too. The analysis workers (warpscope-engine, -ptx, -sass) start after the page is
 # interactive and are built at opt-level 3 because the executor's speed is their target (within 1.5x of
-# native): their budget is 330 KB. Measured reason (README, Performance): the tensor-core-era instructions,
+# native): their budget is 335 KB. Measured reasons (README, Performance): the tensor-core-era instructions,
 # swizzles and layouts took the CUDA worker to 323 KB at opt-level 3; opt-level "s" gives 269 KB but runs the
-# SGEMM block at 1.98x native in the browser (24.4 ms vs 12.3 ms; opt-level 3: 17.5 ms, 1.42x).
+# SGEMM block at 1.98x native in the browser (24.4 ms vs 12.3 ms; opt-level 3: 17.5 ms, 1.42x). Checking a
+# lab's goals in the analysis worker instead of on the page's main thread took the main module from 299.8 KB
+# to 278.9 KB and each analysis worker up by about 6.4 KB (the CUDA worker to 331 KB).
 for wasm in dist/*.wasm; do
   BUDGET=300000
-  case "$(basename "$wasm")" in warpscope-engine*) BUDGET=330000 ;; esac
+  case "$(basename "$wasm")" in warpscope-engine*) BUDGET=335000 ;; esac
   gz=$(gzip -9 -c "$wasm" | wc -c)
   printf 'wasm: %s: %s bytes, %s bytes gzipped (budget %s)\n' "$(basename "$wasm")" "$(wc -c <"$wasm")" "$gz" "$BUDGET"
   if [ "$gz" -gt "$BUDGET" ]; then

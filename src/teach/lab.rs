@@ -321,8 +321,6 @@ pub struct GoalResult {
 }
 
 /// Checks a goal against a program's results.
-// Cold, as the parsers are: it runs once per analysis, and the analysis workers' size is their budget.
-#[cold]
 pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
     let check = g.check.clone();
     let fail = |detail: String| GoalResult { text: g.text.clone(), check: check.clone(), pass: false, detail };
