@@ -344,11 +344,17 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
                     *s += v;
                 }
             }
-            // Ratios do not add up: recompute them from the sums (METRICS' order).
-            let ratio = |num: i128, den: i128| if den == 0 { 0 } else { num * 100 / den };
-            let [requests, _, sectors, _, _, _, unique, moved, ..] = sum;
-            sum[8] = ratio(unique, moved);
-            sum[9] = ratio(sectors, requests);
+            // Ratios do not add up: recompute them from the sums.
+            let of = |name: &str| metric(name).map_or(0, |k| sum[k]);
+            let ratio = |num: &str, den: &str| if of(den) == 0 { 0 } else { of(num) * 100 / of(den) };
+            for (name, v) in [
+                ("efficiency", ratio("bytes_unique", "bytes_moved")),
+                ("sectors_per_request", ratio("sectors", "requests")),
+            ] {
+                if let Some(k) = metric(name) {
+                    sum[k] = v;
+                }
+            }
             let ok = holds(&sum);
             (ok, if ok { String::new() } else { "the block's totals do not meet it yet".into() })
         }
