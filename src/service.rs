@@ -33,10 +33,10 @@ pub struct Request {
     /// Kernel names the page had demangled: (mangled, demangled), an empty one when it could not be read.
     #[serde(default)]
     pub names: Vec<(String, String)>,
-    /// A lab exercise's goals, checked against the result and answered as [`Reply::Goals`] (the page's main
-    /// thread does not evaluate conditions).
+    /// A lab exercise's goals (pane 0 in a lab, `Some` even when the exercise has none), checked against the
+    /// result and answered with it in [`Reply::Result`]: the page's main thread does not evaluate conditions.
     #[serde(default)]
-    pub goals: Vec<crate::teach::lab::Goal>,
+    pub goals: Option<Vec<crate::teach::lab::Goal>>,
 }
 
 /// The issue the figure shows.
@@ -80,13 +80,11 @@ pub enum Reply {
         id: u64,
         /// The result.
         result: ProgramResult,
-    },
-    /// The request's lab goals, checked against the result (sent right after it, when the request has goals).
-    Goals {
-        /// The request.
-        id: u64,
-        /// Each goal's outcome, in the request's order.
-        goals: Vec<crate::teach::lab::GoalResult>,
+        /// The request's lab goals checked against the result, each goal's outcome in the request's order
+        /// (`None` when the request has no goals to check). In the same message as the result, so the page
+        /// never shows a result with the grade of another.
+        #[serde(default)]
+        goals: Option<Vec<crate::teach::lab::GoalResult>>,
     },
     /// The issue the figure shows.
     Shown {
@@ -136,7 +134,6 @@ impl Reply {
         match self {
             Reply::Progress { id, .. }
             | Reply::Result { id, .. }
-            | Reply::Goals { id, .. }
             | Reply::Shown { id, .. }
             | Reply::Fixes { id, .. }
             | Reply::Error { id, .. }
@@ -169,10 +166,10 @@ pub struct ResultPart {
 /// parts, in order, followed by the result with its last instructions. Any other reply is sent whole.
 /// [`Parts::join`] puts them together again.
 pub fn split_result(reply: Reply) -> (Vec<ResultPart>, Reply) {
-    let Reply::Result { id, mut result } = reply else { return (Vec::new(), reply) };
+    let Reply::Result { id, mut result, goals } = reply else { return (Vec::new(), reply) };
     let n = result.instructions.len();
     if n <= PART_INSTRUCTIONS {
-        return (Vec::new(), Reply::Result { id, result });
+        return (Vec::new(), Reply::Result { id, result, goals });
     }
     // The result keeps the last part (1 to PART_INSTRUCTIONS instructions); the others go ahead of it.
     let ahead = (n - 1) / PART_INSTRUCTIONS * PART_INSTRUCTIONS;
@@ -182,7 +179,7 @@ pub fn split_result(reply: Reply) -> (Vec<ResultPart>, Reply) {
     for _ in 0..ahead / PART_INSTRUCTIONS {
         parts.push(ResultPart { part: id, instructions: all.by_ref().take(PART_INSTRUCTIONS).collect() });
     }
-    (parts, Reply::Result { id, result })
+    (parts, Reply::Result { id, result, goals })
 }
 
 /// The parts received for a request, until its result arrives.
@@ -205,11 +202,11 @@ impl Parts {
     /// The reply with the parts received before it put back in front of a result's instructions.
     pub fn join(&mut self, reply: Reply) -> Reply {
         match reply {
-            Reply::Result { id, mut result } if id == self.id && !self.instructions.is_empty() => {
+            Reply::Result { id, mut result, goals } if id == self.id && !self.instructions.is_empty() => {
                 let mut all = std::mem::take(&mut self.instructions);
                 all.append(&mut result.instructions);
                 result.instructions = all;
-                Reply::Result { id, result }
+                Reply::Result { id, result, goals }
             }
             r => r,
         }
@@ -344,11 +341,8 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     }
     let (Some(analysis), Some(result)) = (&cache.analysis, &cache.result) else { return reply(Reply::Done { id }) };
     // Always sent: the page may have asked from a fresh pane that has no result yet.
-    reply(Reply::Result { id, result: result.clone() });
-    if !req.goals.is_empty() {
-        let goals = req.goals.iter().map(|g| crate::teach::lab::check_goal(g, result)).collect();
-        reply(Reply::Goals { id, goals });
-    }
+    let goals = req.goals.as_ref().map(|gs| gs.iter().map(|g| crate::teach::lab::check_goal(g, result)).collect());
+    reply(Reply::Result { id, result: result.clone(), goals });
     // The selection, kept within the result.
     let instr = if req.instr < result.instructions.len() { req.instr } else { 0 };
     let issue = match result.instructions.get(instr) {

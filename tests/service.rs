@@ -13,7 +13,7 @@ fn request(id: u64, text: &str, block: &str) -> Request {
         block: Dim3::parse(block, "block").expect("test block"),
         ..Scenario::default()
     };
-    Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new(), goals: Vec::new() }
+    Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new(), goals: None }
 }
 
 fn replies(req: &Request, cache: &mut Cache) -> Vec<Reply> {
@@ -27,7 +27,6 @@ fn kinds(rs: &[Reply]) -> Vec<&'static str> {
         .map(|r| match r {
             Reply::Progress { .. } => "progress",
             Reply::Result { .. } => "result",
-            Reply::Goals { .. } => "goals",
             Reply::Shown { .. } => "shown",
             Reply::Fixes { .. } => "fixes",
             Reply::Error { .. } => "error",
@@ -39,7 +38,7 @@ fn kinds(rs: &[Reply]) -> Vec<&'static str> {
 
 const STRIDED: &str = "__global__ void k(const float *a) {\n    float x = a[2 * threadIdx.x];\n}\n";
 
-/// A lab's goals are checked in the worker, against the result it computed, and come right after it: the
+/// A lab's goals are checked in the worker, against the result it computed, and come with it: the
 /// page's main thread neither runs the scenario nor evaluates a condition. STRIDED on a block of 64: two
 /// warps, each reading 32 floats 8 bytes apart (256 bytes, 8 sectors of 32 B), so the load costs 16 sectors
 /// over 2 requests for the block.
@@ -49,15 +48,16 @@ fn lab_goals_are_checked_with_the_result() {
     let goal =
         |check: &str, scope: &str| Goal { check: check.into(), text: check.into(), scope: scope.into(), select: None };
     let mut req = request(3, STRIDED, "64");
-    req.goals = vec![
+    req.goals = Some(vec![
         goal("sectors == 16 && requests == 2", "each"),
         goal("sectors <= 8", "each"),
         goal("sectors_per_request == 800", "sum"),
-    ];
+    ]);
     let rs = replies(&req, &mut Cache::default());
-    assert_eq!(kinds(&rs), ["result", "goals", "shown", "fixes", "done"]);
-    let Reply::Goals { id, goals } = &rs[1] else { unreachable!() };
-    assert_eq!(*id, 3);
+    assert_eq!(kinds(&rs), ["result", "shown", "fixes", "done"]);
+    let Reply::Result { id: 3, goals: Some(goals), .. } = &rs[0] else {
+        panic!("the result with its goals: {:?}", kinds(&rs))
+    };
     fn outcome(g: &GoalResult) -> (&str, bool, &str) {
         (g.check.as_str(), g.pass, g.detail.as_str())
     }
@@ -70,8 +70,13 @@ fn lab_goals_are_checked_with_the_result() {
             ("sectors_per_request == 800", true, ""),
         ]
     );
-    // Without goals, none are sent.
-    assert!(!kinds(&replies(&request(4, STRIDED, "64"), &mut Cache::default())).contains(&"goals"));
+    // An exercise without goals gets an empty list (it is graded by its questions); outside a lab, none.
+    req.goals = Some(Vec::new());
+    assert!(matches!(&replies(&req, &mut Cache::default())[0], Reply::Result { goals: Some(g), .. } if g.is_empty()));
+    assert!(matches!(
+        &replies(&request(4, STRIDED, "64"), &mut Cache::default())[0],
+        Reply::Result { goals: None, .. }
+    ));
 }
 
 #[test]
@@ -208,7 +213,7 @@ fn a_long_result_travels_in_parts_and_is_joined_in_order() {
     // Parts of an older request are dropped when a newer one's arrive.
     let mut joined = Parts::default();
     let (old, _) = split_result(match whole.clone() {
-        Reply::Result { result, .. } => Reply::Result { id: 6, result },
+        Reply::Result { result, goals, .. } => Reply::Result { id: 6, result, goals },
         r => r,
     });
     joined.add(old[0].clone());

@@ -140,16 +140,15 @@ impl Pane {
         }
         match reply {
             Reply::Progress { done, total, seconds, .. } => self.progress = Some((done, total, seconds)),
-            Reply::Result { result, .. } => {
+            Reply::Result { result, goals, .. } => {
                 if self.instr >= result.instructions.len() {
                     self.instr = 0;
                     self.issue = 0;
                 }
                 self.result = Some(Rc::new(result));
-                self.goals = None;
+                self.goals = goals.map(Rc::new);
                 self.error = None;
             }
-            Reply::Goals { goals, .. } => self.goals = Some(Rc::new(goals)),
             Reply::Shown { shown, .. } => {
                 self.instr = shown.instr;
                 self.issue = shown.issue;
@@ -195,7 +194,7 @@ impl Pane {
             issue: self.issue,
             all_warps,
             names: Vec::new(),
-            goals: Vec::new(),
+            goals: None,
         }
     }
 }
@@ -683,7 +682,7 @@ impl Reducible for State {
             }
             Action::Engine(p, reply) => {
                 // The exercise is graded when its goals come checked, or the answer does not run.
-                let graded = matches!(reply, Reply::Goals { .. } | Reply::Error { .. });
+                let graded = matches!(reply, Reply::Result { goals: Some(_), .. } | Reply::Error { .. });
                 let Some(pane) = s.panes.get_mut(p) else { return self };
                 pane.take(reply);
                 if p == 0 && graded {
@@ -728,6 +727,8 @@ impl Reducible for State {
                         a.choices[q] = Some(c);
                     }
                 }
+                // The last right answer can complete the exercise: it is kept done now, not at the next result.
+                grade_current(&mut s);
             }
             Action::LabReset => {
                 if let Some(l) = s.lab.as_mut() {

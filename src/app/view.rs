@@ -190,7 +190,8 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     let shared_op = crate::model::access::Instr::parse(&sc.op)
         .is_ok_and(|i| i.base.fixed_space() == Some(crate::model::access::Space::Shared));
     // The shared model is offered where it can change a count: on a CC that has the measured rule, for a
-    // shared (or generic) access, or while it holds the non-default choice (so it can be set back).
+    // shared access, a program whose result reaches shared memory (a kernel, a generic access that does),
+    // or while it holds the non-default choice (so it can be set back).
     let measured_rule = sc.cc.has_measured_shared_rule()
         && ((needs_op && shared_op)
             || sc.config.shared_model != SharedModel::default()
@@ -841,8 +842,7 @@ pub fn app(props: &AppProps) -> Html {
                 let mut req = p.to_request(state.all_warps);
                 // In a lab, the worker checks the exercise's goals against pane 0's result.
                 if k == 0 {
-                    req.goals =
-                        state.lab.as_ref().and_then(|l| l.exercise()).map(|e| e.goals.clone()).unwrap_or_default();
+                    req.goals = state.lab.as_ref().and_then(|l| l.exercise()).map(|e| e.goals.clone());
                 }
                 (k, req)
             })

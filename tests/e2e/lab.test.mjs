@@ -259,6 +259,11 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   await page.click('#hint');
   assert.equal(await page.locator('.hint').count(), 1);
   await page.screenshot({ path: join(SHOTS, 'lab-exercise-done.png'), fullPage: false });
+  // The right answer completed the exercise: it is marked done at once, not at the next result or a reload.
+  await page.click('#exercises li:nth-child(2) button');
+  assert.match(await page.locator('#exercises li:first-child button').textContent(), /✔/);
+  await page.click('#exercises li:first-child button');
+  await settled(page);
   // Progress survives a reload (kept in this browser).
   await page.reload();
   await page.waitForSelector('#lab #goals li');
@@ -285,6 +290,38 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   assert.equal(await patternText(page), '8*lane');
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+// An exercise with no goals is done when its question is answered; the grade stays while the student looks
+// around (another instruction), and is kept (it used to be shown, but never saved, as done).
+test('an exercise without goals is done by its question, and stays done', async () => {
+  const noGoals = 'title = "Questions only"\n[[exercise]]\nid = "q"\ntitle = "1. Read the figure"\ntext = "Look."\n'
+    + 'lang = "expr"\npattern = "4*lane"\ncc = "8.0"\nop = "LDG.E.32"\nblock = "64"\n'
+    + '[[exercise.question]]\ntext = "How many sectors does one warp touch?"\nchoices = ["4", "8"]\nanswer = 0\n'
+    + 'explain = "32 lanes x 4 bytes = 128 bytes: 4 sectors (BPG 9.2.1.1)."\n'
+    + '[[exercise]]\nid = "next"\ntitle = "2. Next"\ntext = "More."\nlang = "expr"\npattern = "8*lane"\ncc = "8.0"\nop = "LDG.E.32"\nblock = "32"\n';
+  const own = await startSite({ files: { '/labs/questions.toml': noGoals } });
+  const page = await own.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${own.base}?lab=questions`);
+  await page.waitForSelector('#q0');
+  await settled(page);
+  assert.equal(await page.locator('#lab-done').count(), 0, 'not done before the question is answered');
+  await page.check('#q0-0');
+  assert.match(await page.locator('#lab-done').textContent(), /Done/);
+  // Another warp issue of the same program: the grade does not flicker away.
+  await page.locator('.instructions button').first().click();
+  await settled(page);
+  assert.match(await page.locator('#lab-done').textContent(), /Done/);
+  await page.click('#exercises li:nth-child(2) button');
+  assert.match(await page.locator('#exercises li:first-child button').textContent(), /✔/);
+  await page.reload();
+  await page.waitForSelector('#exercises li');
+  assert.match(await page.locator('#exercises li:first-child button').textContent(), /✔/);
+  assert.deepEqual(errors, []);
+  await page.close();
+  await own.close();
 });
 
 test('a broken lab file shows where the problem is', async () => {
