@@ -28,7 +28,7 @@ trunk build --release
 # swizzles and layouts took the CUDA worker to 323 KB at opt-level 3; opt-level "s" gives 269 KB but runs the
 # SGEMM block at 1.98x native in the browser (24.4 ms vs 12.3 ms; opt-level 3: 17.5 ms, 1.42x). Checking a
 # lab's goals in the analysis worker instead of on the page's main thread took the main module from 299.8 KB
-# to 278.9 KB and each analysis worker up by about 6.4 KB (the CUDA worker to 331 KB).
+# to 279.2 KB and each analysis worker up by about 6.5 KB (the CUDA worker to 331.5 KB).
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in warpscope-engine*) BUDGET=335000 ;; esac
