@@ -376,7 +376,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     <p class="summary grid-note" id={id("blocks", k)}>{ blocks_text(r) }</p>
                 }
                 if let (Some(ins), Some(shown)) = (selected, pane.shown.as_deref()) {
-                    { explanation_view(d, k, pane, shown) }
+                    { explanation_view(d, k, pane, shown, k == 0 && lab_unsolved(state)) }
                     <ul class="notes">
                         { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ crate::text::page_words(&n.text) }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
                         { for ins.warnings.iter().take(6).map(|w| html! { <li class="warning">{ w.clone() }</li> }) }
@@ -528,7 +528,13 @@ fn figure_view(state: &State, k: usize, shown: &Shown) -> Html {
     }
 }
 
-fn explanation_view(d: &Dispatch, k: usize, pane: &Pane, shown: &Shown) -> Html {
+/// Whether a lab exercise is shown and not done yet: its suggested fixes would give its answer away.
+fn lab_unsolved(state: &State) -> bool {
+    state.lab.as_ref().is_some_and(|l| l.exercise().is_some_and(|e| !l.progress.done.contains(&e.id)))
+}
+
+/// The explanation and, unless `hold_fixes` (a lab exercise not done yet), the suggested fixes.
+fn explanation_view(d: &Dispatch, k: usize, pane: &Pane, shown: &Shown, hold_fixes: bool) -> Html {
     // The explanation comes with the figure; the fixes, each checked by a run in the worker, right after.
     let suggestions = pane.fixes.as_deref().cloned().unwrap_or_default();
     let ex = crate::teach::explain::Explanation { lines: shown.why.clone(), suggestions };
@@ -536,7 +542,12 @@ fn explanation_view(d: &Dispatch, k: usize, pane: &Pane, shown: &Shown) -> Html 
         <div class="explain" id={id("explain", k)}>
             <h3>{ "Why" }</h3>
             <ul>{ for ex.lines.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
-            if !ex.suggestions.is_empty() {
+            if !ex.suggestions.is_empty() && hold_fixes {
+                <h3>{ "Try" }</h3>
+                <p class="fixes-held" id="fixes-held">
+                    { "Suggested fixes appear once this exercise is done: here they would give its answer away." }
+                </p>
+            } else if !ex.suggestions.is_empty() {
                 <h3>{ "Try" }</h3>
                 <ul class="suggestions">
                     { for ex.suggestions.iter().map(|s| {

@@ -249,6 +249,9 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   assert.equal(await page.locator('#goals li.fail').count(), 1);
   assert.equal(await page.locator('select#cc').isDisabled(), true);
   assert.equal(await page.locator('#op').isDisabled(), true);
+  // The suggested fixes would give the answer away ("Read with a stride of 4 bytes", try 4*lane): held back.
+  await page.waitForSelector('#fixes-held');
+  assert.equal(await page.locator('.suggestions').count(), 0);
   await page.fill('#pattern', '4*lane');
   await settled(page);
   assert.equal(await page.locator('#goals li.pass').count(), 1, '4 sectors (BPG 9.2.1.1)');
@@ -256,6 +259,10 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   await page.check('#q0-1');
   assert.match(await page.locator('#q0 .feedback').textContent(), /^Right\./);
   assert.match(await page.locator('#lab-done').textContent(), /Done/);
+  // Done: the fixes show (4 bytes a lane: a 16-byte vector type moves the same data in 4x fewer loads).
+  await page.waitForSelector('.suggestions');
+  assert.equal(await page.locator('#fixes-held').count(), 0);
+  assert.match(await page.locator('.suggestions').textContent(), /16-byte vector type/);
   await page.click('#hint');
   assert.equal(await page.locator('.hint').count(), 1);
   await page.screenshot({ path: join(SHOTS, 'lab-exercise-done.png'), fullPage: false });
