@@ -74,8 +74,12 @@ struct Slot {
     in_flight: Option<(u64, f64)>,
     /// The request in flight, to send again once the kernel names it asked for are known.
     posted: Option<Request>,
-    /// The request whose kernel names are being demangled: its `Done` is not passed on.
+    /// The request whose kernel names are being demangled (it goes out again once they are known).
     naming: Option<u64>,
+    /// The request whose next `Done` ends the run that asked for names (not the run sent again with them):
+    /// not passed on. Apart from `naming`, because the demangler can answer, and the request go out again,
+    /// before that `Done` arrives; the page would otherwise take it as the end of the second run.
+    unnamed_done: Option<u64>,
     /// Instructions of a result that came ahead of it, in parts (see [`crate::service::split_result`]).
     parts: crate::service::Parts,
     queued: Option<Request>,
@@ -221,6 +225,7 @@ impl Engine {
             };
             if let Reply::Names { id, symbols } = reply {
                 slot.naming = Some(id);
+                slot.unnamed_done = Some(id);
                 drop(slots);
                 let (cells, d4) = (Rc::clone(&cells), Rc::clone(&d2));
                 super::browser::demangle(symbols, move |pairs| {
@@ -244,7 +249,10 @@ impl Engine {
             }
             let mut pass_on = true;
             if let Reply::Done { id } = reply {
-                pass_on = slot.naming != Some(id);
+                pass_on = slot.unnamed_done != Some(id);
+                if !pass_on {
+                    slot.unnamed_done = None;
+                }
                 if slot.in_flight.is_some_and(|(f, _)| f == id) {
                     slot.in_flight = None;
                     if !pass_on {

@@ -139,7 +139,11 @@ test('a pasted SASS listing runs with no values: its kernel names are demangled 
   // ptxas 12.9's sm_80 SASS of cuda-samples' reduction kernels (tests/data/kernels/reduction, BSD-3-Clause):
   // seven template kernels, mangled, with their parameters in constant bank 0.
   const listing = await readFile(new URL('../data/kernels/reduction/sm_80.sass', import.meta.url), 'utf8');
-  await page.fill('#pattern', listing);
+  // Pasted as one change. The analysis asks for the kernel names, the demangler worker starts, and the
+  // analysis runs again with them: waited for until the kernel menu is there (on a loaded 2-core machine the
+  // first check could come before the paste's edit had marked the pane busy).
+  await pastePattern(page, listing);
+  await page.waitForFunction(() => document.querySelectorAll('#kernel option').length > 0, null, { timeout: 60000 });
   await settled(page);
   // The kernel menu shows demangled names, and the first kernel ran with defaults for its parameters.
   const kernels = await page.locator('#kernel option').allTextContents();
