@@ -145,7 +145,7 @@ impl Reply {
 
 /// At most this many instructions travel in one message from the worker to the page. The page reads each
 /// message on its main thread, and a result of 20,000 instructions (a long SASS listing) took it a second in
-/// one piece. Parts of 250 took 10 ms each, but the first of them 50-60 ms (the reading code runs cold: the
+/// one piece. Parts of 250 took 10 ms each, but the first of them 49-62 ms (the reading code runs cold: the
 /// browser's baseline wasm code and its generic calls into JS, until they are optimised); parts of 100 still
 /// 25-66 ms. Parts of 25 take at most 17 ms, the first included, and the page stays responsive in between
 /// (measured on the 2-core development machine with a Chromium trace of the SASS case in

@@ -61,8 +61,8 @@ pub fn decode_view(link: &str) -> Result<crate::share::ViewState, crate::share::
 /// Reads a value the page's own workers wrote (serde-wasm-bindgen). Serde's `flatten` of an optional group of
 /// fields (an instruction's memory or bank totals) learns that the group is absent from an error it then
 /// drops; serde-wasm-bindgen makes each error a JS `Error`, and the browser records a stack for every one.
-/// Twenty thousand instructions made twenty thousand stacks on the main thread, a third of the time spent
-/// reading them. Stacks are switched off while the value is read and restored after.
+/// Twenty thousand instructions made twenty thousand stacks on the main thread, about a quarter of the time
+/// spent reading them (Chromium's profiler). Stacks are switched off while the value is read and restored after.
 pub fn from_worker<T: DeserializeOwned>(value: JsValue) -> Result<T, serde_wasm_bindgen::Error> {
     let global = js_sys::global();
     let error = js_sys::Reflect::get(&global, &JsValue::from_str("Error")).unwrap_or(JsValue::UNDEFINED);

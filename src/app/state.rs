@@ -184,7 +184,7 @@ impl Pane {
     }
 
     /// The request that brings this pane up to date.
-    pub fn to_request(&self, all_warps: bool) -> Request {
+    fn to_request(&self, all_warps: bool) -> Request {
         let mut scenario = self.scenario.clone();
         scenario.limits.max_seconds = PAGE_MAX_SECONDS;
         Request {
@@ -322,6 +322,16 @@ impl Default for State {
 }
 
 impl State {
+    /// The request that brings pane `k` up to date. In a lab, pane 0's carries the exercise's goals, which the
+    /// worker checks against the result.
+    pub fn request(&self, k: usize) -> Option<Request> {
+        let mut req = self.panes.get(k)?.to_request(self.all_warps);
+        if k == 0 {
+            req.goals = self.lab.as_ref().and_then(|l| l.exercise()).map(|e| e.goals.clone());
+        }
+        Some(req)
+    }
+
     /// The state a share link describes; a link that cannot be opened gives the default view and says why.
     pub fn from_link(link: Option<&str>, embed: bool) -> State {
         let mut s = State { embed, ..State::default() };

@@ -849,14 +849,7 @@ pub fn app(props: &AppProps) -> Html {
             .iter()
             .enumerate()
             .filter(|(k, p)| p.busy && sent.borrow().get(*k) != Some(&p.request))
-            .map(|(k, p)| {
-                let mut req = p.to_request(state.all_warps);
-                // In a lab, the worker checks the exercise's goals against pane 0's result.
-                if k == 0 {
-                    req.goals = state.lab.as_ref().and_then(|l| l.exercise()).map(|e| e.goals.clone());
-                }
-                (k, req)
-            })
+            .filter_map(|(k, _)| Some((k, state.request(k)?)))
             .collect();
         if !due.is_empty() {
             let deliver: super::engine::Deliver = {

@@ -2,8 +2,8 @@
 //!
 //! In the browser it is the page's lab worker. It receives what `?lab=` says and the page's address, finds
 //! the file (a plain name is `labs/NAME.toml` next to the page; a URL on another site must be allowed, see
-//! `web::lab_source`, built for the browser only), reads it with a size limit, and answers `{"course": ..., "url": ..., "origin": ...}` or
-//! `{"error": "..."}`. The file's text never reaches the page's main thread, and the TOML and Markdown
+//! `web::lab_source`, built for the browser only), reads it with a size limit, and answers
+//! `{"course": ..., "url": ..., "origin": ...}` or `{"error": "..."}`. The file's text never reaches the page's main thread, and the TOML and Markdown
 //! parsers stay out of the page's main module. Natively, `warpscope-lab FILE.toml` prints the course JSON,
 //! or the error with exit code 2.
 
