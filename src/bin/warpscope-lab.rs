@@ -36,10 +36,19 @@ mod web {
         html: bool,
     }
 
+    /// A JS method of `target`, called with no arguments.
+    fn call0(target: &JsValue, name: &str) -> Option<JsValue> {
+        let f: js_sys::Function = js_sys::Reflect::get(target, &JsValue::from_str(name)).ok()?.dyn_into().ok()?;
+        f.call0(target).ok()
+    }
+
     /// Fetches a text file of at most `limit` bytes, or `None` when the server has no such file (HTTP 404).
-    /// A larger file is refused by its Content-Length before it is read, else by its size once read.
+    /// A larger file is refused by its Content-Length before it is read; without one (a chunked or compressed
+    /// answer), the body is read as a stream and the reading stops, and is cancelled, once it passes the limit:
+    /// at most `limit` bytes and one network chunk are ever held.
     async fn fetch_limited(url: &str, limit: usize) -> Result<Option<Fetched>, String> {
         let failed = || format!("could not load {url} (the server did not answer, or does not let this page read it)");
+        let unread = || format!("could not read {url}");
         let global = js_sys::global();
         let fetch: js_sys::Function = js_sys::Reflect::get(&global, &JsValue::from_str("fetch"))
             .ok()
@@ -56,27 +65,45 @@ mod web {
             return Err(format!("could not load {url}: HTTP {}", resp.status()));
         }
         let most = if limit % (1 << 20) == 0 { format!("{} MB", limit >> 20) } else { format!("{} KB", limit >> 10) };
-        let too_big = |n: u64| {
-            format!(
-                "{url} is {} bytes; warpscope reads at most {most} ({} bytes) here",
-                grouped(n),
-                grouped(limit as u64)
-            )
-        };
         if let Some(n) = header(&resp, "content-length").and_then(|n| n.trim().parse::<u64>().ok()) {
             if n > limit as u64 {
-                return Err(too_big(n));
+                return Err(format!(
+                    "{url} is {} bytes; warpscope reads at most {most} ({} bytes) here",
+                    grouped(n),
+                    grouped(limit as u64)
+                ));
             }
         }
         let html = header(&resp, "content-type").is_some_and(|t| t.to_ascii_lowercase().starts_with("text/html"));
-        let buffer = JsFuture::from(resp.array_buffer().map_err(|_| format!("could not read {url}"))?)
-            .await
-            .map_err(|_| format!("could not read {url}"))?;
-        let bytes = js_sys::Uint8Array::new(&buffer);
-        if bytes.length() as usize > limit {
-            return Err(too_big(u64::from(bytes.length())));
+        let body = js_sys::Reflect::get(&resp, &JsValue::from_str("body")).map_err(|_| unread())?;
+        let mut bytes = Vec::new();
+        // A response without a body (`null`) is an empty file.
+        if !body.is_null() && !body.is_undefined() {
+            let reader = call0(&body, "getReader").ok_or_else(unread)?;
+            loop {
+                let read: js_sys::Promise =
+                    call0(&reader, "read").and_then(|p| p.dyn_into().ok()).ok_or_else(unread)?;
+                let chunk = JsFuture::from(read).await.map_err(|_| unread())?;
+                if js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).ok().and_then(|d| d.as_bool()) == Some(true)
+                {
+                    break;
+                }
+                let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).map_err(|_| unread())?;
+                let part: js_sys::Uint8Array = value.dyn_into().map_err(|_| unread())?;
+                if bytes.len() + part.length() as usize > limit {
+                    // Stop the download: the rest is never read.
+                    let _ = call0(&reader, "cancel");
+                    return Err(format!(
+                        "{url} is larger than {most}; warpscope reads at most {most} ({} bytes) here",
+                        grouped(limit as u64)
+                    ));
+                }
+                let start = bytes.len();
+                bytes.resize(start + part.length() as usize, 0);
+                part.copy_to(&mut bytes[start..]);
+            }
         }
-        let text = String::from_utf8(bytes.to_vec()).map_err(|_| format!("{url} is not UTF-8 text"))?;
+        let text = String::from_utf8(bytes).map_err(|_| format!("{url} is not UTF-8 text"))?;
         Ok(Some(Fetched { text, html }))
     }
 

@@ -227,8 +227,9 @@ test('heavy input keeps every main-thread task under 50 ms, and long runs show p
     const { page, problems } = await open(`${base}?lab=big`);
     const t = await started(page);
     await page.waitForSelector('#notice');
+    // This test's server answers in chunks, without a Content-Length: the worker stops reading at 1 MB.
     assert.equal((await text(page, '#notice')).replace(/×$/, ''),
-      `${base}labs/big.toml is ${BIG_LAB.length.toLocaleString('en-US')} bytes; warpscope reads at most 1 MB (1,048,576 bytes) here`);
+      `${base}labs/big.toml is larger than 1 MB; warpscope reads at most 1 MB (1,048,576 bytes) here`);
     report['lab 30 MB'] = await since(page, t);
     assert.deepEqual(problems, []);
     await page.close();
