@@ -92,6 +92,22 @@ test('the pattern is a code editor: highlighted in every language, error marked 
     const words = await page.locator(`#pattern ${sel}`).allTextContents();
     assert.ok(words.some((w) => re.test(w)), `${preset}: ${words.slice(0, 12)}`);
   }
+  // The instruction the figure shows is marked in the editor at its line (moved in the next animation frame),
+  // and the mark follows the choice: the PTX transpose's load and store are on different lines.
+  const markedLine = () => page.locator('#pattern .cm-line').evaluateAll((ls) => ls.findIndex((l) => l.classList.contains('cm-instr-line')) + 1);
+  const marks = [];
+  for (const k of [0, 1]) {
+    await page.locator('#pane-a ol.instructions li').nth(k).locator('button').click();
+    await settled(page);
+    const n = Number((await page.locator('#pane-a ol.instructions li.selected .access').textContent()).match(/^line (\d+)/)[1]);
+    await page.waitForFunction((n) => {
+      const ls = [...document.querySelectorAll('#pattern .cm-line')];
+      return ls.findIndex((l) => l.classList.contains('cm-instr-line')) + 1 === n;
+    }, n);
+    assert.equal(await page.locator('#pattern .cm-instr-line').count(), 1, 'one line marked');
+    marks.push(await markedLine());
+  }
+  assert.notEqual(marks[0], marks[1], `the mark moved: ${marks}`);
   await page.selectOption('#lang', 'sass');
   await pastePattern(page, '/*0000*/ MOV R1, c[0x0][0x28] ;\n/*0010*/ @!P0 LDG.E R2, [R4.64] ;\n');
   assert.deepEqual(await page.locator('#pattern .tok-keyword').allTextContents(), ['MOV', 'LDG.E']);

@@ -102,6 +102,10 @@ class Editor {
     this.id = options.id ?? 'pattern';
     this.lang = options.lang;
     this.error = null;
+    this.readonlyOn = options.readonly;
+    // The line to mark, and the animation frame that marks it (0: none pending).
+    this.line = 0;
+    this.lineFrame = 0;
     this.view = new EditorView({
       parent: host,
       state: EditorState.create({
@@ -188,7 +192,10 @@ class Editor {
       this.lang = o.lang;
       effects.push(this.language.reconfigure((LANGUAGES[o.lang] ?? LANGUAGES.expr)()));
     }
-    if (typeof o.readonly === 'boolean') effects.push(this.readOnly.reconfigure(readOnlyExtension(o.readonly)));
+    if (typeof o.readonly === 'boolean' && o.readonly !== this.readonlyOn) {
+      this.readonlyOn = o.readonly;
+      effects.push(this.readOnly.reconfigure(readOnlyExtension(o.readonly)));
+    }
     if (typeof o.id === 'string' && o.id !== this.id) {
       this.id = o.id;
       effects.push(this.attributes.reconfigure(contentAttributes(o.id, o.label)));
@@ -196,7 +203,18 @@ class Editor {
     if (changes || effects.length) {
       this.view.dispatch({ changes, effects, annotations: fromPage.of(true) });
     }
-    if (typeof o.line === 'number') this.view.dispatch({ effects: markLine.of(o.line), annotations: fromPage.of(true) });
+    // Each dispatch makes the editor read the DOM's selection, which lays out the whole page then and there.
+    // The line mark follows each result and each animation step, which have just changed the page: it is
+    // moved in the next animation frame, where the page is laid out once anyway, and only when it moves.
+    if (typeof o.line === 'number') {
+      this.line = o.line;
+      this.lineFrame ||= requestAnimationFrame(() => {
+        this.lineFrame = 0;
+        const lines = this.view.state.doc.lines;
+        const want = this.line >= 1 && this.line <= lines ? this.line : 0;
+        if (want !== this.markedLine()) this.view.dispatch({ effects: markLine.of(want), annotations: fromPage.of(true) });
+      });
+    }
     if ('error' in o) {
       const key = o.error ? `${o.error.line}:${o.error.column}:${o.error.message}` : '';
       if (key !== this.error || changes) {
@@ -207,9 +225,20 @@ class Editor {
     }
   }
 
+  /** The line marked as the figure's instruction (0: none), where edits since have moved the mark. */
+  markedLine() {
+    const { doc } = this.view.state;
+    let n = 0;
+    this.view.state.field(selectedLine).between(0, doc.length, (from) => { n = doc.lineAt(from).number; });
+    return n;
+  }
+
   text() { return this.view.state.doc.toString(); }
 
-  destroy() { this.view.destroy(); }
+  destroy() {
+    cancelAnimationFrame(this.lineFrame);
+    this.view.destroy();
+  }
 }
 
 function readOnlyExtension(on) {
