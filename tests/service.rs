@@ -52,6 +52,12 @@ fn lab_goals_are_checked_with_the_result() {
         goal("sectors == 16 && requests == 2", "each"),
         goal("sectors <= 8", "each"),
         goal("sectors_per_request == 800", "sum"),
+        // A global load has no bank conflicts: a condition that divides by them cannot be evaluated, and the
+        // goal says so (not met, and why) in every scope; C's short circuit keeps the guarded one well defined.
+        goal("sectors / bank_conflicts >= 1", "each"),
+        goal("sectors / bank_conflicts >= 1", "sum"),
+        goal("sectors / bank_conflicts >= 1", "any"),
+        goal("bank_conflicts == 0 || sectors / bank_conflicts >= 1", "each"),
     ]);
     let rs = replies(&req, &mut Cache::default());
     assert_eq!(kinds(&rs), ["result", "shown", "fixes", "done"]);
@@ -68,6 +74,22 @@ fn lab_goals_are_checked_with_the_result() {
             ("sectors <= 8", false, "line 2 (LDG.E.32) does not meet it yet"),
             // 16 sectors / 2 requests, in hundredths.
             ("sectors_per_request == 800", true, ""),
+            (
+                "sectors / bank_conflicts >= 1",
+                false,
+                "the condition cannot be evaluated on line 2 (LDG.E.32): division by zero in `/`"
+            ),
+            (
+                "sectors / bank_conflicts >= 1",
+                false,
+                "the condition cannot be evaluated on the block's totals: division by zero in `/`"
+            ),
+            (
+                "sectors / bank_conflicts >= 1",
+                false,
+                "the condition cannot be evaluated on line 2 (LDG.E.32): division by zero in `/`"
+            ),
+            ("bank_conflicts == 0 || sectors / bank_conflicts >= 1", true, ""),
         ]
     );
     // An exercise without goals gets an empty list (it is graded by its questions); outside a lab, none.

@@ -333,8 +333,12 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
             None => "the program has no memory instruction".into(),
         });
     }
-    let holds =
-        |m: &[i128; METRICS.len()]| expr::eval(&cond, &|n| metric(n).map(|k| m[k])).map(|v| v != 0).unwrap_or(false);
+    // A condition that cannot be evaluated on these numbers (a division by zero, an overflow) is not met, and
+    // says so: it is not read as false.
+    let holds = |m: &[i128; METRICS.len()]| expr::eval(&cond, &|n| metric(n).map(|k| m[k])).map(|v| v != 0);
+    let cannot =
+        |at: String, e: expr::EvalError| (false, format!("the condition cannot be evaluated {at}: {}", e.message));
+    let at = |i: &InstrResult| format!("on line {} ({})", i.line, i.op);
     let each: Vec<[i128; METRICS.len()]> = selected.iter().map(|i| metrics_of(i)).collect();
     let (pass, detail) = match g.scope.as_str() {
         "sum" => {
@@ -355,16 +359,30 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
                     sum[k] = v;
                 }
             }
-            let ok = holds(&sum);
-            (ok, if ok { String::new() } else { "the block's totals do not meet it yet".into() })
+            match holds(&sum) {
+                Ok(true) => (true, String::new()),
+                Ok(false) => (false, "the block's totals do not meet it yet".into()),
+                Err(e) => cannot("on the block's totals".into(), e),
+            }
         }
         "any" => {
-            let ok = each.iter().any(holds);
-            (ok, if ok { String::new() } else { "no instruction meets it yet".into() })
+            let outcomes: Vec<_> = each.iter().map(holds).collect();
+            if outcomes.iter().any(|o| matches!(o, Ok(true))) {
+                (true, String::new())
+            } else {
+                match outcomes.into_iter().zip(&selected).find_map(|(o, i)| o.err().map(|e| (i, e))) {
+                    Some((i, e)) => cannot(at(i), e),
+                    None => (false, "no instruction meets it yet".into()),
+                }
+            }
         }
-        _ => match each.iter().position(|m| !holds(m)) {
+        _ => match each.iter().zip(&selected).find_map(|(m, i)| match holds(m) {
+            Ok(true) => None,
+            Ok(false) => Some((false, format!("line {} ({}) does not meet it yet", i.line, i.op))),
+            Err(e) => Some(cannot(at(i), e)),
+        }) {
             None => (true, String::new()),
-            Some(k) => (false, format!("line {} ({}) does not meet it yet", selected[k].line, selected[k].op)),
+            Some(failed) => failed,
         },
     };
     GoalResult { text: g.text.clone(), check, pass, detail }
