@@ -12,6 +12,7 @@ use crate::model::cost::Config;
 use crate::model::report::Report;
 use crate::program::grid::{Blocks, Control, RunError};
 use crate::program::launch::{Dim3, Launch};
+use crate::program::DataBranches;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::rc::Rc;
@@ -54,6 +55,10 @@ pub struct Scenario {
     /// Bytes per layout element (`--elem-bytes`): a layout's value is its element offset times this.
     #[serde(default = "one_byte")]
     pub elem_bytes: u32,
+    /// In which lanes a condition that depends on data holds where what it decides moves memory
+    /// (`--data-branches`): an assumption the result states.
+    #[serde(default)]
+    pub data_branches: DataBranches,
 }
 
 fn one_byte() -> u32 {
@@ -78,6 +83,7 @@ impl Default for Scenario {
             kernel: None,
             layout: String::new(),
             elem_bytes: 1,
+            data_branches: DataBranches::default(),
         }
     }
 }
@@ -116,11 +122,14 @@ pub enum Setting {
     Layout,
     /// Bytes per layout element, 1 to 1024 (default 1: a layout's offsets are bytes).
     ElemBytes,
+    /// Where a condition that depends on data holds, when what it decides moves memory: `true` (every lane,
+    /// the default), `false`, or a lane mask (`0x0000ffff`: lanes 0-15).
+    DataBranches,
 }
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 13] = [
+    pub const ALL: [Setting; 14] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
@@ -134,10 +143,11 @@ impl Setting {
         Setting::Kernel,
         Setting::Layout,
         Setting::ElemBytes,
+        Setting::DataBranches,
     ];
 
     /// The settings a lab may lock.
-    pub const LOCKABLE: [Setting; 11] = [
+    pub const LOCKABLE: [Setting; 12] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
@@ -149,6 +159,7 @@ impl Setting {
         Setting::Sets,
         Setting::Layout,
         Setting::ElemBytes,
+        Setting::DataBranches,
     ];
 
     /// The name labs, links and messages use.
@@ -167,6 +178,7 @@ impl Setting {
             Setting::Kernel => "kernel",
             Setting::Layout => "layout",
             Setting::ElemBytes => "elem_bytes",
+            Setting::DataBranches => "data_branches",
         }
     }
 
@@ -192,6 +204,7 @@ impl Setting {
             Setting::Kernel => "kernel",
             Setting::Layout => "layout",
             Setting::ElemBytes => "element bytes",
+            Setting::DataBranches => "data-dependent conditions",
         }
     }
 
@@ -207,7 +220,8 @@ impl Setting {
             | Setting::L1
             | Setting::BankMode
             | Setting::SharedModel
-            | Setting::Kernel => Field::Pattern,
+            | Setting::Kernel
+            | Setting::DataBranches => Field::Pattern,
             Setting::Layout | Setting::ElemBytes => Field::Layout,
         }
     }
@@ -307,6 +321,7 @@ impl Scenario {
                     err(format!("elem_bytes is a whole number of bytes from 1 to 1024, not `{value}`"))
                 })?
             }
+            Setting::DataBranches => self.data_branches = DataBranches::parse(value).map_err(err)?,
         }
         Ok(())
     }
@@ -327,6 +342,7 @@ impl Scenario {
             Setting::Kernel => self.kernel.clone().unwrap_or_default(),
             Setting::Layout => self.layout.clone(),
             Setting::ElemBytes => self.elem_bytes.to_string(),
+            Setting::DataBranches => self.data_branches.text(),
         }
     }
 
@@ -433,11 +449,14 @@ impl Scenario {
             }
             launch.block_idx = b;
         }
+        let mut program = lowered.program;
+        program.data_branches = self.data_branches;
         Ok(Analysis {
             cc: self.cc,
             config: self.config,
             launch,
-            program: Rc::new(lowered.program),
+            source: Rc::from(self.text.as_str()),
+            program: Rc::new(program),
             lane_mask: self.lane_mask,
             max_memory_bytes: self.limits.max_memory_mb.saturating_mul(1 << 20),
         })
@@ -608,9 +627,19 @@ mod tests {
         assert_eq!(
             "carveout".parse::<Setting>(),
             Err("unknown setting `carveout` (known: cc, lang, op, block, grid, pattern, sets, l1, bank_mode, \
-                 shared_model, kernel, layout, elem_bytes)"
+                 shared_model, kernel, layout, elem_bytes, data_branches)"
                 .into())
         );
+        let e = sc.set(Setting::DataBranches, "maybe").unwrap_err();
+        assert_eq!(
+            e.error.message,
+            "data_branches is true, false or a 32-bit lane mask such as 0x0000ffff (the lanes where the condition holds), not `maybe`"
+        );
+        for (text, back) in [("true", "true"), ("none", "false"), ("0xffff", "0x0000ffff"), ("0xffffffff", "true")] {
+            let mut d = Scenario::default();
+            d.set(Setting::DataBranches, text).expect("a valid value");
+            assert_eq!(d.value(Setting::DataBranches), back);
+        }
         // A block over 1024 threads: the excerpt is the block, not "2048x1x1 1x1x1" (block and grid side by side).
         let big = Scenario { block: Dim3::linear(2048), ..Scenario::default() };
         let e = big.launch().unwrap_err();

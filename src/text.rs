@@ -12,6 +12,11 @@ pub struct Span {
     pub end: usize,
 }
 
+/// The 1-based line of byte `offset` in `text`.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
 /// `1 sector`, `5 sectors`: a count with its noun, made plural by `s`.
 pub fn plural(n: impl Into<u64>, word: &str) -> String {
     match n.into() {

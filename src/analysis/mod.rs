@@ -629,7 +629,7 @@ pub fn analyze_trace(cc: Cc, trace: &Trace, cfg: &Config) -> ProgramResult {
     }
     let p = c.take_block();
     c.add(&p, 1);
-    let stats = BlockStats { total: 1, executed: 1, classes: 1, why_executed: None };
+    let stats = BlockStats { total: 1, executed: 1, classes: 1, ..BlockStats::default() };
     c.finish(trace.launch, stats)
 }
 
@@ -648,6 +648,8 @@ pub struct Analysis {
     pub lane_mask: LaneSet,
     /// The most bytes of register state a block's warps may use.
     pub max_memory_bytes: u64,
+    /// The text the program was lowered from (the notes' line numbers).
+    pub source: Rc<str>,
 }
 
 struct Capture {
@@ -707,6 +709,7 @@ impl Analysis {
                 self.program.kernels.iter().map(|(s, n)| KernelName { symbol: s.clone(), name: n.clone() }).collect();
         }
         r.notes = self.program.notes.clone();
+        r.notes.extend(self.program.decision_notes(&r.blocks.decisions, &self.source));
         Ok(r)
     }
 

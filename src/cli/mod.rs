@@ -255,6 +255,11 @@ struct InputArgs {
     /// (merged phases, the default) or by the documented phase model.
     #[arg(long, value_parser = ["measured", "documented"])]
     shared_model: Option<String>,
+    /// Where a branch (or guarded instruction) whose condition depends on loaded data, and whose sides move
+    /// memory, is taken to hold: `true` (every lane, the default), `false`, or a lane mask such as 0x0000ffff.
+    /// The result states the assumption. (Sides that only compute values need none.)
+    #[arg(long, value_name = "true|false|MASK")]
+    data_branches: Option<String>,
     /// Named CuTe layouts that --addr may call, separated by `;` or new lines:
     /// `L = Swizzle<3,3,3> o (8,64):(64,1)`, nested modes `((2,4),8):((1,16),2)`. `L(i, j)` takes one
     /// coordinate per mode, `L(k)` a 1-D index (colexicographic, as in CuTe), and gives the swizzled element
@@ -520,6 +525,7 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
         (Setting::L1, &a.l1),
         (Setting::BankMode, &a.bank_mode),
         (Setting::SharedModel, &a.shared_model),
+        (Setting::DataBranches, &a.data_branches),
         (Setting::Layout, &a.layout),
         (Setting::ElemBytes, &a.elem_bytes),
     ] {

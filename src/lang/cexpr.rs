@@ -210,8 +210,9 @@ pub enum E {
     SizeofType(TypeName),
     /// `sizeof(expression)`.
     SizeofExpr(Box<Ex>),
-    /// A string literal (only `printf` and `assert` take one).
-    Str,
+    /// A string literal, its text between the quotes with escapes as written (`printf` and `assert` take one;
+    /// an `asm` statement's template is read from it).
+    Str(std::rc::Rc<str>),
 }
 
 /// An expression with its span; binary nodes keep the operator's span in `op_span`.
@@ -245,7 +246,7 @@ pub struct Parser<'a> {
 }
 
 /// Built-in type names a cast may start with.
-pub const BUILTIN_TYPES: [&str; 44] = [
+pub const BUILTIN_TYPES: [&str; 51] = [
     "void",
     "bool",
     "char",
@@ -267,6 +268,13 @@ pub const BUILTIN_TYPES: [&str; 44] = [
     "uint64_t",
     "half",
     "__half",
+    "uint",
+    "ushort",
+    "ulong",
+    "__nv_bfloat16",
+    "nv_bfloat16",
+    "__nv_fp8_e4m3",
+    "__nv_fp8_e5m2",
     "char2",
     "char4",
     "uchar2",
@@ -621,13 +629,15 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Ok(Self::node(E::Int(n), span, span))
             }
-            Tok::Str => {
+            Tok::Str(first) => {
                 self.bump();
                 // Adjacent literals are one string ("a" "b").
-                while matches!(self.peek(), Tok::Str) {
+                let mut text = first.to_string();
+                while let Tok::Str(more) = self.peek().clone() {
+                    text.push_str(&more);
                     self.bump();
                 }
-                Ok(Self::node(E::Str, Self::join(span, self.prev_span()), span))
+                Ok(Self::node(E::Str(text.into()), Self::join(span, self.prev_span()), span))
             }
             Tok::Ident(name) => {
                 self.bump();
@@ -709,7 +719,7 @@ impl<'a> Parser<'a> {
                 Tok::Int(n) | Tok::Char(n) => n.to_string(),
                 Tok::Ident(w) => w.clone(),
                 Tok::Punct(p) => p.to_string(),
-                Tok::Float | Tok::Str | Tok::Hash(_) | Tok::Bad(_) | Tok::End => {
+                Tok::Float | Tok::Str(_) | Tok::Hash(_) | Tok::Bad(_) | Tok::End => {
                     return Err(self.err("template arguments here are types and integers"));
                 }
             };

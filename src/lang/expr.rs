@@ -221,7 +221,7 @@ fn check(cx: &Cx, e: &Ex) -> Result<(), InputError> {
         )),
         E::SizeofExpr(_) => bad("`sizeof` of a value (write the type: sizeof(float))"),
         E::Cast(..) => bad("a cast"),
-        E::Str => bad("a string"),
+        E::Str(_) => bad("a string"),
     }
 }
 
@@ -300,9 +300,11 @@ fn sizeof(t: &super::cexpr::TypeName) -> Option<i128> {
     Some(match base {
         "char" | "int8_t" | "uint8_t" => 1,
         "unsigned" => 4,
-        "short" | "half" | "__half" | "__nv_bfloat16" | "int16_t" | "uint16_t" | "char2" | "uchar2" => 2,
-        "int" | "float" | "int32_t" | "uint32_t" | "half2" | "__half2" | "short2" | "ushort2" | "char4" | "uchar4" => 4,
-        "long" | "long long" | "double" | "size_t" | "int64_t" | "uint64_t" | "float2" | "int2" | "uint2"
+        "short" | "ushort" | "half" | "__half" | "__nv_bfloat16" | "nv_bfloat16" | "int16_t" | "uint16_t" | "char2"
+        | "uchar2" => 2,
+        "int" | "uint" | "float" | "int32_t" | "uint32_t" | "half2" | "__half2" | "__nv_bfloat162" | "short2"
+        | "ushort2" | "char4" | "uchar4" => 4,
+        "long" | "ulong" | "long long" | "double" | "size_t" | "int64_t" | "uint64_t" | "float2" | "int2" | "uint2"
         | "short4" | "ushort4" => 8,
         "float3" | "int3" | "uint3" => 12,
         "float4" | "int4" | "uint4" | "double2" | "longlong2" | "long2" | "ulong2" => 16,

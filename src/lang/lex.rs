@@ -24,8 +24,9 @@ pub enum Tok {
     /// A preprocessor line (`#define N 32`), with the text after `#` (a line ending in `\\` goes on to the
     /// next; the backslash and newline are kept, so offsets into the text are offsets into the source).
     Hash(String),
-    /// A string literal (its text is not kept: strings only reach `printf` and `assert`, which are ignored).
-    Str,
+    /// A string literal: its text between the quotes, escapes as written (`asm` templates read it, also when
+    /// the literal came through a macro; `printf` and `assert` ignore it).
+    Str(std::rc::Rc<str>),
     /// A character literal, as its value.
     Char(i128),
     /// Text that is no token (an unclosed quote, a stray character), with the error it is: from
@@ -100,6 +101,11 @@ fn lex_with(src: &str, lenient: bool) -> Result<Vec<Token>, InputError> {
             i += 1;
             continue;
         }
+        // A backslash at the end of a line splices the next line on (C's translation phase 2): whitespace here.
+        if c == b'\\' && (src[i + 1..].starts_with('\n') || src[i + 1..].starts_with("\r\n")) {
+            i += if bytes[i + 1] == b'\r' { 3 } else { 2 };
+            continue;
+        }
         if src[i..].starts_with("//") {
             while i < bytes.len() && bytes[i] != b'\n' {
                 i += 1;
@@ -124,7 +130,8 @@ fn lex_with(src: &str, lenient: bool) -> Result<Vec<Token>, InputError> {
         line_start = false;
         if c == b'"' || c == b'\'' {
             let tok = quoted(src, start).and_then(|end| {
-                let tok = if c == b'"' { Tok::Str } else { char_value(src, start, end)? };
+                let tok =
+                    if c == b'"' { Tok::Str(src[start + 1..end - 1].into()) } else { char_value(src, start, end)? };
                 Ok((tok, end))
             });
             match tok {
@@ -254,6 +261,15 @@ fn number(src: &str, start: usize) -> Result<(Tok, usize), InputError> {
     while end < bytes.len() {
         let b = bytes[end];
         let exp_sign = !hex && (b == b'+' || b == b'-') && end > start && matches!(bytes[end - 1], b'e' | b'E');
+        // C++14's digit separator: `1'000'000`, `0xFFFF'FFFF` (a quote between two digits).
+        let separator = b == b'\''
+            && end > start
+            && bytes[end - 1].is_ascii_hexdigit()
+            && bytes.get(end + 1).is_some_and(u8::is_ascii_hexdigit);
+        if separator {
+            end += 1;
+            continue;
+        }
         if b.is_ascii_alphanumeric() || b == b'_' || (b == b'.' && !hex) || exp_sign {
             if b == b'.' || (!hex && (b == b'e' || b == b'E')) {
                 is_float = true;
@@ -266,13 +282,14 @@ fn number(src: &str, start: usize) -> Result<(Tok, usize), InputError> {
     let text = &src[start..end];
     let span = Span { start, end };
     if is_float {
-        let body = text.trim_end_matches(['f', 'F']);
+        let body: String = text.trim_end_matches(['f', 'F']).chars().filter(|&c| c != '\'').collect();
+        let body = body.as_str();
         return match is_decimal_float(body) {
             true => Ok((Tok::Float, end)),
             false => Err(InputError::at(src, span, format!("`{text}` is not a number"))),
         };
     }
-    let clean: String = text.chars().filter(|&c| c != '_').collect::<String>().to_ascii_lowercase();
+    let clean: String = text.chars().filter(|&c| c != '_' && c != '\'').collect::<String>().to_ascii_lowercase();
     let digits = clean.trim_end_matches(['u', 'l']);
     let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
         (16, h)

@@ -316,7 +316,7 @@ impl Instr {
                 }
                 // Memory-ordering scopes, eviction-priority and L2-prefetch hints from current SASS: accepted,
                 // they do not change which bytes move.
-                "SYS" | "GPU" | "CTA" | "STRONG" | "WEAK" | "MMIO" | "EF" | "EN" | "EL" | "LTC64B" | "LTC128B"
+                "SYS" | "GPU" | "CTA" | "SM" | "STRONG" | "WEAK" | "MMIO" | "EF" | "EN" | "EL" | "LTC64B" | "LTC128B"
                 | "LTC256B" | "ZFILL" | "NA" | "PRIVATE" | "BYPASS" => {}
                 "" => return Err(err("empty modifier (two dots in a row or a trailing dot)".into())),
                 _ => {

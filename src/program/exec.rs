@@ -7,7 +7,9 @@
 //! the block's other warps arrive (the block scheduler in [`super::grid`] releases it).
 
 use super::affine::Affine;
-use super::{BinOp, Cmp, LaneExpr, Op, PredOp, PredRef, Program, SiteId, Special, Src, Vars, Width, NEVER};
+use super::{
+    BinOp, Cmp, DataDecision, LaneExpr, Op, PredOp, PredRef, Program, SiteId, Special, Src, Vars, Width, NEVER,
+};
 use crate::model::access::Second;
 use crate::program::launch::{Dim3, Launch};
 use crate::text::Span;
@@ -128,6 +130,8 @@ pub struct Warp {
     pub affine: Option<Box<Affine>>,
     /// Instructions executed.
     pub executed: u64,
+    /// The data-dependent decisions this warp met, once per instruction.
+    pub decisions: Vec<DataDecision>,
 }
 
 /// A value's lanes and the lanes where it is unknown (with the reason of the first).
@@ -173,6 +177,7 @@ impl Warp {
             tid,
             affine: None,
             executed: 0,
+            decisions: Vec::new(),
         }
     }
 
@@ -322,6 +327,24 @@ impl Warp {
         }
     }
 
+    fn decided(&mut self, at: u32, assumed: bool, why: u32) {
+        if !self.decisions.iter().any(|d| d.at == at) {
+            self.decisions.push(DataDecision { at, assumed, why });
+        }
+    }
+
+    /// The lanes of `unsure` (whose condition depends on data) where the instruction at `pc` is taken to run or
+    /// branch: [`Program::data_branches`] says where the source's condition holds, and the program's
+    /// description of the branch (if any) which way that goes.
+    fn assumed(&mut self, prog: &Program, pc: u32, unsure: u32, why: u32) -> u32 {
+        self.decided(pc, true, why);
+        let holds = prog.data_branches.lanes() & unsure;
+        match prog.conditions.get(&pc) {
+            Some(&(_, false)) => unsure & !holds,
+            _ => holds,
+        }
+    }
+
     /// Removes `lanes` from every frame (they exited).
     fn exit_lanes(&mut self, lanes: u32) {
         self.exited |= lanes;
@@ -361,8 +384,19 @@ impl Warp {
             let unsure = m & gu;
             let guard_err = || ExecError {
                 span: inst.span,
-                message: format!("the guard predicate is unknown: {}", prog.whys[gwhy as usize]),
+                message: match prog.conditions.get(&pc) {
+                    Some(&(what, _)) => format!("{} depends on {}", prog.ctxs[what as usize], prog.whys[gwhy as usize]),
+                    None => format!("the guard predicate is unknown: {}", prog.whys[gwhy as usize]),
+                },
             };
+            // A condition unknown for a reason that is not data (a parameter without a value, an instruction
+            // warpscope does not model) is never assumed.
+            if unsure != 0 && !prog.data_whys.contains(&gwhy) {
+                let decides = matches!(inst.op, Op::Bra { .. } | Op::Mem { .. } | Op::Exit);
+                if decides {
+                    return Err(guard_err());
+                }
+            }
             let mut next = pc + 1;
             match &inst.op {
                 Op::Bin { op, w, dst, a, b } => {
@@ -596,9 +630,7 @@ impl Warp {
                     self.write_pred(*pred, has, run, 0, 0);
                 }
                 Op::Mem { site, addr, plg, src, ctx, data } => {
-                    if unsure != 0 {
-                        return Err(guard_err());
-                    }
+                    let run = if unsure != 0 { run | self.assumed(prog, pc, unsure, gwhy) } else { run };
                     if run != 0 {
                         let (ua, wa) = self.src_unk(Src::Reg(*addr));
                         if ua & run != 0 {
@@ -659,14 +691,40 @@ impl Warp {
                     self.write_pred(*dst, v, run, 0, 0);
                 }
                 Op::Bra { target } => {
+                    let mut taken = run;
+                    let mut wait = 0;
                     if unsure != 0 {
-                        return Err(guard_err());
+                        let region = prog.region(pc);
+                        if region.pure {
+                            // Both sides only compute values: the lanes whose condition is unknown skip them and
+                            // meet the others where they reconverge, with every value the sides write unknown.
+                            self.decided(pc, false, gwhy);
+                            for &r in &region.regs {
+                                self.set_unk(r, unsure, unsure, gwhy);
+                                self.uniform[r as usize] = false;
+                                if let Some(aff) = self.affine.as_deref_mut() {
+                                    aff.clear(r, unsure);
+                                }
+                            }
+                            for &q in &region.preds {
+                                let i = q as usize;
+                                self.punk[i] |= unsure;
+                                self.pwhy[i] = gwhy;
+                            }
+                            if prog.reconverge.get(pc as usize).copied().unwrap_or(NEVER) == NEVER {
+                                self.exit_lanes(unsure);
+                            } else {
+                                wait = unsure;
+                            }
+                        } else {
+                            taken |= self.assumed(prog, pc, unsure, gwhy);
+                        }
                     }
-                    let taken = run;
-                    let not_taken = m & !taken;
+                    let m = self.stack.last().map_or(0, |f| f.mask);
+                    let not_taken = m & !taken & !wait;
                     if taken == m {
                         next = *target;
-                    } else if taken != 0 {
+                    } else if taken != 0 || wait != 0 {
                         // The lanes disagree: run the fall-through side, then the taken side, then go on
                         // together where they meet again.
                         let r = prog.reconverge.get(pc as usize).copied().unwrap_or(NEVER);
@@ -676,8 +734,12 @@ impl Warp {
                         } else {
                             top.pc = r;
                         }
-                        self.stack.push(Frame { pc: *target, mask: taken, rpc: r });
-                        self.stack.push(Frame { pc: pc + 1, mask: not_taken, rpc: r });
+                        if taken != 0 {
+                            self.stack.push(Frame { pc: *target, mask: taken, rpc: r });
+                        }
+                        if not_taken != 0 {
+                            self.stack.push(Frame { pc: pc + 1, mask: not_taken, rpc: r });
+                        }
                         if self.stack.len() > MAX_STACK {
                             return Err(ExecError {
                                 span: inst.span,
@@ -690,9 +752,7 @@ impl Warp {
                     }
                 }
                 Op::Exit => {
-                    if unsure != 0 {
-                        return Err(guard_err());
-                    }
+                    let run = if unsure != 0 { run | self.assumed(prog, pc, unsure, gwhy) } else { run };
                     self.exit_lanes(run);
                 }
                 Op::Bar => {

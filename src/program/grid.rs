@@ -112,6 +112,9 @@ pub struct BlockStats {
     /// Why some blocks had to run on their own, when they did.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub why_executed: Option<String>,
+    /// The data-dependent decisions the blocks that ran met (stated in the result's notes).
+    #[serde(skip)]
+    pub decisions: Vec<super::DataDecision>,
 }
 
 /// Bytes of register state one warp needs.
@@ -151,6 +154,7 @@ pub fn run<C: Costing>(
     max_memory_bytes: u64,
 ) -> Result<BlockStats, RunError> {
     let total = launch.grid.volume();
+    let mut decisions = Vec::new();
     let mut progress =
         Progress { blocks_total: if matches!(blocks, Blocks::One(_)) { 1 } else { total }, ..Progress::default() };
     let warps = u64::from(launch.warps());
@@ -162,10 +166,10 @@ pub fn run<C: Costing>(
     if let Some(b) = single {
         check_memory(warps * warp_bytes(prog, false), max_memory_bytes)?;
         costing.begin_block(b);
-        run_block(prog, launch, b, costing, None, control, &mut progress)?;
+        run_block(prog, launch, b, costing, None, control, &mut progress, &mut decisions)?;
         let p = costing.take_block();
         costing.add(&p, 1);
-        return Ok(BlockStats { total: 1, executed: 1, classes: 1, why_executed: None });
+        return Ok(BlockStats { total: 1, executed: 1, classes: 1, why_executed: None, decisions });
     }
     if blocks == Blocks::Each {
         check_memory(warps * warp_bytes(prog, false), max_memory_bytes)?;
@@ -178,14 +182,14 @@ pub fn run<C: Costing>(
                         return Err(RunError::Stopped { at: None, block: b, warp: 0, progress });
                     }
                     costing.begin_block(b);
-                    run_block(prog, launch, b, costing, None, control, &mut progress)?;
+                    run_block(prog, launch, b, costing, None, control, &mut progress, &mut decisions)?;
                     let p = costing.take_block();
                     costing.add(&p, 1);
                     progress.blocks_done += 1;
                 }
             }
         }
-        return Ok(BlockStats { total, executed: total, classes: total, why_executed: None });
+        return Ok(BlockStats { total, executed: total, classes: total, why_executed: None, decisions });
     }
     check_memory(warps * warp_bytes(prog, true), max_memory_bytes)?;
     let rules = site_rules(prog);
@@ -226,7 +230,16 @@ pub fn run<C: Costing>(
                 let b = Dim3 { x, y, z };
                 let track = singletons_in_a_row < 8;
                 costing.begin_block(b);
-                let proof = run_block(prog, launch, b, costing, track.then(|| rules.clone()), control, &mut progress)?;
+                let proof = run_block(
+                    prog,
+                    launch,
+                    b,
+                    costing,
+                    track.then(|| rules.clone()),
+                    control,
+                    &mut progress,
+                    &mut decisions,
+                )?;
                 let partial = costing.take_block();
                 stats.executed += 1;
                 match proof {
@@ -255,6 +268,7 @@ pub fn run<C: Costing>(
         costing.add(&c.partial, c.count);
     }
     stats.classes += classes.len() as u64;
+    stats.decisions = decisions;
     Ok(stats)
 }
 
@@ -284,7 +298,7 @@ fn check_memory(needed: u64, limit: u64) -> Result<(), RunError> {
 
 /// Runs one block: every warp up to the next barrier, round after round. With `track`, returns what the run
 /// proves about other blocks: `Ok(conditions)`, or `Err(why)` when it proves nothing.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn run_block(
     prog: &Program,
     launch: &Launch,
@@ -293,6 +307,7 @@ fn run_block(
     track: Option<Rc<[SiteRule]>>,
     control: &mut dyn Control,
     progress: &mut Progress,
+    decisions: &mut Vec<super::DataDecision>,
 ) -> Result<Option<Result<Vec<Constraint>, String>>, RunError> {
     let env = Env { launch: *launch, block_idx: b };
     let n = launch.warps();
@@ -336,6 +351,13 @@ fn run_block(
         waiting.iter_mut().for_each(|x| *x = false);
     }
     progress.blocks_run += 1;
+    for w in &warps {
+        for d in &w.decisions {
+            if !decisions.iter().any(|x| x.at == d.at) {
+                decisions.push(*d);
+            }
+        }
+    }
     if track.is_none() {
         return Ok(None);
     }

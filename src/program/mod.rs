@@ -658,6 +658,9 @@ pub struct Program {
     pub n_preds: u32,
     /// Why values are unknown, as sentences ending a message: "data loaded from memory at 2:14".
     pub whys: Vec<String>,
+    /// The reasons that are data (loaded from memory, floating-point results): a condition unknown for one of
+    /// these is decided as [`Program::data_branches`] says; any other unknown condition stops the run.
+    pub data_whys: std::collections::HashSet<WhyId>,
     /// Message prefixes for errors about unknown values: "the index depends on ".
     pub ctxs: Vec<String>,
     /// For each instruction, where lanes that diverge at it (a conditional branch) meet again: the first
@@ -669,6 +672,229 @@ pub struct Program {
     pub kernel: Option<String>,
     /// Every kernel the input holds, in its order: (symbol, the name users know), for choosing another.
     pub kernels: Vec<(String, String)>,
+    /// What the source says a conditional branch decides, where the language said it: instruction index ->
+    /// (a message prefix naming the condition, whether the condition holds in the lanes that take the branch).
+    /// A branch not listed is its own condition ("the branch is taken").
+    pub conditions: std::collections::HashMap<u32, (CtxId, bool)>,
+    /// In which lanes a condition that depends on data is taken to hold, where what it guards moves memory.
+    pub data_branches: DataBranches,
+    /// Each data-dependent branch's region, computed when a run first meets one.
+    regions: std::cell::RefCell<std::collections::HashMap<u32, Rc<Region>>>,
+}
+
+/// In which lanes a condition that depends on data (a branch's, or a memory instruction's guard) holds, where
+/// what it decides moves memory: an assumption, always stated with the results it leads to. (Where it decides
+/// only values, the run needs none: both sides run as the hardware would for any data.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum DataBranches {
+    /// In every lane (the default).
+    #[default]
+    Holds,
+    /// In none.
+    Fails,
+    /// In the lanes of the mask (bit i = lane i).
+    Lanes(u32),
+}
+
+impl DataBranches {
+    /// The lanes where the condition is taken to hold.
+    pub fn lanes(self) -> u32 {
+        match self {
+            DataBranches::Holds => u32::MAX,
+            DataBranches::Fails => 0,
+            DataBranches::Lanes(m) => m,
+        }
+    }
+
+    /// Reads the setting: `true`, `false` (also `all`, `none`), or a lane mask in hex or decimal.
+    pub fn parse(text: &str) -> Result<DataBranches, String> {
+        let t = text.trim();
+        match t {
+            "true" | "all" | "" => return Ok(DataBranches::Holds),
+            "false" | "none" => return Ok(DataBranches::Fails),
+            _ => {}
+        }
+        let digits = t.replace('_', "");
+        let mask = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+            Some(h) => u32::from_str_radix(h, 16).ok(),
+            None => digits.parse::<u32>().ok(),
+        };
+        match mask {
+            Some(u32::MAX) => Ok(DataBranches::Holds),
+            Some(0) => Ok(DataBranches::Fails),
+            Some(m) => Ok(DataBranches::Lanes(m)),
+            None => Err(format!(
+                "data_branches is true, false or a 32-bit lane mask such as 0x0000ffff (the lanes where the condition holds), not `{t}`"
+            )),
+        }
+    }
+
+    /// The setting's text: `true`, `false`, or the mask in hex (`0x0000ffff`).
+    pub fn text(self) -> String {
+        match self {
+            DataBranches::Holds => "true".into(),
+            DataBranches::Fails => "false".into(),
+            DataBranches::Lanes(m) => format!("{m:#010x}"),
+        }
+    }
+
+    /// The assumption in words: "its condition holds in every lane".
+    pub fn words(self) -> String {
+        match self {
+            DataBranches::Holds => "its condition holds in every lane".into(),
+            DataBranches::Fails => "its condition fails in every lane".into(),
+            DataBranches::Lanes(m) => format!(
+                "its condition holds in lanes {} and fails in the others",
+                crate::model::access::LaneSet(m).ranges()
+            ),
+        }
+    }
+}
+
+/// What runs between a conditional branch and the place its lanes meet again (both sides of it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Region {
+    /// Nothing in it moves memory, waits at a barrier, leaves the program, stops it, or exchanges values
+    /// between lanes: it only computes values, so a lane may skip it if what it writes becomes unknown.
+    pub pure: bool,
+    /// The registers it writes.
+    pub regs: Vec<Reg>,
+    /// The predicates it writes.
+    pub preds: Vec<Pred>,
+}
+
+/// A data-dependent decision a run met: the instruction, whether an assumption decided it (else both sides ran
+/// and the values they set became unknown), and why the condition is unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataDecision {
+    /// The branch or guarded instruction.
+    pub at: u32,
+    /// Decided by [`Program::data_branches`] (what it guards moves memory).
+    pub assumed: bool,
+    /// Why the condition is unknown.
+    pub why: WhyId,
+}
+
+impl Program {
+    /// The notes that state what a run's data-dependent decisions assumed, in program order, with lines in
+    /// `source` (the text the program was lowered from).
+    pub fn decision_notes(&self, decisions: &[DataDecision], source: &str) -> Vec<Note> {
+        let mut ds = decisions.to_vec();
+        ds.sort_by_key(|d| d.at);
+        ds.dedup_by_key(|d| d.at);
+        let mut out = Vec::new();
+        for d in ds {
+            let Some(inst) = self.insts.get(d.at as usize) else { continue };
+            let line = crate::text::line_of(source, inst.span.start);
+            let what = match self.conditions.get(&d.at) {
+                Some(&(ctx, _)) => format!("{} on line {line}", self.ctxs[ctx as usize]),
+                None if matches!(inst.op, Op::Bra { .. }) => format!("the guard of the branch on line {line}"),
+                None if matches!(inst.op, Op::Exit) => format!("the guard of the exit on line {line}"),
+                None => format!("the guard of the memory instruction on line {line}"),
+            };
+            let why = self.whys.get(d.why as usize).map_or("data", String::as_str);
+            let upper_first = |w: &str| {
+                let mut c = w.chars();
+                c.next().map_or((String::new(), String::new()), |f| (f.to_uppercase().collect(), c.collect()))
+            };
+            let (id, text) = if d.assumed {
+                (
+                    "data-branch-assumed",
+                    format!(
+                        "{}{} depends on {why}. What it decides moves memory, so warpscope assumed {} (--data-branches {}; `true`, `false` or a lane mask such as 0x0000ffff chooses another): the counts hold under that assumption.",
+                        upper_first(&what).0,
+                        upper_first(&what).1,
+                        self.data_branches.words(),
+                        self.data_branches.text()
+                    ),
+                )
+            } else {
+                (
+                    "data-branch-both-ways",
+                    format!(
+                        "{}{} depends on {why}. What it decides only computes values: warpscope ran it as the hardware does for any data, and the values it sets are unknown from there on (none of them reaches an address).",
+                        upper_first(&what).0,
+                        upper_first(&what).1
+                    ),
+                )
+            };
+            out.push(Note {
+                id: std::borrow::Cow::Borrowed(id),
+                text,
+                source: std::borrow::Cow::Borrowed("warpscope's model of data-dependent control flow"),
+            });
+        }
+        out
+    }
+
+    /// The region of the conditional branch at `pc` (see [`Region`]).
+    pub fn region(&self, pc: u32) -> Rc<Region> {
+        if let Some(r) = self.regions.borrow().get(&pc) {
+            return Rc::clone(r);
+        }
+        let r = Rc::new(self.compute_region(pc));
+        self.regions.borrow_mut().insert(pc, Rc::clone(&r));
+        r
+    }
+
+    fn compute_region(&self, pc: u32) -> Region {
+        let n = self.insts.len() as u32;
+        let stop = self.reconverge.get(pc as usize).copied().unwrap_or(NEVER);
+        let mut seen = vec![false; self.insts.len()];
+        let mut todo: Vec<u32> = Vec::new();
+        if let Some(Inst { op: Op::Bra { target }, .. }) = self.insts.get(pc as usize) {
+            todo.push(*target);
+        }
+        todo.push(pc + 1);
+        let mut r = Region { pure: true, ..Region::default() };
+        while let Some(i) = todo.pop() {
+            if i >= n || i == stop || seen[i as usize] {
+                continue;
+            }
+            seen[i as usize] = true;
+            let inst = &self.insts[i as usize];
+            let (reg, pred): (Option<Reg>, Option<Pred>) = match &inst.op {
+                Op::Bin { dst, .. }
+                | Op::Conv { dst, .. }
+                | Op::Index { dst, .. }
+                | Op::Mov { dst, .. }
+                | Op::Sel { dst, .. }
+                | Op::Special { dst, .. }
+                | Op::Unknown { dst, .. }
+                | Op::PredToReg { dst, .. }
+                | Op::Un { dst, .. } => (Some(*dst), None),
+                Op::Setp { dst, .. } | Op::PredLogic { dst, .. } => (None, Some(*dst)),
+                Op::Eval { dst, pred, .. } | Op::Table { dst, pred, .. } => (Some(*dst), Some(*pred)),
+                Op::Require { .. } | Op::RequirePred { .. } | Op::Nop | Op::Bra { .. } => (None, None),
+                Op::Mem { .. }
+                | Op::Bar
+                | Op::Exit
+                | Op::Trap { .. }
+                | Op::Shfl { .. }
+                | Op::Vote { .. }
+                | Op::Converged { .. } => {
+                    r.pure = false;
+                    (None, None)
+                }
+            };
+            if let Some(d) = reg.filter(|d| !r.regs.contains(d)) {
+                r.regs.push(d);
+            }
+            if let Some(d) = pred.filter(|d| !r.preds.contains(d)) {
+                r.preds.push(d);
+            }
+            match inst.op {
+                Op::Bra { target } => {
+                    todo.push(target);
+                    if inst.guard.is_some() {
+                        todo.push(i + 1);
+                    }
+                }
+                _ => todo.push(i + 1),
+            }
+        }
+        r
+    }
 }
 
 /// "The lanes meet again only when they exit."
@@ -689,6 +915,7 @@ pub struct Builder {
     temps: Vec<Reg>,
     free: Vec<Reg>,
     whys: Vec<String>,
+    data_whys: std::collections::HashSet<WhyId>,
     ctxs: Vec<String>,
     /// Where each reason and message prefix is, so that a long program's many reasons stay cheap.
     why_index: std::collections::HashMap<String, WhyId>,
@@ -699,6 +926,7 @@ pub struct Builder {
     notes: Vec<crate::model::note::Note>,
     kernel: Option<String>,
     kernels: Vec<(String, String)>,
+    conditions: std::collections::HashMap<u32, (CtxId, bool)>,
 }
 
 /// How sites are put in program order: the languages choose keys that sort that way.
@@ -814,6 +1042,15 @@ impl Builder {
         self.why_index.insert(text.clone(), i);
         self.whys.push(text);
         i
+    }
+
+    /// A reason that is data the program does not know (a loaded value, a floating-point result): a branch
+    /// or guard that depends on it is decided by the data-branch assumption instead of stopping the run.
+    #[cold]
+    pub fn data_why(&mut self, text: impl Into<String>) -> WhyId {
+        let w = self.why(text);
+        self.data_whys.insert(w);
+        w
     }
 
     /// A message prefix.
@@ -946,6 +1183,18 @@ impl Builder {
         self.emit(Op::Bra { target: u32::MAX }, guard, span);
     }
 
+    /// Says what the branch just emitted decides in the source: `what` names its condition ("the condition
+    /// of the `if` at 12:5"), and `holds_when_taken` whether the condition holds in the lanes that branch (an
+    /// `if` branches around its body where it fails). Messages and the data-branch assumption use it.
+    #[cold]
+    pub fn describe_branch(&mut self, what: &str, holds_when_taken: bool) {
+        let Some(at) = self.insts.len().checked_sub(1) else { return };
+        if matches!(self.insts[at].op, Op::Bra { .. }) {
+            let ctx = self.ctx(what.to_string());
+            self.conditions.insert(at as u32, (ctx, holds_when_taken));
+        }
+    }
+
     /// A branch to an instruction index.
     #[cold]
     pub fn bra_to(&mut self, target: u32, guard: Option<PredRef>, span: Span) {
@@ -988,11 +1237,15 @@ impl Builder {
             n_regs: self.n_regs,
             n_preds: self.n_preds,
             whys: self.whys,
+            data_whys: self.data_whys,
             ctxs: self.ctxs,
             reconverge,
             notes: self.notes,
             kernel: self.kernel,
             kernels: self.kernels,
+            conditions: self.conditions,
+            data_branches: DataBranches::default(),
+            regions: Default::default(),
         }
     }
 }

@@ -134,7 +134,7 @@ pub(super) fn strip_namespaces(toks: Vec<Token>) -> Vec<Token> {
                     continue;
                 }
                 // `asm("..." :: "r"(x))`: no outputs, kept for the asm statement's parser.
-                Some(Tok::Str) => {}
+                Some(Tok::Str(_)) => {}
                 // `::threadIdx`: the global namespace.
                 _ => {
                     i += 1;
@@ -255,7 +255,7 @@ impl<'a> CudaParser<'a> {
             // `namespace X {` and `extern "C" {`: their contents are top level too.
             if self.p.at_word("namespace")
                 || (self.p.at_word("extern")
-                    && matches!(self.p.peek2(), Tok::Str)
+                    && matches!(self.p.peek2(), Tok::Str(_))
                     && matches!(self.tok(self.p.pos + 2), Tok::Punct("{")))
             {
                 while !self.p.eat("{") {
@@ -267,7 +267,7 @@ impl<'a> CudaParser<'a> {
                 open_blocks += 1;
                 continue;
             }
-            if self.p.at_word("extern") && matches!(self.p.peek2(), Tok::Str) {
+            if self.p.at_word("extern") && matches!(self.p.peek2(), Tok::Str(_)) {
                 self.p.bump();
                 self.p.bump();
             }
@@ -326,7 +326,7 @@ impl<'a> CudaParser<'a> {
                         }
                     }
                     // A host string (`const char *sSDKsample = "transpose";`) never reaches a kernel.
-                    let host_string = matches!(&s, Stmt::Decl(ds) if ds.iter().any(|d| matches!(d.init.as_ref().map(|e| &e.kind), Some(E::Str))));
+                    let host_string = matches!(&s, Stmt::Decl(ds) if ds.iter().any(|d| matches!(d.init.as_ref().map(|e| &e.kind), Some(E::Str(_)))));
                     if !host_string {
                         out.push(s);
                     }

@@ -483,7 +483,10 @@ impl<'a> Lower<'a> {
     #[cold]
     fn float(&mut self, span: Span) -> Val {
         let why = format!("a floating-point value ({}); warpscope follows addresses, not data", self.pos(span));
-        Val::Float(self.unknown(why, span))
+        let w = self.b.data_why(why);
+        let d = self.temp();
+        self.emit(Op::Unknown { dst: d, why: w }, span);
+        Val::Float(Src::Reg(d))
     }
 
     /// A 64-bit copy of an integer value (sign- or zero-extended by its type).
@@ -660,7 +663,7 @@ impl<'a> Lower<'a> {
                 self.b.place(top);
                 self.loop_body(body, next, exit, span.start)?;
                 let p = self.cond(c, "the loop condition")?;
-                self.b.bra(top, Some(p), *span);
+                self.branch(top, p, true, "the condition of the `do ... while` loop", c.span);
                 self.b.place(exit);
                 Ok(())
             }
@@ -689,7 +692,7 @@ impl<'a> Lower<'a> {
             Stmt::If(c, t, e) => {
                 let p = self.cond(c, "the condition")?;
                 let else_l = self.b.label();
-                self.b.bra(else_l, Some(p.negated()), c.span);
+                self.branch(else_l, p, false, "the condition of the `if`", c.span);
                 self.stmt_(t)?;
                 match e {
                     Some(e) => {
@@ -715,7 +718,7 @@ impl<'a> Lower<'a> {
                 self.b.place(next);
                 self.set_stmt(span.start);
                 let p = self.cond(c, "the loop condition")?;
-                self.b.bra(exit, Some(p.negated()), *span);
+                self.branch(exit, p, false, "the condition of the `while` loop", c.span);
                 self.loops.push((next, exit));
                 let r = self.stmt_(body);
                 self.loops.pop();
@@ -757,7 +760,7 @@ impl<'a> Lower<'a> {
         self.set_stmt(span.start);
         if let Some(c) = cond {
             let p = self.cond(c, "the loop condition")?;
-            self.b.bra(exit, Some(p.negated()), span);
+            self.branch(exit, p, false, "the condition of the `for` loop", c.span);
         }
         self.loop_body(body, next, exit, span.start)?;
         if let Some(s) = step {
@@ -768,7 +771,17 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    /// A condition as a predicate; a value warpscope does not know stops the run with `what`.
+    /// A conditional branch to `to` where `cond` holds (`taken_when` true) or fails (false), described as the
+    /// source's `what` at `span`: a condition that depends on data then runs both ways (it only decides values)
+    /// or is decided by the stated data-branch assumption (see `Program::data_branches`).
+    #[cold]
+    fn branch(&mut self, to: Label, cond: PredRef, taken_when: bool, what: &str, span: Span) {
+        let guard = if taken_when { cond } else { cond.negated() };
+        self.b.bra(to, Some(guard), span);
+        self.b.describe_branch(what, taken_when);
+    }
+
+    /// A condition as a predicate (unknown where it depends on data: see [`Lower::branch`]).
     #[cold]
     fn cond(&mut self, c: &Ex, what: &str) -> R<PredRef> {
         // A comparison of two integers becomes the predicate itself, not a 0/1 value tested again.
@@ -787,14 +800,7 @@ impl<'a> Lower<'a> {
                     CBin::Eq => Cmp::Eq,
                     _ => Cmp::Ne,
                 };
-                let pr = self.setp(cmp, t.signed, w, p, q, c.span);
-                if self.unknown_pred(pr) {
-                    if let Some(i) = pr.idx {
-                        let ctx = self.b.ctx(format!("{what} depends on "));
-                        self.emit(Op::RequirePred { p: i, ctx }, c.span);
-                    }
-                }
-                return Ok(pr);
+                return Ok(self.setp(cmp, t.signed, w, p, q, c.span));
             }
             let v = self.binary(*op, x, y, c)?;
             return self.truth(v, c.span, what);
@@ -816,10 +822,6 @@ impl<'a> Lower<'a> {
         };
         if let Src::Imm(x) = src {
             return Ok(if x & w.mask() != 0 { PredRef::TRUE } else { PredRef::TRUE.negated() });
-        }
-        if self.unknown_src(src) {
-            let ctx = self.b.ctx(format!("{what} depends on "));
-            self.emit(Op::Require { a: src, ctx }, span);
         }
         let p = self.b.pred();
         self.emit(Op::Setp { dst: p, cmp: Cmp::Ne, signed: false, w, a: src, b: Src::Imm(0) }, span);
@@ -1360,7 +1362,7 @@ impl<'a> Lower<'a> {
             });
         }
         let why = format!("data loaded from memory at {}; warpscope follows addresses, not data", self.pos(span));
-        let w = self.b.why(why);
+        let w = self.b.data_why(why);
         let ty = place.ty.clone();
         if matches!(ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Ptr(_)) && self.units(&place, false, span)?.len() == 1 {
             // One access: the memory operation itself receives the (unknown) data.
@@ -1601,7 +1603,7 @@ impl<'a> Lower<'a> {
                             "data loaded from memory at {}; warpscope follows addresses, not data",
                             self.pos(a.span)
                         );
-                        let w = self.b.why(why);
+                        let w = self.b.data_why(why);
                         self.fresh_temp(&p.ty, e.span, w)
                     }
                 }
@@ -1626,7 +1628,7 @@ impl<'a> Lower<'a> {
                 let ty = self.static_type(a)?;
                 Ok(Val::Int(Src::Imm(types(self).size(&ty)), IntTy::ULLONG))
             }
-            E::Str => Err(self.err(e.span, "a string here: only printf and assert take one")),
+            E::Str(_) => Err(self.err(e.span, "a string here: only printf and assert take one")),
         }
     }
 
@@ -1920,7 +1922,8 @@ impl<'a> Lower<'a> {
         // && : lanes where a is false are done with 0; || : lanes where a is true are done with 1.
         let (done_when, done_value) = if op == CBin::LAnd { (pa.negated(), 0) } else { (pa, 1) };
         self.emit(Op::Mov { dst: r, a: Src::Imm(done_value) }, e.span);
-        self.b.bra(skip, Some(done_when), e.span);
+        let what = if op == CBin::LAnd { "the left side of `&&`" } else { "the left side of `||`" };
+        self.branch(skip, pa, done_when == pa, what, a.span);
         let pb = self.cond(b, "the condition")?;
         self.emit(Op::PredToReg { dst: r, p: pb }, e.span);
         self.b.place(skip);
@@ -1938,7 +1941,7 @@ impl<'a> Lower<'a> {
         // Effects on either side: branch, and meet in a result register.
         let else_l = self.b.label();
         let end = self.b.label();
-        self.b.bra(else_l, Some(p.negated()), e.span);
+        self.branch(else_l, p, false, "the condition of `?:`", c.span);
         let x = self.rvalue(a)?;
         let (slot, ty) = self.result_slot(&x, e)?;
         let x = self.convert(&ty, x, a.span)?;
@@ -2057,7 +2060,7 @@ impl<'a> Lower<'a> {
                 }
                 let why =
                     format!("data loaded from memory at {}; warpscope follows addresses, not data", self.pos(lhs.span));
-                let w = self.b.why(why);
+                let w = self.b.data_why(why);
                 self.fresh_temp(&p.ty, lhs.span, w)
             }
         }
@@ -2145,7 +2148,7 @@ impl<'a> Lower<'a> {
             }
             // Output and checks: their arguments are evaluated (a load there is still a load); nothing else.
             "printf" | "assert" => {
-                for a in args.iter().filter(|a| !matches!(a.kind, E::Str)) {
+                for a in args.iter().filter(|a| !matches!(a.kind, E::Str(_))) {
                     self.rvalue(a)?;
                 }
                 Ok(Val::Int(Src::Imm(0), IntTy::INT))
@@ -2416,11 +2419,13 @@ impl<'a> Lower<'a> {
     /// instruction is refused: warpscope cannot know what it does to the values or memory it touches.
     #[cold]
     fn asm(&mut self, args: &[Ex], e: &Ex) -> R<Val> {
-        let pieces = args.iter().take_while(|a| matches!(a.kind, E::Str)).count();
+        let pieces = args.iter().take_while(|a| matches!(a.kind, E::Str(_))).count();
         let tspan = Span { start: args[0].span.start, end: args[pieces - 1].span.end };
         let mut text = String::new();
         for p in &args[..pieces] {
-            let raw = self.src.get(p.span.start + 1..p.span.end.saturating_sub(1)).unwrap_or("");
+            // The literal's own text (not the source at its span, which is the macro's call site when the
+            // statement came from a macro).
+            let E::Str(raw) = &p.kind else { continue };
             let mut chars = raw.chars();
             while let Some(c) = chars.next() {
                 match (c, c == '\\') {
@@ -2505,7 +2510,10 @@ impl<'a> Lower<'a> {
             if let E::Call(n, v) = &a.kind {
                 if let (true, E::Assign(None, lhs, _)) = (n == "__asm_out", &v[1].kind) {
                     let why = format!("the output of the asm statement at {at}, data warpscope does not know");
-                    let d = self.unknown(why, a.span);
+                    let w = self.b.data_why(why);
+                    let d = self.temp();
+                    self.emit(Op::Unknown { dst: d, why: w }, a.span);
+                    let d = Src::Reg(d);
                     self.assign(lhs, None, Val::Int(d, IntTy::UINT), &v[1])?;
                 }
             }
@@ -2723,7 +2731,7 @@ impl<'a> Lower<'a> {
         self.uncosted.push((line, format!("{name} → {sass}")));
         let why =
             format!("the old value an atomic returns ({}); warpscope follows addresses, not data", self.pos(e.span));
-        let w = self.b.why(why);
+        let w = self.b.data_why(why);
         self.fresh_temp(&to, e.span, w)
     }
 

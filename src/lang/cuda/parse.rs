@@ -513,8 +513,14 @@ impl<'a> CudaParser<'a> {
         }
         self.p.expect("(", "after `asm`")?;
         let mut args = Vec::new();
-        let string = |p: &Parser| Ex { kind: E::Str, span: p.span(), op_span: p.span() };
-        while matches!(self.p.peek(), Tok::Str) {
+        let string = |p: &Parser| {
+            let text = match p.peek() {
+                Tok::Str(t) => t.clone(),
+                _ => "".into(),
+            };
+            Ex { kind: E::Str(text), span: p.span(), op_span: p.span() }
+        };
+        while matches!(self.p.peek(), Tok::Str(_)) {
             args.push(string(&self.p));
             self.p.bump();
         }
@@ -531,7 +537,7 @@ impl<'a> CudaParser<'a> {
             } else {
                 break;
             }
-            while matches!(self.p.peek(), Tok::Str) {
+            while matches!(self.p.peek(), Tok::Str(_)) {
                 let c = string(&self.p);
                 self.p.bump();
                 if section < 3 {

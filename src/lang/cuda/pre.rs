@@ -27,6 +27,8 @@ struct Macro {
     body: Vec<Token>,
     /// Expanded here (else kept as a `#define` line for the parser, and used only by `#if`).
     expand: bool,
+    /// The last parameter takes the remaining arguments, commas included (`...` / `__VA_ARGS__`).
+    variadic: bool,
 }
 
 /// The macros a file defines, and the values the compiler predefines.
@@ -156,7 +158,7 @@ pub fn preprocess(
     let mut macros = Macros::default();
     for (name, v) in predefined {
         let t = Token { tok: Tok::Int(*v), span: Span { start: 0, end: 1 } };
-        macros.map.insert(name.to_string(), Macro { params: None, body: vec![t], expand: true });
+        macros.map.insert(name.to_string(), Macro { params: None, body: vec![t], expand: true, variadic: false });
     }
     // (this branch is live, some branch of this #if was taken, the enclosing region is live, #if's span)
     let mut conds: Vec<(bool, bool, bool, Span)> = Vec::new();
@@ -205,31 +207,44 @@ pub fn preprocess(
                         matches!(rest.get(1), Some(Token { tok: Tok::Punct("("), span: s }) if s.start == nspan.end);
                     let mac = if function_like {
                         let mut params = Vec::new();
+                        let mut variadic = false;
                         let mut k = 2;
+                        let dot = |k: usize| matches!(rest.get(k).map(|t| &t.tok), Some(Tok::Punct(".")));
                         loop {
                             match rest.get(k).map(|t| &t.tok) {
                                 Some(Tok::Punct(")")) => break,
-                                Some(Tok::Ident(p)) => params.push(p.clone()),
-                                Some(Tok::Punct(",")) => {}
+                                // `...` (its arguments are `__VA_ARGS__`) or GNU's `args...` (named).
+                                Some(Tok::Punct(".")) if !variadic && dot(k + 1) && dot(k + 2) => {
+                                    params.push("__VA_ARGS__".to_string());
+                                    variadic = true;
+                                    k += 2;
+                                }
+                                Some(Tok::Ident(p)) if !variadic && dot(k + 1) && dot(k + 2) && dot(k + 3) => {
+                                    params.push(p.clone());
+                                    variadic = true;
+                                    k += 3;
+                                }
+                                Some(Tok::Ident(p)) if !variadic => params.push(p.clone()),
+                                Some(Tok::Punct(",")) if !variadic => {}
                                 _ => {
                                     let at = rest.get(k).map_or(span, |t| t.span);
                                     return Err(InputError::at(
                                         src,
                                         at,
-                                        "expected a parameter name or `)` in the macro's parameter list (`...` is not supported)",
+                                        "expected a parameter name, `...` or `)` in the macro's parameter list",
                                     ));
                                 }
                             }
                             k += 1;
                         }
-                        Macro { params: Some(params), body: rest[k + 1..].to_vec(), expand: true }
+                        Macro { params: Some(params), body: rest[k + 1..].to_vec(), expand: true, variadic }
                     } else {
                         // `--set NAME=VALUE` gives an object-like macro another value.
                         let body = match overrides.get(&m) {
                             Some(v) => vec![Token { tok: Tok::Int(*v), span: nspan }],
                             None => rest[1..].to_vec(),
                         };
-                        Macro { params: None, body, expand: true }
+                        Macro { params: None, body, expand: true, variadic: false }
                     };
                     macros.map.insert(m, mac);
                 }
@@ -350,6 +365,21 @@ impl Macros {
                 }
                 Some(params) => {
                     let mut args = split_args(&toks[i + 2..next - 1]);
+                    // A variadic macro's last parameter takes the rest, with their commas; it may be empty.
+                    if m.variadic && args.len() + 1 >= params.len() {
+                        if args.len() + 1 == params.len() {
+                            args.push(Vec::new());
+                        }
+                        let rest = args.split_off(params.len() - 1);
+                        let mut joined = Vec::new();
+                        for (n, a) in rest.into_iter().enumerate() {
+                            if n > 0 {
+                                joined.push(Token { tok: Tok::Punct(","), span: whole });
+                            }
+                            joined.extend(a);
+                        }
+                        args.push(joined);
+                    }
                     // Arguments are expanded before they replace the parameters (C11 6.10.3.1), except where
                     // the body stringifies or pastes them.
                     if !m.body.iter().any(|t| matches!(t.tok, Tok::Punct("#"))) {
@@ -373,6 +403,17 @@ impl Macros {
                         if matches!(b.tok, Tok::Punct("#"))
                             && matches!(m.body.get(k + 1).map(|t| &t.tok), Some(Tok::Punct("#")))
                         {
+                            // GNU's `, ## __VA_ARGS__`: the comma goes when there are no variable arguments, and
+                            // nothing is pasted when there are.
+                            let variadic_next = m.variadic
+                                && matches!(m.body.get(k + 2).map(|t| &t.tok), Some(Tok::Ident(p)) if params.last() == Some(p));
+                            if variadic_next && matches!(body.last().map(|t| &t.tok), Some(Tok::Punct(","))) {
+                                if args.last().is_none_or(Vec::is_empty) {
+                                    body.pop();
+                                }
+                                k += 2;
+                                continue;
+                            }
                             body.push(Token { tok: Tok::Punct("#"), span: whole });
                             body.push(Token { tok: Tok::Punct("#"), span: whole });
                             k += 2;
@@ -381,8 +422,15 @@ impl Macros {
                         // `#x`: the argument as a string (only printf would read it).
                         if matches!(b.tok, Tok::Punct("#")) {
                             if let Some(Token { tok: Tok::Ident(p), .. }) = m.body.get(k + 1) {
-                                if params.contains(p) {
-                                    body.push(Token { tok: Tok::Str, span: whole });
+                                if let Some(j) = params.iter().position(|q| q == p) {
+                                    let text = match args.get(j).map(Vec::as_slice) {
+                                        Some([first, .., last]) => {
+                                            src.get(first.span.start..last.span.end).unwrap_or("")
+                                        }
+                                        Some([one]) => src.get(one.span.start..one.span.end).unwrap_or(""),
+                                        _ => "",
+                                    };
+                                    body.push(Token { tok: Tok::Str(text.into()), span: whole });
                                     k += 2;
                                     continue;
                                 }

@@ -44,9 +44,10 @@ pub(super) fn scalar(name: &str) -> Option<Ty> {
         "char" | "signed char" | "int8_t" => int(1, true),
         "unsigned char" | "uint8_t" | "bool" => int(1, false),
         "short" | "short int" | "signed short" | "int16_t" => int(2, true),
-        "unsigned short" | "unsigned short int" | "uint16_t" => int(2, false),
+        // `ushort`, `uint`, `ulong`: glibc's <sys/types.h> typedefs, which nvcc's host headers bring in.
+        "unsigned short" | "unsigned short int" | "uint16_t" | "ushort" => int(2, false),
         "int" | "signed" | "signed int" | "int32_t" => int(4, true),
-        "unsigned" | "unsigned int" | "uint32_t" => int(4, false),
+        "unsigned" | "unsigned int" | "uint32_t" | "uint" => int(4, false),
         "long" | "long int" | "long long" | "long long int" | "int64_t" | "ptrdiff_t" | "intptr_t" => int(8, true),
         "unsigned long"
         | "unsigned long long"
@@ -54,17 +55,19 @@ pub(super) fn scalar(name: &str) -> Option<Ty> {
         | "unsigned long long int"
         | "size_t"
         | "uint64_t"
-        | "uintptr_t" => int(8, false),
+        | "uintptr_t"
+        | "ulong" => int(8, false),
         "float" => Some(Ty::Float { bytes: 4 }),
         "double" => Some(Ty::Float { bytes: 8 }),
-        "half" | "__half" => Some(Ty::Float { bytes: 2 }),
+        "half" | "__half" | "__nv_bfloat16" | "nv_bfloat16" => Some(Ty::Float { bytes: 2 }),
+        "__nv_fp8_e4m3" | "__nv_fp8_e5m2" => Some(Ty::Float { bytes: 1 }),
         "void" => Some(Ty::Void),
         _ => vector(name),
     }
 }
 
 /// CUDA's vector types: (name, element, count, size, alignment) as in vector_types.h.
-pub(super) const VECTORS: [(&str, &str, u32, u32, u32); 27] = [
+pub(super) const VECTORS: [(&str, &str, u32, u32, u32); 29] = [
     ("char2", "char", 2, 2, 2),
     ("char4", "char", 4, 4, 4),
     ("uchar2", "unsigned char", 2, 2, 2),
@@ -92,6 +95,8 @@ pub(super) const VECTORS: [(&str, &str, u32, u32, u32); 27] = [
     ("char3", "char", 3, 3, 1),
     ("half2", "half", 2, 4, 4),
     ("__half2", "half", 2, 4, 4),
+    ("__nv_bfloat162", "half", 2, 4, 4),
+    ("nv_bfloat162", "half", 2, 4, 4),
 ];
 
 #[cold]

@@ -585,21 +585,31 @@ impl<'a> Lw<'a> {
 
     /// Makes every register destination of `o` (a register or a vector of them) unknown for `why`.
     fn set_unknown(&mut self, o: &Opnd, span: Span, why: &str) -> R<()> {
+        self.set_unknown_as(o, span, why, false)
+    }
+
+    /// [`Lw::set_unknown`] for a value that is data (loaded, or a floating-point result): a branch on it is
+    /// decided by the data-branch assumption (see `Program::data_branches`).
+    fn set_data(&mut self, o: &Opnd, span: Span, why: &str) -> R<()> {
+        self.set_unknown_as(o, span, why, true)
+    }
+
+    fn set_unknown_as(&mut self, o: &Opnd, span: Span, why: &str, data: bool) -> R<()> {
         match o {
             Opnd::Vec(v) => {
                 for x in v {
-                    self.set_unknown(x, span, why)?;
+                    self.set_unknown_as(x, span, why, data)?;
                 }
                 Ok(())
             }
             Opnd::Pair(a, b) => {
                 for n in [a, b] {
-                    self.set_unknown(&Opnd::Name { name: n.clone(), neg: false }, span, why)?;
+                    self.set_unknown_as(&Opnd::Name { name: n.clone(), neg: false }, span, why, data)?;
                 }
                 Ok(())
             }
             Opnd::Name { name, .. } => {
-                let w = self.b.why(why.to_string());
+                let w = if data { self.b.data_why(why.to_string()) } else { self.b.why(why.to_string()) };
                 if let Some(r) = self.reg_of(name) {
                     self.emit(Op::Unknown { dst: r, why: w });
                 } else if let Some(p) = self.pred_of(name) {
@@ -1273,7 +1283,7 @@ fn arith(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
     let (bits, signed, float) = kind(ty);
     let (d, ds) = op(i, 0);
     if float {
-        return lw.set_unknown(d, ds, &format!("the floating-point result of {} at line {}", i.opcode(), i.line));
+        return lw.set_data(d, ds, &format!("the floating-point result of {} at line {}", i.opcode(), i.line));
     }
     let n = match root {
         "mad" | "mad24" | "sad" => 4,
@@ -1432,7 +1442,7 @@ fn unary(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
     let (bits, signed, float) = kind(ty);
     let (d, ds) = op(i, 0);
     if float {
-        return lw.set_unknown(d, ds, &format!("the floating-point result of {} at line {}", i.opcode(), i.line));
+        return lw.set_data(d, ds, &format!("the floating-point result of {} at line {}", i.opcode(), i.line));
     }
     if ty == "pred" {
         let a = lw.pred_ref(op(i, 1).0, op(i, 1).1)?;
@@ -1564,7 +1574,7 @@ fn setp(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
             _ => t,
         };
         if kind(dty).2 {
-            return lw.set_unknown(d, ds, &format!("the floating-point result of {} at line {}", i.opcode(), i.line));
+            return lw.set_data(d, ds, &format!("the floating-point result of {} at line {}", i.opcode(), i.line));
         }
         let v = lw.sel(PredRef::of(r), Src::Imm(u64::MAX), ZERO);
         return lw.set(d, ds, v, kind(dty).0);
@@ -1612,7 +1622,7 @@ fn cvt(lw: &mut Lw, i: &Inst, tys: &[&str]) -> R<()> {
             lw.un(UnOp::I2F { signed: asigned, up: i.has("rp") }, v)
         }
         (false, true) if at == "f32" && dbits == 32 && i.has("rzi") => lw.un(UnOp::F2I { signed: dsigned }, a),
-        _ => return unknown(lw, "the floating-point conversion"),
+        _ => return lw.set_data(d, ds, &format!("the floating-point conversion {} at line {}", i.opcode(), i.line)),
     };
     lw.set_ext(d, ds, v, dbits, dsigned && !dfloat)
 }
@@ -1855,7 +1865,7 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     if space.as_deref() == Some("const") {
         lw.uncosted.insert((i.line, i.opcode()));
         if !store {
-            lw.set_unknown(data, data_span, &format!("data read from constant memory at line {}", i.line))?;
+            lw.set_data(data, data_span, &format!("data read from constant memory at line {}", i.line))?;
         }
         return Ok(());
     }
@@ -1910,7 +1920,7 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     let addr = address(lw, base.as_deref(), *off, addr_span, instr.address_bits(), 0)?;
     mem_site(lw, i, addr_span, instr, addr, None);
     if !store {
-        lw.set_unknown(data, data_span, &format!("data loaded at line {}", i.line))?;
+        lw.set_data(data, data_span, &format!("data loaded at line {}", i.line))?;
     }
     Ok(())
 }
@@ -1997,7 +2007,7 @@ fn matrix(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     mem_site(lw, i, addr_span, instr, addr, None);
     if !store {
         let (d, ds) = op(i, 0);
-        lw.set_unknown(d, ds, &format!("data loaded by ldmatrix at line {}", i.line))?;
+        lw.set_data(d, ds, &format!("data loaded by ldmatrix at line {}", i.line))?;
     }
     Ok(())
 }

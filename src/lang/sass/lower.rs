@@ -434,27 +434,54 @@ impl Lower<'_> {
 
     /// Marks what an unmodelled instruction writes as unknown.
     fn unmodelled(&mut self, l: &Line) {
-        let why = |r: &str| format!("{r} was written by {} at line {}, which warpscope does not model", l.opcode, l.no);
+        // Floating-point and tensor-core results are data (a branch on them is decided by the data-branch
+        // assumption); what any other unmodelled instruction writes is an unknown that stops a run it reaches.
+        let float = is_float_op(&l.opcode);
+        let why = |r: &str| {
+            if float {
+                format!(
+                    "{r} holds the floating-point result of {} at line {} (data warpscope does not follow)",
+                    l.opcode, l.no
+                )
+            } else {
+                format!("{r} was written by {} at line {}, which warpscope does not model", l.opcode, l.no)
+            }
+        };
         for d in destinations(l) {
+            let text = match &d {
+                Operand::Reg { idx: Some(i), .. } => why(&format!("R{i}")),
+                Operand::UReg(Some(i)) => why(&format!("UR{i}")),
+                Operand::Pred { idx: Some(i), uniform, .. } => why(&format!("{}P{i}", if *uniform { "U" } else { "" })),
+                _ => continue,
+            };
+            let w = if float { self.b.data_why(text) } else { self.b.why(text) };
             match d {
                 Operand::Reg { idx: Some(i), .. } => {
-                    let w = self.b.why(why(&format!("R{i}")));
                     let r = self.reg(i);
                     self.emit(Op::Unknown { dst: r, why: w });
                 }
                 Operand::UReg(Some(i)) => {
-                    let w = self.b.why(why(&format!("UR{i}")));
                     let r = self.ureg(i);
                     self.emit(Op::Unknown { dst: r, why: w });
                 }
-                Operand::Pred { idx: Some(i), uniform, .. } => {
-                    let v = self.unknown(why(&format!("{}P{i}", if uniform { "U" } else { "" })));
-                    self.set(&d, v);
+                Operand::Pred { idx: Some(_), .. } => {
+                    let v = self.tmp();
+                    self.emit(Op::Unknown { dst: v, why: w });
+                    self.set(&d, Src::Reg(v));
                 }
                 _ => {}
             }
         }
     }
+}
+
+/// Whether an opcode computes floating-point (or tensor-core) values from floating-point values: FADD, DFMA,
+/// HFMA2, HMMA... Not the conversions between integers and floats (I2F, F2I) or MUFU, which ptxas also uses for
+/// integer division: what they leave unknown stays an error.
+fn is_float_op(op: &str) -> bool {
+    let float_family =
+        ["F", "D", "H"].iter().any(|p| op.starts_with(p)) && !matches!(op, "FLO" | "FENCE" | "DEPBAR" | "F2I");
+    float_family || matches!(op, "IMMA" | "BMMA" | "QMMA" | "OMMA")
 }
 
 /// Every destination register an unknown or unmodelled instruction writes: the first register operand (and the
@@ -648,8 +675,7 @@ pub(super) fn lower_listing(
     let w = lw.b.why("no LEA.LO computed the low half of the address before");
     lw.b.emit(Op::Unknown { dst: lw.lea_lo, why: w }, None, start);
     let end_label = lw.b.label();
-    let f = listing.funcs.iter().position(|f| std::ptr::eq(f, chosen)).unwrap_or(0);
-    body(&mut lw, listing, f, None, 0)?;
+    body(&mut lw, listing, chosen.start..chosen.end, None, 0)?;
     lw.b.place(end_label);
     Ok(lw.b.finish())
 }
@@ -667,10 +693,8 @@ const MAX_CALL_DEPTH: usize = 8;
 
 /// Lowers function `f` of the listing. A call inlines its callee, whose returns branch to `ret` (the
 /// instruction after the call); a return in the kernel itself ends the thread.
-fn body(lw: &mut Lower, listing: &Listing, f: usize, ret: Option<Label>, depth: usize) -> R<()> {
-    let func = &listing.funcs[f];
+fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: Option<Label>, depth: usize) -> R<()> {
     let lines = &listing.lines;
-    let range = func.start..func.end;
     // One label per instruction, for branches.
     let labels: Vec<Label> = range.clone().map(|_| lw.b.label()).collect();
     let fall_out = lw.b.label();
@@ -699,9 +723,9 @@ fn body(lw: &mut Lower, listing: &Listing, f: usize, ret: Option<Label>, depth: 
     for k in range.clone() {
         let l = &lines[k];
         lw.b.place(labels[k - range.start]);
-        lw.guard = l.guard.map(|(idx, not)| match idx {
+        lw.guard = l.guard.map(|(idx, not, uniform)| match idx {
             None => PredRef { idx: None, neg: not },
-            Some(i) => PredRef { idx: Some(lw.pred_reg(i, false)), neg: not },
+            Some(i) => PredRef { idx: Some(lw.pred_reg(i, uniform)), neg: not },
         });
         lw.span = l.span;
         lw.no = l.no;
@@ -758,11 +782,19 @@ fn body(lw: &mut Lower, listing: &Listing, f: usize, ret: Option<Label>, depth: 
                     // A direct call to a function of the listing runs inline; the instruction after the call is
                     // where its RET comes back to (the compiler's calling convention puts that address in the
                     // return register).
+                    // A call to a label of the same function (ptxas's `CALL.REL.NOINC` to a block it placed after
+                    // the loop, which exits or returns) runs the code from that label to the function's end.
                     let callee = l.ops.iter().find_map(|(_, sp)| {
                         let raw = &lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())];
                         let name =
                             raw.trim().trim_start_matches('`').trim_start_matches('(').trim_end_matches(')').trim();
-                        listing.funcs.iter().position(|g| g.name == name && !name.is_empty())
+                        if name.is_empty() {
+                            return None;
+                        }
+                        match listing.funcs.iter().find(|g| g.name == name) {
+                            Some(g) => Some(g.start..g.end),
+                            None => listing.labels.get(name).filter(|&&i| range.contains(&i)).map(|&i| i..range.end),
+                        }
                     });
                     let Some(g) = callee else {
                         let c = lw.b.ctx(format!(
@@ -897,7 +929,7 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
             // LDSM writes one register per matrix (each lane's 2 halves of one row).
             let regs = if instr.base.is_matrix() { u32::from(instr.matrices) } else { instr.size_bytes.div_ceil(4) };
             for r in 0..regs {
-                let w = lw.b.why(format!("R{} holds data loaded at line {}", i + r, l.no));
+                let w = lw.b.data_why(format!("R{} holds data loaded at line {}", i + r, l.no));
                 let d = lw.reg(i + r);
                 lw.emit(Op::Unknown { dst: d, why: w });
             }
@@ -909,7 +941,7 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
 /// The address of a memory operand `[R2+UR4+0x10]` (`[R2.64]` and every operand of a 64-bit address: a
 /// register pair) in a register, cut to `bits`. Errors about it point at the operand.
 fn address(lw: &mut Lower, mem: &Operand, span: Span, bits: u32) -> R<Reg> {
-    let Operand::Mem { base, ubase, offset } = *mem else { return Err(lw.err(span, "expected an address")) };
+    let Operand::Mem { base, ubase, offset, scale } = *mem else { return Err(lw.err(span, "expected an address")) };
     lw.span = span;
     let mut addr: Src = match base {
         Some((idx, w)) if bits == 64 || w => {
@@ -919,6 +951,9 @@ fn address(lw: &mut Lower, mem: &Operand, span: Span, bits: u32) -> R<Reg> {
         Some((Some(i), _)) => Src::Reg(lw.reg(i)),
         _ => ZERO,
     };
+    if scale != 1 {
+        addr = lw.bin(BinOp::Mul, Width::W64, addr, Src::Imm(u64::from(scale)));
+    }
     if let Some(u) = ubase {
         let uv = match u {
             None => ZERO,
@@ -1384,6 +1419,90 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
                 None => return Err(lw.err(sp(3), format!("{} needs a predicate as its last operand", l.opcode))),
             }
         }
+        "VIADDMNMX" => {
+            // VIADDMNMX Rd, Ra, Rb, Rc, Pp (sm_90): the minimum of Ra + Rb and Rc when Pp holds, else the maximum,
+            // as IMNMX chooses (ptxas writes it for `min(a + b, c)`).
+            need(lw, 5)?;
+            let a = lw.val(&op(1), sp(1))?;
+            let b = lw.val(&op(2), sp(2))?;
+            let sum = lw.bin(BinOp::Add, Width::W32, a, b);
+            let c = lw.val(&op(3), sp(3))?;
+            let (x, y) = if has(l, "U32") { (lw.zext(sum), lw.zext(c)) } else { (lw.sext(sum), lw.sext(c)) };
+            let (min, max) = if has(l, "U32") { (BinOp::MinU, BinOp::MaxU) } else { (BinOp::MinS, BinOp::MaxS) };
+            let lo = lw.bin(min, Width::W64, x, y);
+            let hi = lw.bin(max, Width::W64, x, y);
+            match lw.pred_ref(&op(4)) {
+                Some(p) if p.idx.is_none() => lw.set(&dest, if p.neg { hi } else { lo }),
+                Some(p) => {
+                    let d = lw.tmp();
+                    lw.emit(Op::Sel { dst: d, p, a: lo, b: hi });
+                    lw.set(&dest, Src::Reg(d));
+                }
+                None => return Err(lw.err(sp(4), "VIADDMNMX needs a predicate as its last operand")),
+            }
+        }
+        "P2R" => {
+            // P2R Rd, PR, Rb, mask (.B1-.B3 place it in byte 1-3): the predicates P0-P6 as bits, under the mask,
+            // over Rb's other bits (ptxas saves predicates across a call or a spill this way).
+            need(lw, 4)?;
+            let mask = match op(3) {
+                Operand::Imm(m) => u64::from(m & 0x7f),
+                _ => {
+                    lw.unmodelled(l);
+                    return Ok(());
+                }
+            };
+            let shift = byte_shift(l);
+            let mut bits = ZERO;
+            for i in (0..7).filter(|i| mask >> i & 1 != 0) {
+                let p = lw.pred_reg(i, false);
+                let v = lw.tmp();
+                lw.emit(Op::PredToReg { dst: v, p: PredRef::of(p) });
+                let placed = lw.bin(BinOp::Shl, Width::W64, Src::Reg(v), Src::Imm(u64::from(i) + shift));
+                bits = lw.bin(BinOp::Or, Width::W64, bits, placed);
+            }
+            let rb = lw.val(&op(2), sp(2))?;
+            let kept = lw.bin(BinOp::And, Width::W64, rb, Src::Imm(!(mask << shift) & 0xFFFF_FFFF));
+            let v = lw.bin(BinOp::Or, Width::W64, kept, bits);
+            lw.set(&dest, v);
+        }
+        "R2P" => {
+            // R2P PR, Ra, mask (.B1-.B3: from byte 1-3): P_i = bit i of the byte, for the bits of the mask.
+            need(lw, 3)?;
+            let mask = match op(2) {
+                Operand::Imm(m) => m & 0x7f,
+                _ => {
+                    lw.unmodelled(l);
+                    return Ok(());
+                }
+            };
+            let shift = byte_shift(l);
+            let ra = lw.val(&op(1), sp(1))?;
+            for i in (0..7).filter(|i| mask >> i & 1 != 0) {
+                let bit = lw.bin(BinOp::ShrU, Width::W64, ra, Src::Imm(u64::from(i) + shift));
+                let bit = lw.bin(BinOp::And, Width::W64, bit, Src::Imm(1));
+                let q = lw.b.pred();
+                lw.emit(Op::Setp { dst: q, cmp: Cmp::Ne, signed: false, w: Width::W64, a: bit, b: ZERO });
+                let p = lw.pred_reg(i, false);
+                lw.emit(Op::PredLogic { dst: p, op: PredOp::And, a: PredRef::of(q), b: PredRef::TRUE });
+            }
+        }
+        "FCHK" => {
+            // FCHK Pd, Ra, Rb: whether the float division Ra / Rb needs ptxas's slow path (denormals, overflow,
+            // a zero): a question about the data, which warpscope does not follow.
+            if let Operand::Pred { idx: Some(i), uniform, .. } = dest {
+                let why = lw.b.data_why(format!(
+                    "P{i} says whether the float division checked at line {} (FCHK) takes its slow path, which depends on the data",
+                    l.no
+                ));
+                let v = lw.tmp();
+                lw.emit(Op::Unknown { dst: v, why });
+                let q = lw.b.pred();
+                lw.emit(Op::Setp { dst: q, cmp: Cmp::Ne, signed: false, w: Width::W64, a: Src::Reg(v), b: ZERO });
+                let p = lw.pred_reg(i, uniform);
+                lw.emit(Op::PredLogic { dst: p, op: PredOp::And, a: PredRef::of(q), b: PredRef::TRUE });
+            }
+        }
         "IABS" => {
             need(lw, 2)?;
             let a = lw.val(&op(1), sp(1))?;
@@ -1575,6 +1694,11 @@ fn lw_gt(lw: &mut Lower, hi: Src, i: u64) -> Src {
     // hi - i when hi > i, else 0 (hi is at most 2): min with 1 gives the flag.
     let z = lw.bin(BinOp::MaxS, Width::W64, d, ZERO);
     lw.bin(BinOp::MinU, Width::W64, z, Src::Imm(1))
+}
+
+/// The bit position `.B1`, `.B2`, `.B3` select (P2R, R2P): 8, 16, 24; 0 without one.
+fn byte_shift(l: &Line) -> u64 {
+    ["B1", "B2", "B3"].iter().position(|b| has(l, b)).map_or(0, |k| 8 * (k as u64 + 1))
 }
 
 fn imm(o: &Operand) -> u32 {

@@ -147,9 +147,17 @@ fn parse_operand(t: &str) -> Result<Operand, String> {
         let mut base = None;
         let mut ubase = None;
         let mut offset: i64 = 0;
+        let mut scale = 1;
         let normal = inner.replace('-', "+-");
         for term in normal.split('+').map(str::trim).filter(|s| !s.is_empty()) {
-            let term = term.replace(' ', "");
+            let mut term = term.replace(' ', "");
+            // A scaled index register: `R26.X4`, `R18.X16` (nvdisasm writes them for LDS, STS and ATOMS).
+            for (suffix, k) in [(".X4", 4), (".X8", 8), (".X16", 16)] {
+                if term.len() > suffix.len() && term.to_ascii_uppercase().ends_with(suffix) && base.is_none() {
+                    term.truncate(term.len() - suffix.len());
+                    scale = k;
+                }
+            }
             if let Some(Operand::Reg { idx, wide, neg: false, .. }) = parse_reg(&term) {
                 if base.is_some() {
                     return Err(format!("two base registers in `{b}`"));
@@ -170,7 +178,10 @@ fn parse_operand(t: &str) -> Result<Operand, String> {
                 offset += if neg { -v } else { v };
             }
         }
-        return Ok(Operand::Mem { base, ubase, offset });
+        if scale != 1 && base.is_none() {
+            return Err(format!("`{b}`: a scale (.X4, .X8, .X16) applies to a base register"));
+        }
+        return Ok(Operand::Mem { base, ubase, offset, scale });
     }
     Ok(Operand::Other)
 }
@@ -346,7 +357,7 @@ pub(super) fn parse_lines(src: &str) -> Result<Listing, InputError> {
             let end = r.find(char::is_whitespace).unwrap_or(r.len());
             let g = &r[..end];
             match parse_pred(g) {
-                Some(Operand::Pred { idx, not, .. }) => guard = Some((idx, not)),
+                Some(Operand::Pred { idx, not, uniform }) => guard = Some((idx, not, uniform)),
                 _ => {
                     return Err(InputError::at(
                         src,

@@ -50,6 +50,9 @@ pub(super) enum Operand {
         base: Option<(Option<u32>, bool)>,
         ubase: Option<Option<u32>>,
         offset: i64,
+        /// The base register's scale: `[R10.X4+UR4]` is R10 * 4 + UR4 (shared-memory operands on sm_75 and
+        /// later); 1 without one.
+        scale: u32,
     },
     Other,
 }
@@ -59,7 +62,8 @@ pub(super) struct Line {
     pub(super) no: usize,
     /// The `/*0040*/` address in front of it (addresses restart in each function).
     pub(super) addr: Option<u64>,
-    pub(super) guard: Option<(Option<u32>, bool)>,
+    /// `@!P1`: (predicate, negated, uniform); `None` for PT.
+    pub(super) guard: Option<(Option<u32>, bool, bool)>,
     pub(super) opcode: String,
     pub(super) mods: Vec<String>,
     pub(super) ops: Vec<(Operand, Span)>,
