@@ -59,6 +59,9 @@ pub struct Scenario {
     /// (`--data-branches`): an assumption the result states.
     #[serde(default)]
     pub data_branches: DataBranches,
+    /// Files the CUDA text `#include`s, given with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<lang::Header>,
 }
 
 fn one_byte() -> u32 {
@@ -84,6 +87,7 @@ impl Default for Scenario {
             layout: String::new(),
             elem_bytes: 1,
             data_branches: DataBranches::default(),
+            headers: Vec::new(),
         }
     }
 }
@@ -430,6 +434,7 @@ impl Scenario {
             kernel: self.kernel.as_deref(),
             cc: self.cc,
             layouts: Rc::new(self.layouts()?),
+            headers: &self.headers,
         };
         let lowered = lang::lower(&source).map_err(|error| ScenarioError { field: Field::Pattern, error })?;
         if lowered.block.is_some() || lowered.grid.is_some() {

@@ -192,9 +192,18 @@ fn cuda_refuses_what_is_not_one_per_thread_copy_or_a_known_asm() {
     let big = kernel("    __pipeline_memcpy_async(&buf[threadIdx.x], &g[threadIdx.x], 32);");
     let e = err(Lang::Cuda, &big, "8.0");
     assert!(e.contains("4:65: `__pipeline_memcpy_async` of 32 bytes is not one cp.async"), "{e}");
-    let other = kernel(r#"    asm volatile("mov.u32 %0, %%laneid;" : "=r"(x));"#);
+    // An instruction that moves no memory (`mov`, `mma`) runs, and its outputs are unknown: an index made of one
+    // is an error that names the asm statement.
+    let other = kernel(
+        r#"    asm volatile("mov.u32 %0, %%laneid;" : "=r"(x));
+    buf[x] = g[0];"#,
+    );
     let e = err(Lang::Cuda, &other, "8.0");
-    assert!(e.contains("4:18: asm: `mov.u32`: warpscope reads ldmatrix, stmatrix and cp.async"), "{e}");
+    assert!(e.contains("5:9: the index depends on the output of the asm statement at 4:18"), "{e}");
+    // Memory through a generic address or a bulk copy is refused with the reason.
+    let generic = kernel(r#"    asm volatile("ld.u32 %0, [%1];" : "=r"(x) : "l"(g));"#);
+    let e = err(Lang::Cuda, &generic, "8.0");
+    assert!(e.contains("4:18: asm: `ld.u32` reads through a generic address"), "{e}");
     let into_global = kernel(r#"    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(x), "l"(g));"#);
     assert!(common::ok(&scenario(Lang::Cuda, &into_global, None, "8.0")).instructions.len() == 1);
     let from_shared = kernel("    __pipeline_memcpy_async(&buf[threadIdx.x], &buf[0], 16);");

@@ -204,6 +204,11 @@ struct InputArgs {
     /// A CUDA file: a snippet, a kernel or a whole `.cu` file with host code (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     cuda: Option<String>,
+    /// A file the CUDA file includes (`#include "common.h"`), when it is not beside the file (repeatable).
+    /// Headers named with quotes and found beside the file, or beside a header that includes them, are read
+    /// without this.
+    #[arg(long = "include", value_name = "FILE")]
+    includes: Vec<String>,
     /// A PTX file as `nvcc -ptx` or clang writes it (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     ptx: Option<String>,
@@ -465,6 +470,39 @@ fn read_input(path: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| format!("{path}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 
+/// The files a CUDA text includes with quotes (`#include "common.h"`), read as a compiler's `-I` of the
+/// including file's folder does: beside the file, then beside each header that includes more; plus the
+/// `--include` files. A header not found is left to the preprocessor (the CUDA toolkit's and the C library's
+/// headers are what warpscope already knows).
+fn headers(text: &str, file: Option<&str>, given: &[String]) -> Result<Vec<crate::lang::Header>, String> {
+    let mut out: Vec<crate::lang::Header> = Vec::new();
+    for path in given {
+        let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+        out.push(crate::lang::Header { name, text: read_input(path)? });
+    }
+    let dir = |f: Option<&str>| {
+        f.filter(|f| *f != "-").and_then(|f| std::path::Path::new(f).parent().map(std::path::Path::to_path_buf))
+    };
+    let mut todo: Vec<(String, Option<std::path::PathBuf>)> = vec![(text.to_string(), dir(file))];
+    while let Some((t, here)) = todo.pop() {
+        for line in t.lines() {
+            let l = line.trim_start();
+            let Some(rest) = l.strip_prefix('#').map(str::trim_start).and_then(|r| r.strip_prefix("include")) else {
+                continue;
+            };
+            let Some(name) = rest.trim().strip_prefix('"').and_then(|r| r.split('"').next()) else { continue };
+            if out.iter().any(|h| h.name == name) || out.len() >= 64 {
+                continue;
+            }
+            let Some(path) = here.as_ref().map(|d| d.join(name)).filter(|p| p.is_file()) else { continue };
+            let text = read_input(&path.to_string_lossy())?;
+            todo.push((text.clone(), path.parent().map(std::path::Path::to_path_buf)));
+            out.push(crate::lang::Header { name: name.to_string(), text });
+        }
+    }
+    Ok(out)
+}
+
 /// Builds the scenario the input options describe, and where its pattern came from (for error messages).
 fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     let mut sc = match &a.preset {
@@ -488,6 +526,9 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
             sc.text = if is_file { read_input(v)? } else { v.clone() };
             origin = if is_file { v.clone() } else { "--addr".into() };
         }
+    }
+    if sc.lang == Lang::Cuda && a.preset.is_none() {
+        sc.headers = headers(&sc.text, a.cuda.as_deref(), &a.includes)?;
     }
     if let Some(cc) = a.cc {
         sc.cc = cc;

@@ -213,6 +213,9 @@ pub enum E {
     /// A string literal, its text between the quotes with escapes as written (`printf` and `assert` take one;
     /// an `asm` statement's template is read from it).
     Str(std::rc::Rc<str>),
+    /// A brace initialiser `{a, b, {c}}` (the type it initialises comes from its place: a declaration, a
+    /// `T{...}` construction, a return).
+    InitList(Vec<Ex>),
 }
 
 /// An expression with its span; binary nodes keep the operator's span in `op_span`.
@@ -641,11 +644,19 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident(name) => {
                 self.bump();
-                let name = if self.templates.contains(name.as_str()) && self.at("<") {
+                let mut name = if self.templates.contains(name.as_str()) && self.at("<") {
                     format!("{name}<{}>", self.template_args()?)
                 } else {
                     name
                 };
+                // `Packed128<float>::zeros()`: a member of a template's instance.
+                if name.ends_with('>') && self.at("::") {
+                    self.bump();
+                    if let Tok::Ident(m) = self.peek().clone() {
+                        self.bump();
+                        name = format!("{name}::{m}");
+                    }
+                }
                 if self.at("(") {
                     self.bump();
                     let mut args = Vec::new();
@@ -661,8 +672,16 @@ impl<'a> Parser<'a> {
                     let whole = Self::join(span, self.prev_span());
                     return Ok(Self::node(E::Call(name, args), whole, span));
                 }
+                // `float4{a, b, c, d}`, `Packed128<float>{bits}`: a value of the type, from a brace initialiser.
+                if self.at("{") && (self.types.contains(name.as_str()) || name.contains('<')) {
+                    let list = self.init_list()?;
+                    let whole = Self::join(span, list.span);
+                    let tn = TypeName { base: name, pointers: 0 };
+                    return Ok(Self::node(E::Cast(tn, Box::new(list)), whole, span));
+                }
                 Ok(Self::node(E::Name(name), span, span))
             }
+            Tok::Punct("{") => self.init_list(),
             Tok::Punct("(") => {
                 self.bump();
                 let e = self.assignment()?;
@@ -678,6 +697,23 @@ impl<'a> Parser<'a> {
             }
             _ => Err(self.err(format!("expected a number, a name or `(`, found {}", self.describe()))),
         }
+    }
+
+    /// A brace initialiser at `{`: its items (each an expression or a nested initialiser), a trailing comma
+    /// allowed, `{}` empty.
+    #[cold]
+    pub fn init_list(&mut self) -> Result<Ex, InputError> {
+        let open = self.span();
+        self.expect("{", "to open the initialiser")?;
+        let mut items = Vec::new();
+        while !self.at("}") {
+            items.push(if self.at("{") { self.init_list()? } else { self.assignment()? });
+            if !self.eat(",") {
+                break;
+            }
+        }
+        self.expect("}", "to close the initialiser")?;
+        Ok(Self::node(E::InitList(items), Self::join(open, self.prev_span()), open))
     }
 
     /// The arguments of a template id after its `<`, through the matching `>`, as canonical text:

@@ -222,6 +222,7 @@ fn check(cx: &Cx, e: &Ex) -> Result<(), InputError> {
         E::SizeofExpr(_) => bad("`sizeof` of a value (write the type: sizeof(float))"),
         E::Cast(..) => bad("a cast"),
         E::Str(_) => bad("a string"),
+        E::InitList(_) => bad("a brace initialiser"),
     }
 }
 

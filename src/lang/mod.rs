@@ -232,6 +232,18 @@ pub struct Source<'a> {
     pub cc: crate::model::arch::Cc,
     /// Named layouts an address expression may call (`--layout`).
     pub layouts: Rc<layout::Layouts>,
+    /// Files a CUDA file includes (`#include "common.h"`), by name.
+    pub headers: &'a [Header],
+}
+
+/// A file that a CUDA file `#include`s, given with it (the command line reads them beside the file; a page user
+/// pastes them above the kernel).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Header {
+    /// The name `#include "..."` uses (`common.h`, `../common.h`: matched by its last path component too).
+    pub name: String,
+    /// Its text.
+    pub text: String,
 }
 
 /// A lowered pattern: the program, and the block size the pattern itself implies (address lists give one
@@ -293,7 +305,12 @@ fn lower_any(src: &Source) -> Result<Lowered, InputError> {
         #[cfg(feature = "lang-cuda")]
         Lang::Cuda => {
             let sm = src.cc.sm();
-            let l = cuda::lower(src.text, src.launch, src.vars, cuda::Options { kernel: src.kernel, sm })?;
+            let l = cuda::lower(
+                src.text,
+                src.launch,
+                src.vars,
+                cuda::Options { kernel: src.kernel, sm, headers: src.headers },
+            )?;
             return Ok(Lowered { program: l.program, block: l.block, grid: l.grid });
         }
         #[cfg(feature = "lang-sass")]
@@ -452,6 +469,87 @@ pub fn matrix_or_copy(parts: &[&str], size: Option<u64>) -> Result<Option<Instr>
         }
     };
     Instr::parse(&name).map(Some).map_err(|e| e.message)
+}
+
+/// What one instruction of CUDA's inline PTX (`asm volatile("...")`) does to memory.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AsmKind {
+    /// A memory instruction warpscope costs: ldmatrix, stmatrix, cp.async, and ld/st of a state space; `store`
+    /// says which operand is the address (the first for a store, else the last before the sources).
+    Mem {
+        /// The SASS instruction it becomes.
+        instr: Instr,
+        /// A store (its address is the first operand).
+        store: bool,
+    },
+    /// Memory that warpscope lists but does not count (atomics, reductions, mbarrier operations, prefetches):
+    /// the words say what.
+    Uncounted(&'static str),
+    /// No memory: arithmetic, moves, tensor-core math (`mma`, `wgmma.mma_async`), shuffles, fences, waits.
+    /// Its outputs become unknown.
+    Compute,
+}
+
+/// What an instruction of inline PTX is, from its opcode split at dots and, for `cp.async`, its copy size: see
+/// [`AsmKind`]. An instruction that moves memory in a way warpscope does not follow (bulk and tensor copies,
+/// generic `ld`/`st`, `wmma.load`, textures) is an error that says so.
+pub fn asm_kind(parts: &[&str], size: Option<u64>) -> Result<AsmKind, String> {
+    let has = |m: &str| parts.iter().skip(1).any(|p| *p == m || p.starts_with(&format!("{m}::")));
+    let refuse = |why: &str| Err(format!("`{}` {why}", parts.join(".")));
+    match parts.first().copied().unwrap_or("") {
+        "ldmatrix" | "stmatrix" => {
+            matrix_or_copy(parts, size).map(|i| i.map_or(AsmKind::Compute, |instr| AsmKind::Mem { instr, store: parts[0] == "stmatrix" }))
+        }
+        "cp" if has("bulk") || parts.get(1) == Some(&"reduce") => refuse("is a bulk (TMA) copy: it moves a box that a tensor map or a size describes, which warpscope does not count inside a kernel"),
+        "cp" => matrix_or_copy(parts, size).map(|i| i.map_or(AsmKind::Compute, |instr| AsmKind::Mem { instr, store: false })),
+        op @ ("ld" | "st") => {
+            let store = op == "st";
+            let space = ["global", "shared", "local"].into_iter().find(|s| has(s));
+            let Some(space) = space else {
+                return refuse("reads through a generic address: warpscope follows ld/st in asm only with a state space (.global, .shared, .local)");
+            };
+            if has("async") || has("bulk") || has("multimem") {
+                return refuse("is an asynchronous or multimem access, which warpscope does not follow");
+            }
+            let ty = parts.last().copied().unwrap_or("b32");
+            let bits: u32 = ty[1..].parse().unwrap_or(32);
+            let vec: u32 = parts.iter().find_map(|p| p.strip_prefix('v').and_then(|n| n.parse().ok())).unwrap_or(1);
+            let bytes = bits.div_ceil(8) * vec;
+            let signed = ty.starts_with('s');
+            let size = match (bytes, signed && !store) {
+                (1, true) => "S8",
+                (1, false) => "U8",
+                (2, true) => "S16",
+                (2, false) => "U16",
+                (4, _) => "32",
+                (8, _) => "64",
+                (16, _) => "128",
+                _ => return refuse(&format!("moves {bytes} bytes per thread; SASS moves 1, 2, 4, 8 or 16")),
+            };
+            let cop = [("ca", ".CA"), ("cg", ".CG"), ("cs", ".CS"), ("lu", ".LU"), ("cv", ".CV"), ("wb", ".WB"), ("wt", ".WT")]
+                .into_iter()
+                .find(|(c, _)| has(c))
+                .map_or("", |(_, m)| m);
+            let name = match (space, store) {
+                ("global", false) if has("nc") => format!("LDG.E.CONSTANT.{size}"),
+                ("global", false) => format!("LDG.E{cop}.{size}"),
+                ("global", true) => format!("STG.E{cop}.{size}"),
+                ("shared", false) => format!("LDS.{size}"),
+                ("shared", true) => format!("STS.{size}"),
+                ("local", false) => format!("LDL.{size}"),
+                _ => format!("STL.{size}"),
+            };
+            Instr::parse(&name).map(|instr| AsmKind::Mem { instr, store }).map_err(|e| e.message)
+        }
+        "atom" | "red" => Ok(AsmKind::Uncounted("an atomic or reduction")),
+        "mbarrier" => Ok(AsmKind::Uncounted("an mbarrier operation (a shared-memory barrier word)")),
+        "prefetch" | "prefetchu" | "applypriority" | "discard" => Ok(AsmKind::Uncounted("a cache hint (prefetch, priority or discard)")),
+        "wmma" if has("load") || has("store") => refuse("loads or stores a fragment in an unspecified layout; warpscope follows ldmatrix and ld/st instead"),
+        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" => refuse("is a texture or surface access, which warpscope does not model"),
+        "ldu" => refuse("is a uniform load through a generic address, which warpscope does not follow"),
+        "" => refuse("is empty"),
+        _ => Ok(AsmKind::Compute),
+    }
 }
 
 /// Parses `--set NAME=VALUE`. Names are identifiers (variables, pointers), registers (`R4`, `UR4`) or

@@ -93,6 +93,29 @@ pub(super) fn strip_namespaces(toks: Vec<Token>) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(toks.len());
     let mut i = 0;
     while i < toks.len() {
+        // C++ attributes (`[[nodiscard]]`, `[[maybe_unused]]`) and GNU's `__attribute__((...))` say nothing
+        // about memory: dropped.
+        let attr =
+            matches!(toks[i].tok, Tok::Punct("[")) && matches!(toks.get(i + 1).map(|t| &t.tok), Some(Tok::Punct("[")));
+        let gnu = matches!(&toks[i].tok, Tok::Ident(w) if w == "__attribute__");
+        if attr || gnu {
+            let mut depth = 0i32;
+            let mut k = i + usize::from(gnu);
+            while k < toks.len() {
+                match toks[k].tok {
+                    Tok::Punct("[" | "(") => depth += 1,
+                    Tok::Punct("]" | ")") => depth -= 1,
+                    Tok::End => break,
+                    _ => {}
+                }
+                k += 1;
+                if depth <= 0 {
+                    break;
+                }
+            }
+            i = k;
+            continue;
+        }
         // `namespace cg = cooperative_groups;`
         if matches!(&toks[i].tok, Tok::Ident(w) if w == "namespace") {
             if let (Some(Tok::Ident(a)), Some(Tok::Punct("="))) =
@@ -135,6 +158,8 @@ pub(super) fn strip_namespaces(toks: Vec<Token>) -> Vec<Token> {
                 }
                 // `asm("..." :: "r"(x))`: no outputs, kept for the asm statement's parser.
                 Some(Tok::Str(_)) => {}
+                // `Packed128<float>::constant`: a member of a template's instance, for the expression parser.
+                Some(Tok::Punct(">")) => {}
                 // `::threadIdx`: the global namespace.
                 _ => {
                     i += 1;
@@ -201,6 +226,10 @@ impl<'a> CudaParser<'a> {
                     ty.extend(tn.base.split(' ').map(|w| Tok::Ident(w.to_string())));
                     ty.extend((0..tn.pointers).map(|_| Tok::Punct("*")));
                 }
+            }
+            // A parameter pack (`class... Args`): read as one parameter.
+            while self.p.at(".") {
+                self.p.bump();
             }
             let name = self.p.ident("a template parameter name")?;
             let default = if self.p.eat("=") {
@@ -348,20 +377,33 @@ impl<'a> CudaParser<'a> {
     }
 
     /// `typedef TYPE NAME;` or `using NAME = TYPE;`.
-    fn type_alias(&mut self) -> Result<(), InputError> {
+    pub(super) fn type_alias(&mut self) -> Result<(), InputError> {
         let using = self.p.at_word("using");
         self.p.bump();
         let (name, tn) = if using {
             let name = self.p.ident("the alias's name")?;
             self.p.expect("=", "after the alias's name")?;
-            (name, self.p.type_name()?)
+            let tn = self.p.type_name()?;
+            // `using reduction_func_t = float (*) (float);`: a pointer to a function (a template parameter of
+            // this type takes a function's name).
+            if self.p.at("(") && matches!(self.p.peek2(), Tok::Punct("*")) {
+                for _ in 0..2 {
+                    let close = self.matching(self.p.pos)?;
+                    self.p.pos = close;
+                }
+                self.p.expect(";", "after the type alias")?;
+                self.types.alias(name.clone(), super::Ty::Ptr(std::rc::Rc::new(super::Ty::Void)));
+                self.p.types.insert(name);
+                return Ok(());
+            }
+            (name, tn)
         } else {
             let tn = self.p.type_name()?;
             (self.p.ident("the typedef's name")?, tn)
         };
         let ty = super::wrap_ptr(self.resolve(&tn)?, tn.pointers);
         self.p.expect(";", "after the type alias")?;
-        self.types.aliases.push((name.clone(), ty));
+        self.types.alias(name.clone(), ty);
         self.p.types.insert(name);
         Ok(())
     }
@@ -533,7 +575,30 @@ impl<'a> CudaParser<'a> {
     /// a conversion to a pointer into `extern __shared__` memory. Any other is an error when used.
     #[cold]
     fn view_struct(&mut self, params: Vec<TParam>, template: Option<bool>) -> Result<(), InputError> {
+        let typedef = self.p.at_word("typedef");
+        if typedef {
+            self.p.bump();
+        }
+        let span = self.p.span();
         self.p.bump(); // struct
+                       // `struct alignas(16) Name` / `struct __align__(16) Name`: the alignment's tokens.
+        let mut align = Vec::new();
+        if self.p.at_word("alignas") || self.p.at_word("__align__") {
+            self.p.bump();
+            let close = self.matching(self.p.pos)?;
+            align = self.p.toks[self.p.pos + 1..close - 1].to_vec();
+            self.p.pos = close;
+        }
+        if typedef {
+            // `typedef struct { ... } Name;`: a struct with member functions, named after its body.
+            let body_end = self.brace_after(self.p.pos)?;
+            let open = self.p.pos;
+            self.p.pos = body_end;
+            let name = self.p.ident("the typedef's name")?;
+            self.p.eat(";");
+            self.class(name, params, None, open, body_end, align, span);
+            return Ok(());
+        }
         let name = self.p.ident("the struct's name")?;
         let spec = if self.p.at("<") {
             let args = self.p.template_args()?;
@@ -564,9 +629,40 @@ impl<'a> CudaParser<'a> {
             if template.is_some() {
                 self.p.templates.insert(name);
             }
+            return Ok(());
         }
-        // Other structs with methods are left out; using one is an error that names it.
+        let open = (body_start..body_end).find(|&k| matches!(self.tok(k), Tok::Punct("{"))).unwrap_or(body_start);
+        let is_template = template.is_some_and(|spec| !spec) || !params.is_empty();
+        if is_template || spec.is_some() {
+            self.p.templates.insert(name.clone());
+        }
+        self.class(name, params, spec, open, body_end, align, span);
         Ok(())
+    }
+
+    /// Records a class whose body's `{` is at `open` and whose `}` ends before `end`.
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn class(
+        &mut self,
+        name: String,
+        params: Vec<TParam>,
+        spec: Option<String>,
+        open: usize,
+        end: usize,
+        align: Vec<Token>,
+        span: Span,
+    ) {
+        self.p.types.insert(name.clone());
+        let body = open + 1..end.saturating_sub(1).max(open + 1);
+        self.types.add_class(super::class::ClassTemplate {
+            name,
+            params,
+            spec,
+            body: self.p.toks[body].to_vec().into(),
+            align,
+            span,
+        });
     }
 
     /// Reads a host function's body for launches and the constants they use.

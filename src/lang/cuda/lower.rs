@@ -160,6 +160,9 @@ enum MemSpace {
     Global,
     Shared,
     Local,
+    /// A local array nvcc keeps in registers (every index known at compile time once loops with constant
+    /// trip counts are unrolled, see `regs`): laid out like local memory, but its accesses move no memory.
+    Reg,
 }
 
 /// An integer type after C's rules: its width in bits and signedness.
@@ -341,6 +344,23 @@ struct Lower<'a> {
     dynamic_base: Option<u64>,
     /// A static shared array was declared after dynamic shared memory was used.
     static_after_dynamic: bool,
+    /// Where the file's own text ends (included headers follow it): code in a header is attributed to the line
+    /// of the file that reaches it.
+    main_len: usize,
+    /// Where each local array lives (by its declaration's start): registers or local memory (`regs`).
+    homes: HashMap<usize, super::regs::Home>,
+    /// The classes whose member functions are being run, innermost last (their other members are in scope).
+    class_stack: Vec<usize>,
+    /// Each parsed member function's class (by the definition's address).
+    fns_class: HashMap<usize, usize>,
+    /// The next free byte of the registers that hold arrays and class objects (a space of its own, so that
+    /// local memory's layout is what nvcc's would be).
+    reg_top: u64,
+    /// The arrays declared so far, where they live, in words (a note).
+    array_homes: Vec<String>,
+    /// The cache operator of the access being lowered, set by the cache-hint intrinsics (`__ldcs` is
+    /// `ld.global.cs`, SASS `LDG.E.CS`) for their one access.
+    cop: Option<&'static str>,
     /// Kernel parameters the file's launch passes a constant for.
     launch_values: HashMap<String, i128>,
     /// Those used, as `name = value`.
@@ -566,8 +586,19 @@ impl<'a> Lower<'a> {
 
     #[cold]
     fn set_stmt(&mut self, start: usize) {
-        self.stmt = start;
-        self.seq = 0;
+        // A statement of an included header keeps the file's statement that reached it.
+        if start < self.main_len {
+            self.stmt = start;
+            self.seq = 0;
+        }
+    }
+
+    /// The file's line of an access at `span`: its own line, or, inside an included header, the line of the
+    /// file's statement that reached it.
+    #[cold]
+    fn site_line(&self, span: Span) -> usize {
+        let at = if span.start < self.main_len { span.start } else { self.stmt };
+        self.lines.line(at.min(self.src.len()))
     }
 
     #[cold]
@@ -959,10 +990,32 @@ impl<'a> Lower<'a> {
             Storage::Reg | Storage::Const | Storage::Macro if !d.dims.is_empty() => {
                 // A local array lives in local memory, laid out per thread.
                 let t = types(self);
+                // `float a[] = {1, 2, 3}`: the size from the initialiser.
+                if let (Ty::Array(elem, 0), Some(Ex { kind: E::InitList(items), .. })) = (&ty, &d.init) {
+                    ty = Ty::Array(elem.clone(), items.len() as u64);
+                }
                 let (size, align) = (t.size(&ty), t.align(&ty).max(4));
-                let off = self.local_top.div_ceil(align) * align;
-                self.local_top = off + size;
-                Binding::Mem(Place { space: MemSpace::Local, addr: Src::Imm(off), ty, read_only: false })
+                let home = self.homes.get(&d.span.start).cloned();
+                let space = if home == Some(super::regs::Home::Registers) { MemSpace::Reg } else { MemSpace::Local };
+                let top = if space == MemSpace::Reg { &mut self.reg_top } else { &mut self.local_top };
+                let off = top.div_ceil(align) * align;
+                *top = off + size;
+                let line = self.lines.line(d.span.start.min(self.src.len()));
+                let entry = match &home {
+                    Some(super::regs::Home::Local(at, why)) => {
+                        format!("`{}` (line {line}) in local memory: {why} ({})", d.name, self.pos(*at))
+                    }
+                    Some(super::regs::Home::Registers) => format!("`{}` (line {line}) in registers", d.name),
+                    None => format!("`{}` (line {line}) in local memory", d.name),
+                };
+                if !self.array_homes.contains(&entry) {
+                    self.array_homes.push(entry);
+                }
+                let place = Place { space, addr: Src::Imm(off), ty, read_only: false };
+                if let Some(init) = &d.init {
+                    self.init_array(&place, init)?;
+                }
+                Binding::Mem(place)
             }
             Storage::Macro | Storage::Const if self.vars.contains_key(&*d.name) => {
                 let v = self.vars[&*d.name];
@@ -991,8 +1044,7 @@ impl<'a> Lower<'a> {
             }
             Storage::Reg | Storage::Const => match &d.init {
                 Some(e) => {
-                    let v = self.rvalue(e)?;
-                    let v = self.convert(&ty, v, e.span)?;
+                    let v = self.init_value(&ty, e)?;
                     match (d.storage, v.src()) {
                         (Storage::Const, Some(Src::Imm(_))) => Binding::Const(v),
                         _ => self.var_with(&ty, v, d.span, e.span)?,
@@ -1085,6 +1137,9 @@ impl<'a> Lower<'a> {
     /// A register variable of type `ty` holding `v`; a pointer variable points where `v` does (its space).
     #[cold]
     fn var_with(&mut self, ty: &Ty, v: Val, span: Span, vspan: Span) -> R<Binding> {
+        if self.class_like(ty) {
+            return Ok(Binding::Mem(self.class_place(ty)));
+        }
         let mut b = self.new_var(ty, span, |_, _, _| {})?;
         if let (Binding::Var { val: Val::Ptr { space, read_only, .. }, .. }, Val::Ptr { space: s, read_only: r, .. }) =
             (&mut b, &v)
@@ -1099,6 +1154,9 @@ impl<'a> Lower<'a> {
     /// A register variable of type `ty`; `init` fills each new scalar register.
     #[cold]
     fn new_var(&mut self, ty: &Ty, span: Span, mut init: impl FnMut(&mut Self, Reg, Span)) -> R<Binding> {
+        if self.class_like(ty) {
+            return Ok(Binding::Mem(self.class_place(ty)));
+        }
         let val = self.fresh(ty, span, &mut init)?;
         Ok(Binding::Var { ty: ty.clone(), val })
     }
@@ -1134,6 +1192,93 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Decides where the local arrays of a function body live (see `regs`).
+    #[cold]
+    fn find_homes(&mut self, body: &[Stmt]) {
+        let constant = |n: &str| {
+            self.vars.contains_key(n)
+                || matches!(self.lookup(n).map(|i| &self.scopes[i].1), Some(Binding::Const(v)) if matches!(v.src(), Some(Src::Imm(_))))
+        };
+        let found = super::regs::homes(body, &constant);
+        self.homes.extend(found);
+    }
+
+    /// A value of type `ty` from `e`: a brace initialiser fills the type's scalar fields in order (nested
+    /// braces read flat, as C's brace elision does), the rest zero; anything else is converted.
+    fn init_value(&mut self, ty: &Ty, e: &Ex) -> R<Val> {
+        let E::InitList(_) = &e.kind else {
+            let v = self.rvalue(e)?;
+            return self.convert(ty, v, e.span);
+        };
+        let mut flat = Vec::new();
+        flatten_init(e, &mut flat);
+        match ty {
+            Ty::Struct(_) | Ty::Vector { .. } => {
+                let leaves = self.fields(ty);
+                if flat.len() > leaves.len() {
+                    return Err(self.err(e.span, format!("{} values for {} fields", flat.len(), leaves.len())));
+                }
+                let mut out = Vec::new();
+                for (k, (off, fty)) in leaves.into_iter().enumerate() {
+                    let v = match flat.get(k) {
+                        Some(x) => {
+                            let v = self.rvalue(x)?;
+                            self.convert(&fty, v, x.span)?
+                        }
+                        None => self.zero(&fty, e.span)?,
+                    };
+                    out.push((off, v));
+                }
+                Ok(Val::Agg { ty: ty.clone(), leaves: out })
+            }
+            Ty::Array(..) => Err(self.err(e.span, "an array is initialised in its declaration")),
+            _ => match flat.as_slice() {
+                [] => self.zero(ty, e.span),
+                [x] => {
+                    let v = self.rvalue(x)?;
+                    self.convert(ty, v, x.span)
+                }
+                _ => Err(self.err(e.span, format!("{} values for one {}", flat.len(), types(self).name(ty)))),
+            },
+        }
+    }
+
+    /// Zero of a scalar type (a float's value is not followed, as any float's).
+    #[cold]
+    fn zero(&mut self, ty: &Ty, span: Span) -> R<Val> {
+        let v = Val::Int(Src::Imm(0), IntTy::INT);
+        match ty {
+            Ty::Struct(_) | Ty::Vector { .. } => {
+                let mut out = Vec::new();
+                for (off, fty) in self.fields(ty) {
+                    out.push((off, self.zero(&fty, span)?));
+                }
+                Ok(Val::Agg { ty: ty.clone(), leaves: out })
+            }
+            _ => self.convert(ty, v, span),
+        }
+    }
+
+    /// The stores an array's initialiser makes: element by element in order (brace elision read flat), the
+    /// rest zero, as C initialises every element.
+    #[cold]
+    fn init_array(&mut self, place: &Place, e: &Ex) -> R<()> {
+        let mut flat = Vec::new();
+        flatten_init(e, &mut flat);
+        let leaves = self.fields(&place.ty);
+        if flat.len() > leaves.len() {
+            return Err(self.err(e.span, format!("{} values for {} elements", flat.len(), leaves.len())));
+        }
+        for (k, (off, fty)) in leaves.into_iter().enumerate() {
+            if let Some(x) = flat.get(k) {
+                self.rvalue(x)?;
+            }
+            let at = self.bin(BinOp::Add, Width::W64, place.addr, Src::Imm(off), e.span);
+            self.access(&Place { space: place.space, addr: at, ty: fty, read_only: false }, true, e.span)?;
+        }
+        Ok(())
+    }
+
     /// The scalar fields of a struct or vector type, with their offsets (nested arrays and structs flattened).
     #[cold]
     fn fields(&self, ty: &Ty) -> Vec<(u64, Ty)> {
@@ -1149,7 +1294,7 @@ impl<'a> Lower<'a> {
                     }
                 }
                 Ty::Struct(i) => {
-                    if let Some(s) = t.structs.get(*i) {
+                    if let Some(s) = t.def(*i) {
                         for (_, fty, foff) in &s.fields {
                             walk(t, fty, off + foff, out);
                         }
@@ -1293,14 +1438,15 @@ impl<'a> Lower<'a> {
                     (8, _) => "64",
                     _ => "128",
                 };
+                let cop = self.cop.unwrap_or("");
                 let mnemonic = match (place.space, store) {
                     (MemSpace::Global, false) if place.read_only => format!("LDG.E.CONSTANT.{sz}"),
-                    (MemSpace::Global, false) => format!("LDG.E.{sz}"),
-                    (MemSpace::Global, true) => format!("STG.E.{sz}"),
+                    (MemSpace::Global, false) => format!("LDG.E{cop}.{sz}"),
+                    (MemSpace::Global, true) => format!("STG.E{cop}.{sz}"),
                     (MemSpace::Shared, false) => format!("LDS.{sz}"),
                     (MemSpace::Shared, true) => format!("STS.{sz}"),
-                    (MemSpace::Local, false) => format!("LDL.{sz}"),
-                    (MemSpace::Local, true) => format!("STL.{sz}"),
+                    (MemSpace::Local | MemSpace::Reg, false) => format!("LDL.{sz}"),
+                    (MemSpace::Local | MemSpace::Reg, true) => format!("STL.{sz}"),
                 };
                 Unit { off, mnemonic, label }
             })
@@ -1316,10 +1462,22 @@ impl<'a> Lower<'a> {
     /// [`Self::access`]; a one-access load can name the register that receives its data.
     #[cold]
     fn access_into(&mut self, place: &Place, store: bool, span: Span, data: Option<(Reg, u32)>) -> R<()> {
+        if place.space == MemSpace::Reg {
+            // Registers: no memory moves. The values an array keeps in registers are not followed.
+            if let Some((d, _)) = data {
+                let why = format!(
+                    "a value kept in a register array ({}); warpscope follows addresses, not the values arrays hold",
+                    self.pos(span)
+                );
+                let w = self.b.data_why(why);
+                self.emit(Op::Unknown { dst: d, why: w }, span);
+            }
+            return Ok(());
+        }
         let units = self.units(place, store, span)?;
         let local = place.space == MemSpace::Local;
         let at = span.start.min(self.src.len());
-        let line = self.lines.line(at);
+        let line = self.site_line(span);
         let text = self.lines.text(line).trim().to_string();
         let written = self.src[at..span.end.min(self.src.len())].to_string();
         for u in units {
@@ -1334,7 +1492,7 @@ impl<'a> Lower<'a> {
             };
             let instr = Instr::parse(&u.mnemonic).map_err(|e| self.err(span, e.message))?;
             let notes = if local {
-                vec![Note::new("local-array", "A local array is placed in local memory here; nvcc keeps it in registers when every index is known at compile time (for example in a fully unrolled loop)", "CUDA C++ Programming Guide, Local Memory")]
+                vec![Note::new("local-array", "A local array in local memory: one of its indices is known only at run time, or it is used as a pointer (the program's note on local arrays says which)", "CUDA C++ Best Practices Guide, Local Memory")]
             } else {
                 Vec::new()
             };
@@ -1445,6 +1603,7 @@ impl<'a> Lower<'a> {
                 },
                 None => Err(self.err(e.span, format!("unknown name `{n}`"))),
             },
+            E::Index(a, i) if matches!(self.static_type(a), Ok(Ty::Struct(_))) => self.index_operator(a, i, e),
             E::Index(a, i) => {
                 let base = match &a.kind {
                     // A fragment's undeclared array: a global pointer.
@@ -1500,6 +1659,54 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// The value of `a.f` (`a->f`) when `f` is a `static constexpr` member of `a`'s class.
+    #[cold]
+    fn static_member(&self, a: &Ex, f: &str, arrow: bool) -> Option<i128> {
+        let t = match (self.static_type(a).ok()?, arrow) {
+            (Ty::Ptr(p), true) => (*p).clone(),
+            (t, false) => t,
+            _ => return None,
+        };
+        let Ty::Struct(i) = t else { return None };
+        types(self).def(i)?.statics.iter().find(|s| s.0 == f).map(|s| s.1)
+    }
+
+    /// `obj[i]` on a class object: its `operator[]`, whose body returns an element of a field
+    /// (`return payload[index];`), read as that element of this object.
+    #[cold]
+    fn index_operator(&mut self, a: &Ex, i: &Ex, e: &Ex) -> R<LRef> {
+        let Ok(Ty::Struct(cls)) = self.static_type(a) else {
+            return Err(self.err(a.span, "indexing something that is not an array or a pointer"));
+        };
+        let Some((def, _)) = self.method_def(cls, "operator[]", 1, e)? else {
+            return Err(self.err(e.op_span, format!("`{}` has no operator[]", types(self).name(&Ty::Struct(cls)))));
+        };
+        let (Some(param), [Stmt::Return(Some(ret), _)]) = (def.params.first(), def.body.as_slice()) else {
+            return Err(self.err(e.op_span, "warpscope reads an operator[] whose body is `return field[index];`"));
+        };
+        let obj = match self.lvalue(a)? {
+            LRef::Mem(p) => p,
+            LRef::Var(_) => self.class_place(&Ty::Struct(cls)),
+        };
+        let idx = self.rvalue(i)?;
+        let pty = wrap_ptr(param.base.clone(), param.pointers);
+        let idx = self.convert(&pty, idx, i.span)?;
+        let saved_scopes = self.scopes.split_off(self.globals_end.min(self.scopes.len()));
+        let saved_marks = std::mem::take(&mut self.marks);
+        self.open_scope();
+        for (name, fty, off) in types(self).def(cls).map(|d| d.fields).unwrap_or_default() {
+            let addr = self.bin(BinOp::Add, Width::W64, obj.addr, Src::Imm(off), e.span);
+            let place = Place { space: obj.space, addr, ty: fty, read_only: obj.read_only };
+            self.bind(name.into(), Binding::Mem(place));
+        }
+        self.bind(param.name.clone(), Binding::Const(idx));
+        let r = self.lvalue(ret);
+        self.scopes.truncate(self.globals_end.min(self.scopes.len()));
+        self.scopes.extend(saved_scopes);
+        self.marks = saved_marks;
+        r
+    }
+
     #[cold]
     fn member_var_error(&self, _i: usize, _f: &str, e: &Ex) -> InputError {
         self.err(e.span, "assign to a field of a struct held in a register by assigning the whole struct")
@@ -1546,10 +1753,27 @@ impl<'a> Lower<'a> {
                 // C++'s bool literals, promoted to int like any bool.
                 None if n == "true" || n == "false" => Ok(Val::Int(Src::Imm(u64::from(n == "true")), IntTy::INT)),
                 None if n == "nullptr" => Ok(Val::Int(Src::Imm(0), IntTy::LLONG)),
+                // `x128::size`: a class's `static constexpr` member.
+                None if n.contains("::") => {
+                    let (cls, m) = n.rsplit_once("::").unwrap_or((n, ""));
+                    let Some(Ty::Struct(i)) = self.lookup_type(cls, e.span)? else {
+                        return Err(self.err(e.span, format!("unknown name `{n}`")));
+                    };
+                    let v = types(self).def(i).and_then(|d| d.statics.iter().find(|s| s.0 == m).map(|s| s.1));
+                    match v {
+                        Some(v) => Ok(Val::Int(Src::Imm(v as u64), IntTy::of_literal(v))),
+                        None => Err(self.err(e.span, format!("`{cls}` has no static constant `{m}`"))),
+                    }
+                }
                 None if self.ast.ran.is_none() => self.implicit(n, false, e.span),
                 None => Err(self
                     .err(e.span, format!("unknown name `{n}`: declare it, or give it a value with --set {n}=VALUE"))),
             },
+            // `packed.size`: a class's `static constexpr` member through an object.
+            E::Member(a, f, arrow) if self.static_member(a, f, *arrow).is_some() => {
+                let v = self.static_member(a, f, *arrow).unwrap_or(0);
+                Ok(Val::Int(Src::Imm(v as u64), IntTy::of_literal(v)))
+            }
             E::Member(a, f, false) if !self.is_memory(a) => {
                 let v = self.rvalue(a)?;
                 self.member_of(&v, f, e)
@@ -1609,16 +1833,33 @@ impl<'a> Lower<'a> {
                 }
             }
             E::Cast(tn, a) => {
-                let v = self.rvalue(a)?;
-                let base = types(self)
-                    .lookup(&tn.base)
+                // `cg::plus<float>{}`: an operator for `cg::reduce`.
+                if ["plus<", "less<", "greater<", "bit_and<", "bit_or<", "bit_xor<"]
+                    .iter()
+                    .any(|p| tn.base.starts_with(p))
+                {
+                    return Ok(Val::Int(Src::Imm(0), IntTy::INT));
+                }
+                let base = self
+                    .lookup_type(&tn.base, e.op_span)?
                     .ok_or_else(|| self.err(e.op_span, format!("unknown type `{}`", tn.base)))?;
                 let ty = wrap_ptr(base, tn.pointers);
+                if let E::InitList(items) = &a.kind {
+                    if self.class_like(&ty) {
+                        return self.construct(&ty, items, e);
+                    }
+                    return self.init_value(&ty, a);
+                }
+                let v = self.rvalue(a)?;
                 self.convert(&ty, v, e.span)
             }
+            E::InitList(items) => match items.as_slice() {
+                [one] => self.rvalue(one),
+                _ => Err(self.err(e.span, "a brace initialiser here needs a type: write `T{...}`")),
+            },
             E::SizeofType(tn) => {
-                let base = types(self)
-                    .lookup(&tn.base)
+                let base = self
+                    .lookup_type(&tn.base, e.op_span)?
                     .ok_or_else(|| self.err(e.op_span, format!("unknown type `{}`", tn.base)))?;
                 let size = types(self).size(&wrap_ptr(base, tn.pointers));
                 Ok(Val::Int(Src::Imm(size), IntTy::ULLONG))
@@ -1645,6 +1886,24 @@ impl<'a> Lower<'a> {
             },
             E::Index(b, _) | E::Unary(UnOp::Deref, b) => match self.static_type(b)? {
                 Ty::Array(e, _) | Ty::Ptr(e) => Ok((*e).clone()),
+                // A class's `operator[]` returning an element of a field (`return payload[index];`).
+                Ty::Struct(i) if matches!(a.kind, E::Index(..)) => {
+                    let def = t.def(i).ok_or_else(|| self.err(a.span, "an unknown struct"))?;
+                    let elem = def.methods.iter().filter(|m| m.name == "operator[]").find_map(|m| {
+                        let toks = &m.toks;
+                        let k = toks
+                            .iter()
+                            .position(|x| matches!(&x.tok, crate::lang::lex::Tok::Ident(w) if w == "return"))?;
+                        let crate::lang::lex::Tok::Ident(f) = &toks.get(k + 1)?.tok else { return None };
+                        match def.fields.iter().find(|x| &x.0 == f)?.1.clone() {
+                            Ty::Array(e, _) => Some((*e).clone()),
+                            _ => None,
+                        }
+                    });
+                    elem.ok_or_else(|| {
+                        self.err(a.span, "indexing a struct without an operator[] that returns a field's element")
+                    })
+                }
                 _ => Err(self.err(a.span, "indexing something that is not an array or a pointer")),
             },
             E::Member(b, f, arrow) => {
@@ -2113,9 +2372,45 @@ impl<'a> Lower<'a> {
                     Val::Ptr { src, to, space, .. } => {
                         self.require_ptr(src, "the pointer", args[0].span);
                         let read_only = name == "__ldg";
-                        self.load(Place { space, addr: src, ty: to, read_only }, e.span)
+                        // CUDA's cache-hint loads are `ld.global.ca/.cg/.cs/.lu/.cv` (CUDA C++ Programming
+                        // Guide, "Load Functions Using Cache Hints"), on the global path only.
+                        self.cop = match (name, space) {
+                            (_, MemSpace::Shared | MemSpace::Local) => None,
+                            ("__ldca", _) => Some(".CA"),
+                            ("__ldcg", _) => Some(".CG"),
+                            ("__ldcs", _) => Some(".CS"),
+                            ("__ldlu", _) => Some(".LU"),
+                            ("__ldcv", _) => Some(".CV"),
+                            _ => None,
+                        };
+                        let v = self.load(Place { space, addr: src, ty: to, read_only }, e.span);
+                        self.cop = None;
+                        v
                     }
                     _ => Err(self.err(args[0].span, format!("`{name}` takes a pointer"))),
+                }
+            }
+            // `__stcs(p, v)` and its kin: `st.global.cs/.cg/.wb/.wt` (the same guide, "Store Functions Using
+            // Cache Hints").
+            "__stwb" | "__stcg" | "__stcs" | "__stwt" if args.len() == 2 => {
+                let v = self.rvalue(&args[1])?;
+                match self.rvalue(&args[0])? {
+                    Val::Ptr { src, to, space, .. } => {
+                        self.require_ptr(src, "the pointer", args[0].span);
+                        self.cop = match (name, space) {
+                            (_, MemSpace::Shared | MemSpace::Local) => None,
+                            ("__stwb", _) => Some(".WB"),
+                            ("__stcg", _) => Some(".CG"),
+                            ("__stcs", _) => Some(".CS"),
+                            _ => Some(".WT"),
+                        };
+                        let _ = self.convert(&to, v, args[1].span)?;
+                        let r = self.access(&Place { space, addr: src, ty: to, read_only: false }, true, e.span);
+                        self.cop = None;
+                        r?;
+                        Ok(Val::Int(Src::Imm(0), IntTy::INT))
+                    }
+                    _ => Err(self.err(args[0].span, format!("`{name}` takes a pointer and a value"))),
                 }
             }
             "__syncthreads" => {
@@ -2140,12 +2435,7 @@ impl<'a> Lower<'a> {
                 }
                 Ok(Val::Int(Src::Imm(0), IntTy::INT))
             }
-            "sqrtf" | "expf" | "sinf" | "cosf" | "fabsf" | "sqrt" | "exp" | "fmaf" | "__fdividef" => {
-                for a in args {
-                    self.rvalue(a)?;
-                }
-                Ok(self.float(e.span))
-            }
+            _ if math_result(name).is_some() => self.math(name, args, e),
             // Output and checks: their arguments are evaluated (a load there is still a load); nothing else.
             "printf" | "assert" => {
                 for a in args.iter().filter(|a| !matches!(a.kind, E::Str(_))) {
@@ -2194,7 +2484,7 @@ impl<'a> Lower<'a> {
                     // A tile of a tile has its own meta_group_rank and meta_group_size, relative to the parent
                     // tile: not modelled, so refused rather than counted as a tile of the block.
                     if let Val::Agg { ty: Ty::Struct(i), .. } = self.rvalue(a)? {
-                        if types(self).structs[i].name.starts_with("thread_block_tile") {
+                        if types(self).name(&Ty::Struct(i)).starts_with("thread_block_tile") {
                             return Err(self.err(a.span, "tiled_partition of a tile is not modelled: partition the thread block (cg::tiled_partition<N>(cg::this_thread_block()))"));
                         }
                     }
@@ -2203,8 +2493,62 @@ impl<'a> Lower<'a> {
             }
             _ if name.starts_with('.') || name.starts_with("->") => {
                 let m = name.trim_start_matches("->").trim_start_matches('.');
+                // A member function of a class: run on the object itself.
+                let obj_ty = self.static_type(&args[0]).ok().map(|t| match (name.starts_with("->"), t) {
+                    (true, Ty::Ptr(p)) => (*p).clone(),
+                    (_, t) => t,
+                });
+                if let Some(Ty::Struct(i)) = obj_ty {
+                    if let Some((def, is_static)) = self.method_def(i, m, args.len() - 1, e)? {
+                        let this = if is_static {
+                            None
+                        } else {
+                            let target = if name.starts_with("->") {
+                                Ex { kind: E::Unary(UnOp::Deref, Box::new(args[0].clone())), ..args[0].clone() }
+                            } else {
+                                args[0].clone()
+                            };
+                            match self.lvalue(&target)? {
+                                LRef::Mem(p) => Some(p),
+                                LRef::Var(_) => Some(self.class_place(&Ty::Struct(i))),
+                            }
+                        };
+                        let mut vals = Vec::new();
+                        for a in &args[1..] {
+                            vals.push(self.rvalue(a)?);
+                        }
+                        return self.inline(m, def, vals, this, e);
+                    }
+                }
                 let recv = self.rvalue(&args[0])?;
                 self.method(&recv, m, &args[1..], e)
+            }
+            // `memcpy(&dst, &src, n)` between objects kept in registers (a class's bits): nothing moves in memory;
+            // the destination's value becomes unknown.
+            "memcpy" if args.len() == 3 => {
+                for a in &args[..2] {
+                    let E::Unary(UnOp::AddrOf, target) = &a.kind else {
+                        return Err(self.err(a.span, "warpscope follows memcpy between variables (`memcpy(&a, &b, n)`), not through pointers into memory"));
+                    };
+                    match self.lvalue(target)? {
+                        LRef::Mem(p) if p.space != MemSpace::Reg => {
+                            return Err(self
+                                .err(a.span, "memcpy to or from memory is not modelled: write the loads and stores"))
+                        }
+                        _ => {}
+                    }
+                }
+                self.rvalue(&args[2])?;
+                if let E::Unary(_, target) = &args[0].kind {
+                    if let Ok(LRef::Var(_)) = self.lvalue(target) {
+                        let ty = self.static_type(target)?;
+                        let why = format!("bits memcpy copied at {}", self.pos(e.span));
+                        let w = self.b.data_why(why);
+                        let v = self.fresh_temp(&ty, e.span, w)?;
+                        self.assign(target, None, v, &args[0])?;
+                    }
+                }
+                Ok(Val::Int(Src::Imm(0), IntTy::INT))
             }
             "__shfl_sync" | "__shfl_up_sync" | "__shfl_down_sync" | "__shfl_xor_sync" => {
                 if !(3..=4).contains(&args.len()) {
@@ -2289,10 +2633,43 @@ impl<'a> Lower<'a> {
             }
             _ if name.starts_with("atomic") => self.atomic(name, args, e),
             _ => {
-                // A functional cast, `int(x)` or `float4(v)`.
-                if let (Some(ty), [a]) = (types(self).lookup(name), args) {
-                    let v = self.rvalue(a)?;
-                    return self.convert(&ty, v, e.span);
+                // A functional cast, `int(x)` or `float4(v)`; a class's constructor.
+                if let Some(ty) = self.lookup_type(name, e.op_span)? {
+                    if self.class_like(&ty) {
+                        return self.construct(&ty, args, e);
+                    }
+                    if let [a] = args {
+                        let v = self.rvalue(a)?;
+                        return self.convert(&ty, v, e.span);
+                    }
+                }
+                // Another member function of the class being run, called by its plain name.
+                if let Some(&cls) = self.class_stack.last() {
+                    if let Some((def, _)) = self.method_def(cls, name, args.len(), e)? {
+                        let mut vals = Vec::new();
+                        for a in args {
+                            vals.push(self.rvalue(a)?);
+                        }
+                        let this = self.lookup("this").and_then(|i| match &self.scopes[i].1 {
+                            Binding::Const(Val::Ptr { src, to, space, read_only }) => {
+                                Some(Place { space: *space, addr: *src, ty: to.clone(), read_only: *read_only })
+                            }
+                            _ => None,
+                        });
+                        return self.inline(name, def, vals, this, e);
+                    }
+                }
+                // `Class::member(args)`: a static member function.
+                if let Some((cls, m)) = name.rsplit_once("::") {
+                    if let Some(Ty::Struct(i)) = self.lookup_type(cls, e.op_span)? {
+                        if let Some((def, _)) = self.method_def(i, m, args.len(), e)? {
+                            let mut vals = Vec::new();
+                            for a in args {
+                                vals.push(self.rvalue(a)?);
+                            }
+                            return self.inline(name, def, vals, None, e);
+                        }
+                    }
                 }
                 if let Some(v) = self.shared_view(name, e)? {
                     return Ok(v);
@@ -2317,6 +2694,51 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// A function of CUDA's math library or a half/bfloat16 intrinsic: its arguments are evaluated (a load
+    /// there is still a load), and its value is data of the function's type. Functions that also write
+    /// through pointers (`sincosf(x, &s, &c)`, `modff`, `frexpf`) write unknown values there.
+    #[cold]
+    fn math(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Val> {
+        let ret = math_result(name).unwrap_or("float");
+        for (k, a) in args.iter().enumerate() {
+            let out = k > 0
+                && matches!(
+                    name,
+                    "sincosf"
+                        | "__sincosf"
+                        | "sincos"
+                        | "sincospif"
+                        | "sincospi"
+                        | "modff"
+                        | "modf"
+                        | "frexpf"
+                        | "frexp"
+                        | "remquof"
+                        | "remquo"
+                );
+            if out && !(matches!(name, "remquof" | "remquo") && k < 2) {
+                let E::Unary(UnOp::AddrOf, target) = &a.kind else {
+                    return Err(self.err(
+                        a.span,
+                        format!("`{name}` writes through this pointer; warpscope follows it when it is `&variable`"),
+                    ));
+                };
+                let ty = self.static_type(target)?;
+                let why =
+                    format!("a value `{name}` ({}) wrote; warpscope follows addresses, not data", self.pos(e.span));
+                let w = self.b.data_why(why);
+                let v = self.fresh_temp(&ty, a.span, w)?;
+                self.assign(target, None, v, a)?;
+                continue;
+            }
+            self.rvalue(a)?;
+        }
+        let ty = types(self).lookup(ret).unwrap_or(Ty::Float { bytes: 4 });
+        let why = format!("the value of `{name}` ({}); warpscope follows addresses, not data", self.pos(e.span));
+        let w = self.b.data_why(why);
+        self.fresh_temp(&ty, e.span, w)
+    }
+
     /// One `cp.async` (`LDGSTS`) from `src` (global) into `dst` (an offset in the shared window) at `e`.
     #[cold]
     fn copy_async(&mut self, instr: Instr, dst: Src, src: Src, e: &Ex, access: String) {
@@ -2335,7 +2757,7 @@ impl<'a> Lower<'a> {
     /// A memory site for `instr` at `e`, issued at `addr` (`src`: a copy's global source).
     #[cold]
     fn mem_op(&mut self, instr: Instr, addr: Reg, src: Option<Reg>, e: &Ex, access: String) {
-        let line = self.lines.line(e.span.start.min(self.src.len()));
+        let line = self.site_line(e.span);
         let text = self.lines.text(line).trim().to_string();
         let ctx = self.b.ctx(format!("the address of this {} depends on ", instr.text));
         let site = self.b.site(
@@ -2448,7 +2870,25 @@ impl<'a> Lower<'a> {
             });
         }
         let at = self.pos(tspan);
-        for inst in text.split(';').map(str::trim).filter(|t| !t.is_empty()) {
+        // Predicates the template declares and sets from its operands (`.reg .pred p; setp.ne.b32 p, %3, 0;
+        // @p cp.async ...`, the predicated copy of many tensor-core kernels).
+        let mut preds: Vec<(String, PredRef)> = Vec::new();
+        for inst in text.split(';').map(|t| t.trim().trim_start_matches('{').trim_end_matches('}').trim()) {
+            if inst.is_empty() || inst.starts_with('.') || inst.starts_with("//") {
+                continue;
+            }
+            // `@p` / `@!p`: a guard from a predicate the template set.
+            let (guard, inst) = match inst.strip_prefix('@') {
+                Some(rest) => {
+                    let (g, rest) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                    let (neg, name) = g.strip_prefix('!').map_or((false, g), |n| (true, n));
+                    let Some(p) = preds.iter().find(|(n, _)| n == name).map(|(_, p)| *p) else {
+                        return Err(self.err(tspan, format!("asm: `@{g}` guards an instruction with a predicate the template does not set with setp")));
+                    };
+                    (Some(if neg { p.negated() } else { p }), rest.trim())
+                }
+                None => (None, inst),
+            };
             let (opcode, rest) = inst.split_once(char::is_whitespace).unwrap_or((inst, ""));
             let parts: Vec<&str> = opcode.split('.').collect();
             let operands: Vec<&str> = split_top(rest);
@@ -2468,6 +2908,30 @@ impl<'a> Lower<'a> {
                     ),
                 }
             };
+            // setp.CMP.TYPE p, a, b: a predicate for a later `@p`.
+            if parts.first() == Some(&"setp") && guard.is_none() {
+                let name = operands.first().copied().unwrap_or("").trim().to_string();
+                let cmp = match parts.get(1).copied() {
+                    Some("eq") => Cmp::Eq,
+                    Some("ne") => Cmp::Ne,
+                    Some("lt" | "lo") => Cmp::Lt,
+                    Some("le" | "ls") => Cmp::Le,
+                    Some("gt" | "hi") => Cmp::Gt,
+                    Some("ge" | "hs") => Cmp::Ge,
+                    _ => {
+                        return Err(
+                            self.err(tspan, format!("asm: `{inst}`: warpscope reads setp.eq/ne/lt/le/gt/ge here"))
+                        )
+                    }
+                };
+                let ty = parts.last().copied().unwrap_or("b32");
+                let (x, _) = value(self, 1)?;
+                let (y, _) = value(self, 2)?;
+                let w = if ty.ends_with("64") { Width::W64 } else { Width::W32 };
+                let p = self.setp(cmp, ty.starts_with('s'), w, x, y, e.span);
+                preds.push((name, p));
+                continue;
+            }
             let size = match parts.as_slice() {
                 ["cp", "async", "ca" | "cg", ..] => match value(self, 2)? {
                     (Src::Imm(n), 0) => Some(n),
@@ -2475,8 +2939,16 @@ impl<'a> Lower<'a> {
                 },
                 _ => None,
             };
-            let instr = crate::lang::matrix_or_copy(&parts, size).map_err(|m| self.err(tspan, format!("asm: {m}")))?;
-            let Some(instr) = instr else { continue };
+            let kind = crate::lang::asm_kind(&parts, size).map_err(|m| self.err(tspan, format!("asm: {m}")))?;
+            let (instr, store) = match kind {
+                crate::lang::AsmKind::Mem { instr, store } => (instr, store),
+                crate::lang::AsmKind::Uncounted(what) => {
+                    let line = self.lines.line(e.span.start.min(self.src.len()));
+                    self.uncosted.push((line, format!("`{opcode}` in asm ({what})")));
+                    continue;
+                }
+                crate::lang::AsmKind::Compute => continue,
+            };
             let copy = instr.base == crate::model::access::Base::Ldgsts;
             // cp.async [dst], [src], size{, src-size | ignore-src}{, cache-policy}: a src-size other than the size, or
             // an ignore-src predicate, reads fewer bytes.
@@ -2486,15 +2958,22 @@ impl<'a> Lower<'a> {
             if copy && fewer {
                 return Err(self.err(tspan, format!("asm: {ZERO_FILL}")));
             }
-            // ldmatrix {d..}, [a]; stmatrix [a], {s..}; cp.async [dst], [src], size.
-            let (a, off) = value(self, usize::from(!instr.is_store() && !copy))?;
+            // A guarded instruction: the lanes whose guard fails branch around it.
+            let skip = guard.map(|g| {
+                let l = self.b.label();
+                self.b.bra(l, Some(g.negated()), e.span);
+                l
+            });
+            // ldmatrix {d..}, [a]; ld {d..}, [a]; stmatrix [a], {s..}; st [a], s; cp.async [dst], [src], size.
+            let (a, off) = value(self, usize::from(!store && !copy))?;
             let a = self.bin(BinOp::Add, Width::W64, a, Src::Imm(off as u64), e.span);
             if copy {
                 let (g, goff) = value(self, 1)?;
                 let g = self.bin(BinOp::Add, Width::W64, g, Src::Imm(goff as u64), e.span);
                 self.copy_async(instr, a, g, e, inst.to_string());
             } else {
-                let a = self.bin(BinOp::And, Width::W64, a, Src::Imm(0xFFFF_FFFF), e.span);
+                let shared = matches!(instr.base.fixed_space(), Some(crate::model::access::Space::Shared));
+                let a = if shared { self.bin(BinOp::And, Width::W64, a, Src::Imm(0xFFFF_FFFF), e.span) } else { a };
                 let r = match a {
                     Src::Reg(r) => r,
                     imm => {
@@ -2504,6 +2983,9 @@ impl<'a> Lower<'a> {
                     }
                 };
                 self.mem_op(instr, r, None, e, inst.to_string());
+            }
+            if let Some(l) = skip {
+                self.b.place(l);
             }
         }
         for a in ops {
@@ -2631,7 +3113,7 @@ impl<'a> Lower<'a> {
         let Val::Agg { ty: Ty::Struct(i), .. } = recv else {
             return Err(self.err(e.op_span, format!("`.{m}()` on a value that is not a cooperative_groups group")));
         };
-        let group = types(self).structs[*i].name.clone();
+        let group = types(self).name(&Ty::Struct(*i));
         let tile: Option<u64> =
             group.strip_prefix("thread_block_tile<").and_then(|n| n.trim_end_matches('>').parse().ok());
         let block = self.launch.block;
@@ -2828,6 +3310,35 @@ impl<'a> Lower<'a> {
                 d
             }
         };
+        self.inline(&base, def, vals, None, e).map(Some)
+    }
+
+    /// Runs function `def` inline on `vals`; a member function on an object `this` in memory or registers
+    /// (its fields are names in the body, and `this` points to it). Its value (unknown data for a class
+    /// value kept in registers).
+    #[cold]
+    fn inline(&mut self, base: &str, def: Rc<FnDef>, vals: Vec<Val>, this: Option<Place>, e: &Ex) -> R<Val> {
+        let cls = self.fns_class.get(&(Rc::as_ptr(&def) as usize)).copied();
+        if let Some(c) = cls {
+            self.class_stack.push(c);
+        }
+        let r = self.inline_body(base, def, vals, this, e);
+        if cls.is_some() {
+            self.class_stack.pop();
+        }
+        r
+    }
+
+    #[cold]
+    fn inline_body(&mut self, base: &str, def: Rc<FnDef>, vals: Vec<Val>, this: Option<Place>, e: &Ex) -> R<Val> {
+        // A default argument stands for a missing one.
+        let mut vals = vals;
+        if vals.len() < def.params.len() && def.params[vals.len()..].iter().all(|d| d.init.is_some()) {
+            for d in def.params[vals.len()..].iter() {
+                let init = d.init.as_ref().expect("checked");
+                vals.push(self.rvalue(init)?);
+            }
+        }
         if def.params.len() != vals.len() {
             return Err(
                 self.err(e.span, format!("`{base}` takes {} argument(s), found {}", def.params.len(), vals.len()))
@@ -2842,6 +3353,18 @@ impl<'a> Lower<'a> {
         self.salt = self.calls.saturating_mul(1 << 24);
         self.open_scope();
         let r = (|| -> R<Val> {
+            if let Some(obj) = &this {
+                // The object's fields by name, and `this`.
+                if let Ty::Struct(i) = &obj.ty {
+                    for (name, fty, off) in types(self).def(*i).map(|d| d.fields).unwrap_or_default() {
+                        let addr = self.bin(BinOp::Add, Width::W64, obj.addr, Src::Imm(off), e.span);
+                        let place = Place { space: obj.space, addr, ty: fty, read_only: obj.read_only };
+                        self.bind(name.into(), Binding::Mem(place));
+                    }
+                }
+                let ptr = Val::Ptr { src: obj.addr, to: obj.ty.clone(), space: obj.space, read_only: obj.read_only };
+                self.bind("this".into(), Binding::Const(ptr));
+            }
             for (d, v) in def.params.iter().zip(vals) {
                 let ty = wrap_ptr(d.base.clone(), d.pointers);
                 let v = self.convert(&ty, v, e.span)?;
@@ -2854,12 +3377,18 @@ impl<'a> Lower<'a> {
             };
             let end = self.b.label();
             self.frames.push(Frame { end, ret, returned: false });
+            self.find_homes(&def.body);
             let r = self.block(&def.body);
             let frame = self.frames.pop().expect("pushed above");
             self.b.place(end);
             r?;
             Ok(match frame.ret {
                 Some((_, Binding::Var { val, .. })) => val,
+                Some((t, Binding::Mem(_))) => {
+                    let why = format!("the value `{base}` returns ({}), kept in registers", self.pos(e.span));
+                    let w = self.b.data_why(why);
+                    self.fresh_temp(&t, e.span, w)?
+                }
                 _ => Val::Int(Src::Imm(0), IntTy::INT),
             })
         })();
@@ -2868,7 +3397,80 @@ impl<'a> Lower<'a> {
         self.marks = saved_marks;
         self.loops = saved_loops;
         (self.stmt, self.seq, self.salt) = (saved_stmt, saved_seq, saved_salt);
-        r.map(Some)
+        r
+    }
+
+    /// The type a name names in the file (a class is made a type when first named).
+    #[cold]
+    fn lookup_type(&self, name: &str, span: Span) -> R<Option<Ty>> {
+        super::parse::lookup_type(self.src, &self.ast.file, types(self), name, span)
+    }
+
+    /// Whether values of `ty` are class objects kept in registers as a whole (a struct with member functions
+    /// or array fields): they live in a register place, so that member functions and `operator[]` can change
+    /// them; the values they hold are not followed.
+    #[cold]
+    fn class_like(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Struct(i) => types(self)
+                .def(*i)
+                .is_some_and(|d| !d.methods.is_empty() || d.fields.iter().any(|(_, t, _)| matches!(t, Ty::Array(..)))),
+            _ => false,
+        }
+    }
+
+    /// A register place for a class object of type `ty`.
+    #[cold]
+    fn class_place(&mut self, ty: &Ty) -> Place {
+        let t = types(self);
+        let (size, align) = (t.size(ty), t.align(ty).max(4));
+        let off = self.reg_top.div_ceil(align) * align;
+        self.reg_top = off + size;
+        Place { space: MemSpace::Reg, addr: Src::Imm(off), ty: ty.clone(), read_only: false }
+    }
+
+    /// Member function `m` of class `cls` (struct index), parsed once.
+    #[cold]
+    fn method_def(&mut self, cls: usize, m: &str, arity: usize, e: &Ex) -> R<Option<(Rc<FnDef>, bool)>> {
+        let Some(def) = types(self).def(cls) else { return Ok(None) };
+        let candidates: Vec<&super::syntax::Method> = def.methods.iter().filter(|x| x.name == m).collect();
+        let Some(method) = candidates.iter().find(|x| params_of(&x.toks) == arity).or(candidates.first()).copied()
+        else {
+            return Ok(None);
+        };
+        let key = format!("{}::{m}/{}", def.name, params_of(&method.toks));
+        if let Some(d) = self.fns.get(&key) {
+            return Ok(Some((Rc::clone(d), method.is_static)));
+        }
+        let parsed = super::parse::method(self.src, &self.ast.file, types(self), &def.name, &method.toks)
+            .map_err(|err| self.err(e.op_span, format!("in `{}::{m}`: {}", def.name, err.message)))?;
+        let d = Rc::new(parsed);
+        self.fns.insert(key, Rc::clone(&d));
+        self.fns_class.insert(Rc::as_ptr(&d) as usize, cls);
+        Ok(Some((d, method.is_static)))
+    }
+
+    /// A class object constructed from `args` (`Packed128<float>{bits}`, `Packed128<float>(bits)`): its
+    /// constructor runs on a fresh register place; the value (unknown data) is the object.
+    #[cold]
+    fn construct(&mut self, ty: &Ty, args: &[Ex], e: &Ex) -> R<Val> {
+        let Ty::Struct(i) = ty else { return self.init_value(ty, e) };
+        let name = types(self).name(ty);
+        let obj = self.class_place(ty);
+        if let Some((def, _)) = self.method_def(*i, &name, args.len(), e)? {
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(self.rvalue(a)?);
+            }
+            self.inline(&name, def, vals, Some(obj), e)?;
+        } else {
+            for a in args {
+                self.rvalue(a)?;
+            }
+        }
+        let why = format!("a `{name}` made at {}, kept in registers", self.pos(e.span));
+        let w = self.b.data_why(why);
+        self.fresh_temp(ty, e.span, w)
     }
 
     /// Template arguments of a call from its arguments' types: `T` from a parameter declared `T` or `T *`.
@@ -2960,6 +3562,8 @@ pub struct Options<'k> {
     pub kernel: Option<&'k str>,
     /// The architecture (`__CUDA_ARCH__` is ten times this: 80 gives 800).
     pub sm: u32,
+    /// The files the text includes.
+    pub headers: &'k [crate::lang::Header],
 }
 
 /// A lowered CUDA file: the program, and the launch its host code makes where it has one.
@@ -2975,6 +3579,7 @@ pub struct Lowered {
 fn lower_kernel<'a>(
     ast: &'a Ast,
     src: &'a str,
+    main_len: usize,
     vars: &'a Vars,
     launch: Launch,
     dynamic_base: Option<u64>,
@@ -3005,6 +3610,13 @@ fn lower_kernel<'a>(
         salt: 0,
         uncosted: Vec::new(),
         assumed: Vec::new(),
+        homes: HashMap::new(),
+        class_stack: Vec::new(),
+        fns_class: HashMap::new(),
+        reg_top: 0,
+        array_homes: Vec::new(),
+        main_len,
+        cop: None,
         launch_values: HashMap::new(),
         dynamic_shared: None,
         dynamic_base,
@@ -3022,16 +3634,66 @@ fn lower_kernel<'a>(
     }
     let stmts = &ast.stmts;
     let top = ast.kernel_start.min(stmts.len());
+    // A fragment's statements are all top level.
+    l.find_homes(&stmts[..top]);
     l.block(&stmts[..top])?;
     l.globals_end = l.scopes.len();
+    l.find_homes(&stmts[top..]);
     l.block(&stmts[top..])?;
     Ok(l)
 }
 
 /// Lowers a CUDA snippet or file into a program.
 #[cold]
-pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Result<Lowered, InputError> {
-    let ast = super::parse(src, opts.kernel, opts.sm, vars)?;
+pub fn lower(text: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Lowered, InputError> {
+    if opts.headers.is_empty() {
+        return lower_text(text, text.len(), &[], launch, vars, &opts);
+    }
+    // The headers follow the file in one text, so that every position stays a position in it; the
+    // preprocessor splices a header's tokens where it is included. An error inside a header is reported at
+    // the `#include` line, naming the header's own line.
+    let mut all = String::from(text);
+    let mut regions = Vec::new();
+    for h in opts.headers {
+        all.push('\n');
+        let start = all.len();
+        all.push_str(&h.text);
+        regions.push((h.name.clone(), start..all.len()));
+    }
+    lower_text(&all, text.len(), &regions, launch, vars, &opts).map_err(|e| {
+        let main_lines = text.matches('\n').count() + 1;
+        if e.line <= main_lines {
+            return e;
+        }
+        // Which header, and where in it.
+        let starts: Vec<usize> = std::iter::once(0).chain(all.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let at = starts.get(e.line - 1).copied().unwrap_or(0);
+        let Some((name, r)) = regions.iter().find(|(_, r)| r.contains(&at) || r.end == at) else { return e };
+        let local = all[r.start..at].matches('\n').count() + 1;
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let include = text
+            .lines()
+            .position(|l| l.trim_start().starts_with('#') && l.contains("include") && l.contains(base))
+            .map_or(1, |i| i + 1);
+        InputError {
+            message: format!("in `{name}` line {local}: {}", e.message),
+            line: include,
+            column: 1,
+            excerpt: e.excerpt,
+        }
+    })
+}
+
+#[cold]
+fn lower_text(
+    src: &str,
+    main_len: usize,
+    regions: &[(String, std::ops::Range<usize>)],
+    mut launch: Launch,
+    vars: &Vars,
+    opts: &Options,
+) -> Result<Lowered, InputError> {
+    let ast = super::parse(src, main_len, regions, opts.kernel, opts.sm, vars)?;
     // The file's own launch of this kernel gives the block and grid it was written for.
     let mut launch_note = None;
     let (mut block, mut grid) = (None, None);
@@ -3074,10 +3736,10 @@ pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Resul
             ));
         }
     }
-    let mut l = lower_kernel(&ast, src, vars, launch, None)?;
+    let mut l = lower_kernel(&ast, src, main_len, vars, launch, None)?;
     if l.static_after_dynamic {
         let base = l.shared_top.div_ceil(16) * 16;
-        l = lower_kernel(&ast, src, vars, launch, Some(base))?;
+        l = lower_kernel(&ast, src, main_len, vars, launch, Some(base))?;
     }
     let ast = &ast;
     if let Some(k) = &ast.ran {
@@ -3134,8 +3796,466 @@ pub fn lower(src: &str, mut launch: Launch, vars: &Vars, opts: Options) -> Resul
             "warpscope's reading of the snippet",
         ));
     }
+    if !l.array_homes.is_empty() {
+        l.b.note(Note::new(
+            "cuda-local-arrays",
+            format!(
+                "Local arrays: {}. An array stays in registers when every index is known at compile time once loops with constant trip counts are unrolled; otherwise it is local memory (LDL/STL).",
+                l.array_homes.join("; ")
+            ),
+            "CUDA C++ Best Practices Guide, Local Memory; the PTX and SASS nvcc makes",
+        ));
+    }
     l.b.note_uncosted("cuda-not-costed", "operations", &l.uncosted);
     Ok(Lowered { program: l.b.finish(), block, grid })
+}
+
+/// The type of what a function of CUDA's math library (CUDA Math API: single and double precision, type
+/// casting, half and bfloat16 intrinsics) returns, by name; `None` for a name that is not one.
+fn math_result(name: &str) -> Option<&'static str> {
+    const FLOAT: &[&str] = &[
+        "sqrtf",
+        "rsqrtf",
+        "cbrtf",
+        "rcbrtf",
+        "expf",
+        "exp2f",
+        "exp10f",
+        "expm1f",
+        "logf",
+        "log2f",
+        "log10f",
+        "log1pf",
+        "logbf",
+        "powf",
+        "sinf",
+        "cosf",
+        "tanf",
+        "sinpif",
+        "cospif",
+        "asinf",
+        "acosf",
+        "atanf",
+        "atan2f",
+        "sinhf",
+        "coshf",
+        "tanhf",
+        "asinhf",
+        "acoshf",
+        "atanhf",
+        "erff",
+        "erfcf",
+        "erfinvf",
+        "erfcinvf",
+        "erfcxf",
+        "normcdff",
+        "normcdfinvf",
+        "lgammaf",
+        "tgammaf",
+        "j0f",
+        "j1f",
+        "y0f",
+        "y1f",
+        "fabsf",
+        "fmaxf",
+        "fminf",
+        "fmaf",
+        "fdimf",
+        "floorf",
+        "ceilf",
+        "roundf",
+        "truncf",
+        "rintf",
+        "nearbyintf",
+        "copysignf",
+        "fmodf",
+        "remainderf",
+        "remquof",
+        "ldexpf",
+        "scalbnf",
+        "scalblnf",
+        "hypotf",
+        "rhypotf",
+        "norm3df",
+        "rnorm3df",
+        "norm4df",
+        "rnorm4df",
+        "normf",
+        "rnormf",
+        "fdividef",
+        "modff",
+        "frexpf",
+        "nextafterf",
+        "sincosf",
+        "sincospif",
+        "__fdividef",
+        "__expf",
+        "__exp10f",
+        "__logf",
+        "__log2f",
+        "__log10f",
+        "__powf",
+        "__sinf",
+        "__cosf",
+        "__tanf",
+        "__sincosf",
+        "__saturatef",
+        "__frcp_rn",
+        "__frcp_rz",
+        "__frcp_ru",
+        "__frcp_rd",
+        "__fsqrt_rn",
+        "__fsqrt_rz",
+        "__fsqrt_ru",
+        "__fsqrt_rd",
+        "__frsqrt_rn",
+        "__fadd_rn",
+        "__fadd_rz",
+        "__fadd_ru",
+        "__fadd_rd",
+        "__fsub_rn",
+        "__fsub_rz",
+        "__fsub_ru",
+        "__fsub_rd",
+        "__fmul_rn",
+        "__fmul_rz",
+        "__fmul_ru",
+        "__fmul_rd",
+        "__fdiv_rn",
+        "__fdiv_rz",
+        "__fdiv_ru",
+        "__fdiv_rd",
+        "__fmaf_rn",
+        "__fmaf_rz",
+        "__fmaf_ru",
+        "__fmaf_rd",
+        "__fmaf_ieee_rn",
+        "__fmaf_ieee_rz",
+        "__fmaf_ieee_ru",
+        "__fmaf_ieee_rd",
+        "__int2float_rn",
+        "__int2float_rz",
+        "__int2float_ru",
+        "__int2float_rd",
+        "__uint2float_rn",
+        "__uint2float_rz",
+        "__uint2float_ru",
+        "__uint2float_rd",
+        "__ll2float_rn",
+        "__ull2float_rn",
+        "__double2float_rn",
+        "__double2float_rz",
+        "__half2float",
+        "__low2float",
+        "__high2float",
+        "__bfloat162float",
+        "__int_as_float",
+        "__uint_as_float",
+        "__tanhf",
+        "__expf_approx",
+    ];
+    const DOUBLE: &[&str] = &[
+        "sqrt",
+        "rsqrt",
+        "cbrt",
+        "exp",
+        "exp2",
+        "exp10",
+        "expm1",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "pow",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "erf",
+        "erfc",
+        "fabs",
+        "fmax",
+        "fmin",
+        "fma",
+        "fdim",
+        "floor",
+        "ceil",
+        "round",
+        "trunc",
+        "rint",
+        "nearbyint",
+        "copysign",
+        "fmod",
+        "remainder",
+        "hypot",
+        "ldexp",
+        "modf",
+        "frexp",
+        "remquo",
+        "sincos",
+        "sincospi",
+        "lgamma",
+        "tgamma",
+        "__dadd_rn",
+        "__dsub_rn",
+        "__dmul_rn",
+        "__ddiv_rn",
+        "__drcp_rn",
+        "__dsqrt_rn",
+        "__fma_rn",
+        "__int2double_rn",
+        "__uint2double_rn",
+        "__ll2double_rn",
+        "__ull2double_rn",
+        "__longlong_as_double",
+        "__hiloint2double",
+        "__float2double",
+    ];
+    const INT: &[&str] = &[
+        "__float2int_rn",
+        "__float2int_rz",
+        "__float2int_ru",
+        "__float2int_rd",
+        "__double2int_rn",
+        "__double2int_rz",
+        "__float_as_int",
+        "__double2hiint",
+        "__double2loint",
+        "ilogbf",
+        "ilogb",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "signbit",
+        "__isnanf",
+        "__isinff",
+        "__isnan",
+        "__isinf",
+        "__finitef",
+        "__signbitf",
+        "__half2int_rn",
+        "__half2int_rz",
+        "__bfloat162int_rn",
+        "__bfloat162int_rz",
+        "__hisnan",
+        "__hisinf",
+        "__heq",
+        "__hne",
+        "__hlt",
+        "__hle",
+        "__hgt",
+        "__hge",
+        "__hbeq2",
+        "__hbne2",
+        "__hblt2",
+        "__hble2",
+        "__hbgt2",
+        "__hbge2",
+        "lrintf",
+        "lroundf",
+        "lrint",
+        "lround",
+    ];
+    const UINT: &[&str] = &[
+        "__float2uint_rn",
+        "__float2uint_rz",
+        "__float2uint_ru",
+        "__float2uint_rd",
+        "__float_as_uint",
+        "__double2uint_rn",
+        "__double2uint_rz",
+        "__half_as_ushort",
+        "__bfloat16_as_ushort",
+        "__half2uint_rn",
+        "__half2uint_rz",
+        "__hbeq2_mask",
+        "__heq2_mask",
+        "__hne2_mask",
+    ];
+    const LONGLONG: &[&str] = &[
+        "__float2ll_rn",
+        "__float2ll_rz",
+        "__double2ll_rn",
+        "__double2ll_rz",
+        "__double_as_longlong",
+        "llrintf",
+        "llroundf",
+        "llrint",
+        "llround",
+    ];
+    const ULONGLONG: &[&str] = &["__float2ull_rn", "__float2ull_rz", "__double2ull_rn", "__double2ull_rz"];
+    const SHORT: &[&str] = &["__half_as_short", "__bfloat16_as_short", "__half2short_rn", "__half2short_rz"];
+    const HALF: &[&str] = &[
+        "__float2half",
+        "__float2half_rn",
+        "__float2half_rz",
+        "__float2half_ru",
+        "__float2half_rd",
+        "__double2half",
+        "__int2half_rn",
+        "__uint2half_rn",
+        "__short2half_rn",
+        "__ushort2half_rn",
+        "__ushort_as_half",
+        "__short_as_half",
+        "__hadd",
+        "__hsub",
+        "__hmul",
+        "__hdiv",
+        "__hfma",
+        "__hfma_relu",
+        "__hneg",
+        "__habs",
+        "__hmax",
+        "__hmin",
+        "__hmax_nan",
+        "__hmin_nan",
+        "__hadd_sat",
+        "__hmul_sat",
+        "__hfma_sat",
+        "hsqrt",
+        "hrsqrt",
+        "hrcp",
+        "hexp",
+        "hexp2",
+        "hexp10",
+        "hlog",
+        "hlog2",
+        "hlog10",
+        "hsin",
+        "hcos",
+        "htanh",
+        "hceil",
+        "hfloor",
+        "htrunc",
+        "hrint",
+        "__low2half",
+        "__high2half",
+        "__hadd_rn",
+        "__hmul_rn",
+        "__hsub_rn",
+    ];
+    const HALF2: &[&str] = &[
+        "__float2half2_rn",
+        "__floats2half2_rn",
+        "__float22half2_rn",
+        "__halves2half2",
+        "__half2half2",
+        "__lows2half2",
+        "__highs2half2",
+        "__lowhigh2highlow",
+        "__low2half2",
+        "__high2half2",
+        "__hadd2",
+        "__hsub2",
+        "__hmul2",
+        "__h2div",
+        "__hfma2",
+        "__hfma2_relu",
+        "__hneg2",
+        "__habs2",
+        "__hmax2",
+        "__hmin2",
+        "__hmax2_nan",
+        "__hmin2_nan",
+        "__hadd2_sat",
+        "__hmul2_sat",
+        "__hfma2_sat",
+        "h2sqrt",
+        "h2rsqrt",
+        "h2rcp",
+        "h2exp",
+        "h2exp2",
+        "h2log",
+        "h2log2",
+        "h2sin",
+        "h2cos",
+        "h2ceil",
+        "h2floor",
+        "h2trunc",
+        "h2rint",
+        "__hcmadd",
+    ];
+    const BF16: &[&str] = &[
+        "__float2bfloat16",
+        "__float2bfloat16_rn",
+        "__float2bfloat16_rz",
+        "__float2bfloat16_ru",
+        "__float2bfloat16_rd",
+        "__double2bfloat16",
+        "__int2bfloat16_rn",
+        "__uint2bfloat16_rn",
+        "__ushort_as_bfloat16",
+        "__short_as_bfloat16",
+        "__low2bfloat16",
+        "__high2bfloat16",
+    ];
+    const BF162: &[&str] = &[
+        "__float2bfloat162_rn",
+        "__floats2bfloat162_rn",
+        "__float22bfloat162_rn",
+        "__halves2bfloat162",
+        "__bfloat162bfloat162",
+        "__lows2bfloat162",
+        "__highs2bfloat162",
+        "__low2bfloat162",
+        "__high2bfloat162",
+    ];
+    const FLOAT2: &[&str] = &["__half22float2", "__bfloat1622float2"];
+    [
+        (FLOAT, "float"),
+        (DOUBLE, "double"),
+        (INT, "int"),
+        (UINT, "unsigned int"),
+        (LONGLONG, "long long"),
+        (ULONGLONG, "unsigned long long"),
+        (SHORT, "short"),
+        (HALF, "half"),
+        (HALF2, "half2"),
+        (BF16, "__nv_bfloat16"),
+        (BF162, "__nv_bfloat162"),
+        (FLOAT2, "float2"),
+    ]
+    .into_iter()
+    .find(|(names, _)| names.contains(&name))
+    .map(|(_, ty)| ty)
+}
+
+/// How many parameters a member function's definition declares (its first parenthesised list).
+fn params_of(toks: &[crate::lang::lex::Token]) -> usize {
+    use crate::lang::lex::Tok;
+    let Some(open) = toks.iter().position(|t| matches!(t.tok, Tok::Punct("("))) else { return 0 };
+    let (mut depth, mut n, mut any) = (0i32, 1usize, false);
+    for t in &toks[open + 1..] {
+        match t.tok {
+            Tok::Punct("(" | "<" | "[" | "{") => depth += 1,
+            Tok::Punct(")") if depth == 0 => break,
+            Tok::Punct(")" | ">" | "]" | "}") => depth -= 1,
+            Tok::Punct(",") if depth == 0 => n += 1,
+            Tok::Ident(ref w) if w == "void" && !any => {}
+            _ => {}
+        }
+        any = true;
+    }
+    if any {
+        n
+    } else {
+        0
+    }
+}
+
+/// The items of a brace initialiser with nested braces read flat (C's brace elision).
+fn flatten_init<'e>(e: &'e Ex, out: &mut Vec<&'e Ex>) {
+    match &e.kind {
+        E::InitList(items) => items.iter().for_each(|x| flatten_init(x, out)),
+        _ => out.push(e),
+    }
 }
 
 /// An asm instruction's operands, split at the commas outside braces and brackets.

@@ -30,10 +30,12 @@
 //!   statements parsed, templates instantiated.
 //! - `lower.rs`: the syntax tree lowered into the program.
 
+mod class;
 mod file;
 mod lower;
 mod parse;
 mod pre;
+mod regs;
 mod syntax;
 
 pub use lower::{lower, Lowered, Options};

@@ -66,7 +66,9 @@ pub(super) struct CudaParser<'a> {
 pub const MAX_NESTING: u32 = 64;
 
 /// Words before a function's return type.
-const FN_QUALIFIERS: [&str; 11] = [
+const FN_QUALIFIERS: [&str; 13] = [
+    "explicit",
+    "virtual",
     "__global__",
     "__device__",
     "__host__",
@@ -166,10 +168,26 @@ impl<'a> CudaParser<'a> {
 
     #[cold]
     pub(super) fn struct_definition_ahead(&self) -> bool {
-        // `struct Name {` or `struct {`.
-        let t1 = &self.p.toks[(self.p.pos + 1).min(self.p.toks.len() - 1)].tok;
-        let t2 = &self.p.toks[(self.p.pos + 2).min(self.p.toks.len() - 1)].tok;
-        matches!(t1, Tok::Punct("{")) || matches!((t1, t2), (Tok::Ident(_), Tok::Punct("{")))
+        // `struct Name {` or `struct {`, with `alignas(N)` or `__align__(N)` after `struct`, and `: Base`.
+        let tok = |k: usize| &self.p.toks[k.min(self.p.toks.len() - 1)].tok;
+        let mut k = self.p.pos + 1;
+        if matches!(tok(k), Tok::Ident(w) if w == "alignas" || w == "__align__") {
+            let mut depth = 0;
+            k += 1;
+            loop {
+                match tok(k) {
+                    Tok::Punct("(") => depth += 1,
+                    Tok::Punct(")") => depth -= 1,
+                    Tok::End => return false,
+                    _ => {}
+                }
+                k += 1;
+                if depth <= 0 {
+                    break;
+                }
+            }
+        }
+        matches!(tok(k), Tok::Punct("{")) || matches!((tok(k), tok(k + 1)), (Tok::Ident(_), Tok::Punct("{")))
     }
 
     #[cold]
@@ -236,7 +254,7 @@ impl<'a> CudaParser<'a> {
         let name = name.ok_or_else(|| self.p.err("the struct needs a name"))?;
         self.p.expect(";", "after the struct")?;
         let size = off.div_ceil(align) * align;
-        self.types.structs.push(StructDef { name: name.clone(), fields, size, align });
+        self.types.push(StructDef { name: name.clone(), fields, size, align, ..StructDef::default() });
         self.p.types.insert(name);
         Ok(())
     }
@@ -246,9 +264,9 @@ impl<'a> CudaParser<'a> {
         if tn.base == "auto" {
             return Ok(Ty::Void);
         }
-        self.types
-            .lookup(&tn.base)
-            .ok_or_else(|| InputError::at(self.p.src, self.p.prev_span(), format!("unknown type `{}`", tn.base)))
+        let at = self.p.prev_span();
+        self.class_type(&tn.base, at)?
+            .ok_or_else(|| InputError::at(self.p.src, at, format!("unknown type `{}`", tn.base)))
     }
 
     /// A function definition at the parser's position: qualifiers, return type, name, parameters, body.
@@ -301,7 +319,8 @@ impl<'a> CudaParser<'a> {
                     } else if self.p.at("&") {
                         // `const T &x` reads the argument: passed by value here; so is a group handle
                         // (`cg::thread_block &g`), which holds nothing that can change.
-                        let handle = matches!(&base, Ty::Struct(i) if self.types.structs[*i].fields.is_empty());
+                        let handle =
+                            matches!(&base, Ty::Struct(i) if self.types.def(*i).is_some_and(|d| d.fields.is_empty()));
                         if !handle
                             && !self.p.src[span.start.min(self.p.src.len())..self.p.span().start.min(self.p.src.len())]
                                 .contains("const")
@@ -493,6 +512,24 @@ impl<'a> CudaParser<'a> {
         if ["asm", "__asm__", "__asm"].iter().any(|w| self.p.at_word(w)) {
             return self.asm();
         }
+        // `namespace cg = cooperative_groups;` and `using namespace cg;` in a body (the aliases were read for
+        // the whole file); `using T = float;` and `typedef float T;` name a type from here on.
+        let alias_ahead = matches!(self.p.toks.get(self.p.pos + 2).map(|t| &t.tok), Some(Tok::Punct("=")));
+        if (self.p.at_word("namespace") && alias_ahead) || (self.p.at_word("using") && !alias_ahead) {
+            while !self.p.eat(";") {
+                if matches!(self.p.peek(), Tok::End) {
+                    return Err(self.p.err("expected `;`"));
+                }
+                self.p.bump();
+            }
+            return Ok(Stmt::Nop);
+        }
+        if (self.p.at_word("using") && alias_ahead)
+            || (self.p.at_word("typedef") && !matches!(self.p.peek2(), Tok::Ident(w) if w == "struct"))
+        {
+            self.type_alias()?;
+            return Ok(Stmt::Nop);
+        }
         if self.p.at_word("switch") || self.p.at_word("goto") {
             return Err(self.p.err(format!("{} is not supported; use if, for or while", self.p.describe())));
         }
@@ -643,11 +680,11 @@ impl<'a> CudaParser<'a> {
                 dims.push(Some(self.p.ternary()?));
                 self.p.expect("]", "to close the array size")?;
             }
+            // `= value`, `= {…}`, or C++'s `{…}` right after the name.
             let init = if self.p.eat("=") {
-                if self.p.at("{") {
-                    return Err(self.p.err("brace initialisers are not supported"));
-                }
-                Some(self.p.assignment()?)
+                Some(if self.p.at("{") { self.p.init_list()? } else { self.p.assignment()? })
+            } else if self.p.at("{") {
+                Some(self.p.init_list()?)
             } else {
                 None
             };
@@ -677,11 +714,23 @@ impl<'a> CudaParser<'a> {
 #[cold]
 pub(super) fn parse(
     src: &str,
+    main_len: usize,
+    regions: &[(String, std::ops::Range<usize>)],
     kernel: Option<&str>,
     sm: u32,
     vars: &crate::lang::expr::Vars,
 ) -> Result<Program, InputError> {
-    let toks = crate::lang::lex::lex_skippable(src)?;
+    let all = crate::lang::lex::lex_skippable(src)?;
+    // The file's tokens, and each included header's (spliced in where it is included).
+    let mut toks = Vec::new();
+    let mut headers: Vec<(String, Vec<crate::lang::lex::Token>)> =
+        regions.iter().map(|(n, _)| (n.clone(), Vec::new())).collect();
+    for t in all {
+        match regions.iter().position(|(_, r)| r.contains(&t.span.start)) {
+            Some(k) if t.span.start >= main_len && !matches!(t.tok, Tok::End) => headers[k].1.push(t),
+            _ => toks.push(t),
+        }
+    }
     // What nvcc defines in a device compilation for this architecture.
     let predefined = [
         ("__CUDA_ARCH__", i128::from(sm) * 10),
@@ -691,7 +740,7 @@ pub(super) fn parse(
         ("__CUDACC_VER_MINOR__", 9),
         ("NULL", 0),
     ];
-    let (toks, macros) = pre::preprocess(src, toks, &predefined, vars)?;
+    let (toks, macros) = pre::preprocess(src, toks, &predefined, vars, &headers)?;
     let toks = file::strip_namespaces(toks);
     let mut types_set: std::collections::HashSet<String> =
         crate::lang::cexpr::BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
@@ -819,6 +868,83 @@ pub(super) fn parse(
     Ok(Program { types, stmts, kernels, ran: chosen, kernel_start, file, launch, uninstantiated })
 }
 
+/// The type `name` names in the file, making a class a type when it is first named (see `class`).
+#[cold]
+pub(super) fn lookup_type(
+    src: &str,
+    file: &File,
+    types: &Types,
+    name: &str,
+    at: Span,
+) -> Result<Option<Ty>, InputError> {
+    if let Some(t) = types.lookup(name) {
+        return Ok(Some(t));
+    }
+    let mut p = Parser::new(src, vec![Token { tok: Tok::End, span: at }]);
+    p.types = file.type_names.clone();
+    p.templates = file.templates.clone();
+    let cp = CudaParser {
+        p,
+        types: types.clone(),
+        depth: 0,
+        files: FileItems::default(),
+        macros: Rc::clone(&file.macros),
+        deferred: None,
+        constants: Default::default(),
+    };
+    cp.class_type(name, at)
+}
+
+/// A member function of class `class` from its definition's tokens: a constructor parses as `void __ctor(...)`,
+/// `operator[]` as `__index`, and a reference return as the value's type.
+#[cold]
+pub(super) fn method(src: &str, file: &File, types: &Types, class: &str, toks: &[Token]) -> Result<FnDef, InputError> {
+    let open = toks.iter().position(|t| matches!(t.tok, Tok::Punct("("))).unwrap_or(toks.len());
+    let mut out: Vec<Token> = Vec::with_capacity(toks.len() + 2);
+    let mut k = 0;
+    while k < toks.len() {
+        let t = &toks[k];
+        if k < open {
+            match &t.tok {
+                Tok::Punct("&") => {
+                    k += 1;
+                    continue;
+                }
+                Tok::Ident(w) if w == class && k + 1 == open => {
+                    out.push(Token { tok: Tok::Ident("void".into()), span: t.span });
+                    out.push(Token { tok: Tok::Ident("__ctor".into()), span: t.span });
+                    k += 1;
+                    continue;
+                }
+                Tok::Ident(w) if w == "operator" => {
+                    out.push(Token { tok: Tok::Ident("__index".into()), span: t.span });
+                    k = open;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(t.clone());
+        k += 1;
+    }
+    let end = out.last().map_or(Span { start: 0, end: 1 }, |t| t.span);
+    out.push(Token { tok: Tok::End, span: end });
+    let mut p = Parser::new(src, out);
+    p.types = file.type_names.clone();
+    p.types.insert(class.to_string());
+    p.templates = file.templates.clone();
+    let mut cp = CudaParser {
+        p,
+        types: types.clone(),
+        depth: 0,
+        files: FileItems::default(),
+        macros: Rc::clone(&file.macros),
+        deferred: None,
+        constants: Default::default(),
+    };
+    cp.function_def(FnKind::Device)
+}
+
 /// Example template arguments for `item`'s parameters: `int` for a type, the default or 256 for a value.
 #[cold]
 fn example_args(item: &FnItem) -> String {
@@ -937,9 +1063,12 @@ pub(super) fn instantiate(
     for t in &file.toks[item.toks.clone()] {
         if let Tok::Ident(w) = &t.tok {
             if let Some(i) = item.params.iter().position(|p| &p.name == w) {
-                toks.extend(
-                    param_value(&item.params[i], &values[i]).into_iter().map(|tok| Token { tok, span: t.span }),
-                );
+                // A function's name given for a function-pointer parameter (`blockReduce<warpReduceSum>`)
+                // stands as itself: the call through the parameter is a call of that function.
+                let function =
+                    matches!(values[i].as_slice(), [Tok::Ident(f)] if file.items.fns.iter().any(|x| &x.name == f));
+                let value = if function { values[i].clone() } else { param_value(&item.params[i], &values[i]) };
+                toks.extend(value.into_iter().map(|tok| Token { tok, span: t.span }));
                 continue;
             }
         }

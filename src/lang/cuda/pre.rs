@@ -145,6 +145,54 @@ fn literal_types(src: &str, toks: Vec<Token>) -> Vec<Token> {
     out
 }
 
+/// Floating-point constants every CUDA file can name (<math.h>, <cfloat>, math_constants.h).
+const FLOAT_CONSTANTS: [&str; 30] = [
+    "INFINITY",
+    "NAN",
+    "HUGE_VAL",
+    "HUGE_VALF",
+    "FLT_MAX",
+    "FLT_MIN",
+    "FLT_EPSILON",
+    "FLT_TRUE_MIN",
+    "DBL_MAX",
+    "DBL_MIN",
+    "DBL_EPSILON",
+    "M_PI",
+    "M_PI_2",
+    "M_PI_4",
+    "M_1_PI",
+    "M_2_PI",
+    "M_2_SQRTPI",
+    "M_E",
+    "M_LN2",
+    "M_LN10",
+    "M_LOG2E",
+    "M_LOG10E",
+    "M_SQRT2",
+    "M_SQRT1_2",
+    "CUDART_INF_F",
+    "CUDART_NAN_F",
+    "CUDART_PI_F",
+    "CUDART_INF",
+    "CUDART_NAN",
+    "CUDART_PI",
+];
+
+/// <climits>: (name, value, unsigned int).
+const INT_LIMITS: [(&str, i128, bool); 10] = [
+    ("CHAR_BIT", 8, false),
+    ("SCHAR_MAX", 127, false),
+    ("SHRT_MAX", 32767, false),
+    ("USHRT_MAX", 65535, false),
+    ("INT_MAX", 2_147_483_647, false),
+    ("INT_MIN", -2_147_483_648, false),
+    ("UINT_MAX", 4_294_967_295, true),
+    ("LLONG_MAX", 9_223_372_036_854_775_807, false),
+    ("LLONG_MIN", -9_223_372_036_854_775_808, false),
+    ("ULLONG_MAX", 18_446_744_073_709_551_615, false),
+];
+
 /// Runs the preprocessor over `toks` (all of `src`). `predefined` are the compiler's macros
 /// (`__CUDA_ARCH__`).
 #[cold]
@@ -153,12 +201,43 @@ pub fn preprocess(
     toks: Vec<Token>,
     predefined: &[(&str, i128)],
     overrides: &std::collections::BTreeMap<String, i128>,
+    headers: &[(String, Vec<Token>)],
 ) -> Result<(Vec<Token>, Macros), InputError> {
-    let toks = literal_types(src, toks);
+    let mut toks = literal_types(src, toks);
+    // Headers already included (each once: include guards and `#pragma once` make that so in practice).
+    let mut included = vec![false; headers.len()];
     let mut macros = Macros::default();
     for (name, v) in predefined {
         let t = Token { tok: Tok::Int(*v), span: Span { start: 0, end: 1 } };
         macros.map.insert(name.to_string(), Macro { params: None, body: vec![t], expand: true, variadic: false });
+    }
+    // The floating-point constants of <math.h>, <cfloat> and CUDA's math_constants.h, which nvcc's
+    // cuda_runtime.h brings into every file: values warpscope does not follow (a float literal each).
+    for name in FLOAT_CONSTANTS {
+        let t = Token { tok: Tok::Float, span: Span { start: 0, end: 1 } };
+        macros.map.insert(name.to_string(), Macro { params: None, body: vec![t], expand: true, variadic: false });
+    }
+    // <climits>' limits, as (unsigned) casts where C gives them an unsigned type.
+    for (name, v, unsigned) in INT_LIMITS {
+        let sp = Span { start: 0, end: 1 };
+        let mut body = Vec::new();
+        if unsigned {
+            body.extend(["(", "unsigned", ")"].map(|w| Token {
+                tok: if w == "unsigned" { Tok::Ident(w.into()) } else { Tok::Punct(if w == "(" { "(" } else { ")" }) },
+                span: sp,
+            }));
+        }
+        if v < 0 {
+            body.push(Token { tok: Tok::Punct("("), span: sp });
+            body.push(Token { tok: Tok::Punct("-"), span: sp });
+            body.push(Token { tok: Tok::Int(-v - 1), span: sp });
+            body.push(Token { tok: Tok::Punct("-"), span: sp });
+            body.push(Token { tok: Tok::Int(1), span: sp });
+            body.push(Token { tok: Tok::Punct(")"), span: sp });
+        } else {
+            body.push(Token { tok: Tok::Int(v), span: sp });
+        }
+        macros.map.insert(name.to_string(), Macro { params: None, body, expand: true, variadic: false });
     }
     // (this branch is live, some branch of this #if was taken, the enclosing region is live, #if's span)
     let mut conds: Vec<(bool, bool, bool, Span)> = Vec::new();
@@ -253,7 +332,27 @@ pub fn preprocess(
                         macros.map.remove(m);
                     }
                 }
-                "include" | "pragma" | "line" | "warning" | "" => {}
+                "include" => {
+                    // `#include "common.h"` or `<common.h>`: a header given with the file is read here; any
+                    // other (the CUDA toolkit's, the C library's) is what nvcc's own headers provide.
+                    let name: String = match rest.first().map(|t| &t.tok) {
+                        Some(Tok::Str(n)) => n.to_string(),
+                        _ => {
+                            let end = rest.iter().position(|t| matches!(t.tok, Tok::Punct(">"))).unwrap_or(0);
+                            src.get(rest.first().map_or(0, |t| t.span.end)..rest.get(end).map_or(0, |t| t.span.start))
+                                .unwrap_or("")
+                                .to_string()
+                        }
+                    };
+                    let base = name.rsplit('/').next().unwrap_or(&name);
+                    let found = headers.iter().position(|(h, _)| *h == name || h.rsplit('/').next() == Some(base));
+                    if let Some(k) = found.filter(|&k| !included[k]) {
+                        included[k] = true;
+                        let body = literal_types(src, headers[k].1.clone());
+                        toks.splice(i + 1..i + 1, body);
+                    }
+                }
+                "pragma" | "line" | "warning" | "" => {}
                 "error" => {
                     let text = src[span.start..span.end].trim();
                     return Err(InputError::at(src, span, format!("the file stops itself here: {text}")));

@@ -29,12 +29,28 @@ pub(super) enum Ty {
     Void,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct StructDef {
     pub(super) name: String,
     pub(super) fields: Vec<(String, Ty, u64)>,
     pub(super) size: u64,
     pub(super) align: u64,
+    /// A class's member functions (constructors under the class's own name, `operator[]`), each a definition's
+    /// tokens with the class's template arguments in place, parsed when called.
+    pub(super) methods: Vec<Method>,
+    /// `static constexpr` members with their values.
+    pub(super) statics: Vec<(String, i128)>,
+}
+
+/// A member function of a class.
+#[derive(Clone, Debug)]
+pub(super) struct Method {
+    /// Its name: `get_bits`, `operator[]`, or the class's own name for a constructor.
+    pub(super) name: String,
+    /// `static`: called without an object.
+    pub(super) is_static: bool,
+    /// Its definition from its return type (or the constructor's name) to its body's closing `}`.
+    pub(super) toks: std::rc::Rc<[crate::lang::lex::Token]>,
 }
 
 #[cold]
@@ -107,11 +123,15 @@ pub(super) fn vector(name: &str) -> Option<Ty> {
         .and_then(|&(_, elem, n, bytes, align)| Some(Ty::Vector { elem: Rc::new(scalar(elem)?), n, bytes, align }))
 }
 
+/// A file's struct types and type names. Clones share them: a class template instantiated while one function
+/// is parsed (or lowered) is a type for every other.
 #[derive(Clone)]
 pub(super) struct Types {
-    pub(super) structs: Vec<StructDef>,
+    structs: Rc<std::cell::RefCell<Vec<StructDef>>>,
     /// `typedef` and `using` names.
-    pub(super) aliases: Vec<(String, Ty)>,
+    aliases: Rc<std::cell::RefCell<Vec<(String, Ty)>>>,
+    /// The file's classes, made types when named (`class`).
+    classes: Rc<std::cell::RefCell<Vec<super::class::ClassTemplate>>>,
 }
 
 /// cooperative_groups' handle types (after `cg::` is dropped).
@@ -123,7 +143,7 @@ impl Types {
         match t {
             Ty::Int { bytes, .. } | Ty::Float { bytes } => u64::from(*bytes),
             Ty::Vector { bytes, .. } => u64::from(*bytes),
-            Ty::Struct(i) => self.structs.get(*i).map_or(0, |s| s.size),
+            Ty::Struct(i) => self.structs.borrow().get(*i).map_or(0, |s| s.size),
             Ty::Ptr(_) => 8,
             Ty::Array(e, n) => self.size(e).saturating_mul(*n),
             Ty::Void => 1,
@@ -135,7 +155,7 @@ impl Types {
         match t {
             Ty::Int { bytes, .. } | Ty::Float { bytes } => u64::from(*bytes),
             Ty::Vector { align, .. } => u64::from(*align),
-            Ty::Struct(i) => self.structs.get(*i).map_or(1, |s| s.align),
+            Ty::Struct(i) => self.structs.borrow().get(*i).map_or(1, |s| s.align),
             Ty::Ptr(_) => 8,
             Ty::Array(e, _) => self.align(e),
             Ty::Void => 1,
@@ -145,22 +165,60 @@ impl Types {
     #[cold]
     pub(super) fn lookup(&self, name: &str) -> Option<Ty> {
         scalar(name)
-            .or_else(|| self.structs.iter().position(|s| s.name == name).map(Ty::Struct))
-            .or_else(|| self.aliases.iter().find(|a| a.0 == name).map(|a| a.1.clone()))
+            .or_else(|| self.structs.borrow().iter().position(|s| s.name == name).map(Ty::Struct))
+            .or_else(|| self.aliases.borrow().iter().find(|a| a.0 == name).map(|a| a.1.clone()))
+    }
+
+    /// Struct `i`'s definition.
+    #[cold]
+    pub(super) fn def(&self, i: usize) -> Option<StructDef> {
+        self.structs.borrow().get(i).cloned()
+    }
+
+    /// Adds a struct type; its index.
+    #[cold]
+    pub(super) fn push(&self, def: StructDef) -> usize {
+        let mut s = self.structs.borrow_mut();
+        s.push(def);
+        s.len() - 1
+    }
+
+    /// Adds a type name.
+    #[cold]
+    pub(super) fn alias(&self, name: String, ty: Ty) {
+        self.aliases.borrow_mut().push((name, ty));
+    }
+
+    /// Replaces struct `i`'s definition (a class's placeholder by its layout).
+    #[cold]
+    pub(super) fn set(&self, i: usize, def: StructDef) {
+        if let Some(d) = self.structs.borrow_mut().get_mut(i) {
+            *d = def;
+        }
+    }
+
+    /// The file's classes.
+    #[cold]
+    pub(super) fn classes(&self) -> Vec<super::class::ClassTemplate> {
+        self.classes.borrow().clone()
+    }
+
+    /// Adds a class of the file.
+    #[cold]
+    pub(super) fn add_class(&self, c: super::class::ClassTemplate) {
+        self.classes.borrow_mut().push(c);
     }
 
     /// Types with the cooperative_groups handles a kernel declares (`thread_block`, `thread_block_tile<32>`):
     /// structs with no fields, whose methods the lowering knows.
     #[cold]
     pub(super) fn with_groups() -> Types {
-        let mut structs: Vec<StructDef> = GROUP_TYPES
-            .iter()
-            .map(|n| StructDef { name: n.to_string(), fields: Vec::new(), size: 0, align: 1 })
-            .collect();
+        let mut structs: Vec<StructDef> =
+            GROUP_TYPES.iter().map(|n| StructDef { name: n.to_string(), align: 1, ..StructDef::default() }).collect();
         for n in [1, 2, 4, 8, 16, 32] {
-            structs.push(StructDef { name: format!("thread_block_tile<{n}>"), fields: Vec::new(), size: 0, align: 1 });
+            structs.push(StructDef { name: format!("thread_block_tile<{n}>"), align: 1, ..StructDef::default() });
         }
-        Types { structs, aliases: Vec::new() }
+        Types { structs: Rc::new(std::cell::RefCell::new(structs)), aliases: Rc::default(), classes: Rc::default() }
     }
 
     #[cold]
@@ -171,7 +229,7 @@ impl Types {
             Ty::Float { bytes: 2 } => "half".into(),
             Ty::Float { .. } => "float".into(),
             Ty::Vector { elem, n, .. } => format!("{}{n}", self.name(elem)),
-            Ty::Struct(i) => self.structs.get(*i).map_or("struct".into(), |s| s.name.clone()),
+            Ty::Struct(i) => self.structs.borrow().get(*i).map_or("struct".into(), |s| s.name.clone()),
             Ty::Ptr(e) => format!("{}*", self.name(e)),
             Ty::Array(e, n) => format!("{}[{n}]", self.name(e)),
             Ty::Void => "void".into(),
@@ -201,7 +259,7 @@ impl Types {
                 }
             }
             Ty::Struct(i) => {
-                let fields = self.structs.get(*i).map(|s| s.fields.clone()).unwrap_or_default();
+                let fields = self.structs.borrow().get(*i).map(|s| s.fields.clone()).unwrap_or_default();
                 for (name, fty, off) in fields {
                     let mut sub = Vec::new();
                     self.units(&fty, &format!("{label}.{name}"), &mut sub);
@@ -224,8 +282,8 @@ impl Types {
     pub(super) fn field(&self, t: &Ty, f: &str) -> Option<(Ty, u64)> {
         match t {
             Ty::Struct(i) => {
-                let s = self.structs.get(*i)?;
-                s.fields.iter().find(|(n, _, _)| n == f).map(|(_, ty, off)| (ty.clone(), *off))
+                let s = self.structs.borrow();
+                s.get(*i)?.fields.iter().find(|(n, _, _)| n == f).map(|(_, ty, off)| (ty.clone(), *off))
             }
             Ty::Vector { elem, n, .. } => {
                 let k = ["x", "y", "z", "w"].iter().position(|c| *c == f)? as u32;

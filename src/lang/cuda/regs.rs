@@ -1,0 +1,304 @@
+//! Which local arrays nvcc keeps in registers. An array is registers when every index into it is a
+//! compile-time constant once loops with constant trip counts are unrolled: made of literals, constants, and
+//! the counters of `for` loops whose start, bound and step are such constants and whose body does not assign
+//! them (and of locals computed from those, never assigned again). Any other index, or a use of the array as
+//! a pointer (passed to a function, its address taken), puts it in local memory, where its accesses are
+//! `LDL`/`STL`. The PTX and SASS of the same kernels show the same (tests/cuda_files.rs).
+//!
+//! May import: `syntax` and `lang::cexpr`'s expression tree. Reads syntax only; emits nothing.
+//!
+//! Its functions are `#[cold]`: they run once per analysis (see `lower.rs`).
+
+use super::syntax::{Stmt, Storage};
+use crate::lang::cexpr::{BinOp as CBin, Ex, UnOp, E};
+use crate::lang::Span;
+use std::collections::{HashMap, HashSet};
+
+/// Where a local array lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Home {
+    /// In registers.
+    Registers,
+    /// In local memory, because of the use at the span (an index known only at run time, or a pointer use),
+    /// said in words.
+    Local(Span, &'static str),
+}
+
+/// The local arrays declared in `body` (keyed by their declaration's start), each with where it lives.
+/// `constant` says whether a name from outside the body (a file-level constant, a `--set` value) is a
+/// compile-time constant.
+#[cold]
+pub(super) fn homes(body: &[Stmt], constant: &dyn Fn(&str) -> bool) -> HashMap<usize, Home> {
+    let mut assigned = HashSet::new();
+    for s in body {
+        assigned_in(s, &mut assigned);
+    }
+    let mut w = Walk {
+        constant,
+        assigned,
+        ind: Vec::new(),
+        consts: HashSet::new(),
+        arrays: HashMap::new(),
+        out: HashMap::new(),
+    };
+    for s in body {
+        w.stmt(s);
+    }
+    w.out
+}
+
+struct Walk<'a> {
+    constant: &'a dyn Fn(&str) -> bool,
+    /// Names some statement assigns (or increments).
+    assigned: HashSet<String>,
+    /// The counters of the constant-trip loops around.
+    ind: Vec<String>,
+    /// Locals whose value is a compile-time constant.
+    consts: HashSet<String>,
+    /// Array name -> (declaration start, dimensions).
+    arrays: HashMap<String, (usize, usize)>,
+    out: HashMap<usize, Home>,
+}
+
+impl Walk<'_> {
+    #[cold]
+    fn local(&mut self, name: &str, span: Span, why: &'static str) {
+        if let Some(&(key, _)) = self.arrays.get(name) {
+            if self.out.get(&key) == Some(&Home::Registers) {
+                self.out.insert(key, Home::Local(span, why));
+            }
+        }
+    }
+
+    #[cold]
+    fn is_const(&self, e: &Ex) -> bool {
+        match &e.kind {
+            E::Int(_) | E::Float | E::SizeofType(_) | E::SizeofExpr(_) => true,
+            E::Name(n) => {
+                self.ind.iter().any(|i| i == n)
+                    || self.consts.contains(n)
+                    || (!self.arrays.contains_key(n) && !self.assigned.contains(n) && (self.constant)(n))
+            }
+            E::Unary(UnOp::Neg | UnOp::Plus | UnOp::Not | UnOp::LNot, a) | E::Cast(_, a) => self.is_const(a),
+            E::Binary(_, a, b) => self.is_const(a) && self.is_const(b),
+            E::Ternary(c, a, b) => self.is_const(c) && self.is_const(a) && self.is_const(b),
+            E::Call(f, args) if matches!(f.as_str(), "min" | "max") => args.iter().all(|a| self.is_const(a)),
+            _ => false,
+        }
+    }
+
+    #[cold]
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Decl(ds) => {
+                for d in ds {
+                    if let Some(e) = &d.init {
+                        self.expr(e);
+                    }
+                    for e in d.dims.iter().flatten() {
+                        self.expr(e);
+                    }
+                    if !d.dims.is_empty() && matches!(d.storage, Storage::Reg | Storage::Const) {
+                        self.arrays.insert(d.name.to_string(), (d.span.start, d.dims.len()));
+                        self.out.insert(d.span.start, Home::Registers);
+                    } else {
+                        self.arrays.remove(&*d.name);
+                        let constant =
+                            d.init.as_ref().is_some_and(|e| self.is_const(e)) && !self.assigned.contains(&*d.name);
+                        if constant && d.pointers == 0 {
+                            self.consts.insert(d.name.to_string());
+                        } else {
+                            self.consts.remove(&*d.name);
+                        }
+                    }
+                }
+            }
+            Stmt::Expr(e) => self.expr(e),
+            Stmt::If(c, a, b) => {
+                self.expr(c);
+                self.stmt(a);
+                if let Some(b) = b {
+                    self.stmt(b);
+                }
+            }
+            Stmt::For(init, cond, step, body, _) => {
+                if let Some(i) = init {
+                    self.stmt(i);
+                }
+                if let Some(c) = cond {
+                    self.expr(c);
+                }
+                if let Some(st) = step {
+                    self.expr(st);
+                }
+                let counter = self.counter(init.as_deref(), cond.as_ref(), step.as_ref(), body);
+                if let Some(v) = &counter {
+                    self.ind.push(v.clone());
+                }
+                self.stmt(body);
+                if counter.is_some() {
+                    self.ind.pop();
+                }
+            }
+            Stmt::While(c, body, _) | Stmt::DoWhile(body, c, _) => {
+                self.expr(c);
+                self.stmt(body);
+            }
+            Stmt::Block(v) => v.iter().for_each(|s| self.stmt(s)),
+            Stmt::Return(Some(e), _) => self.expr(e),
+            Stmt::Return(None, _) | Stmt::Break | Stmt::Continue | Stmt::Nop => {}
+        }
+    }
+
+    /// The counter of a loop with a constant trip count: `for (int i = C; i < C2; i++)` (any comparison, a
+    /// constant step up or down), whose body does not assign it.
+    #[cold]
+    fn counter(&self, init: Option<&Stmt>, cond: Option<&Ex>, step: Option<&Ex>, body: &Stmt) -> Option<String> {
+        let v = match init? {
+            Stmt::Decl(ds) if ds.len() == 1 && ds[0].dims.is_empty() => {
+                let d = &ds[0];
+                (d.init.as_ref().is_some_and(|e| self.is_const(e))).then(|| d.name.to_string())?
+            }
+            Stmt::Expr(Ex { kind: E::Assign(None, l, r), .. }) => match &l.kind {
+                E::Name(n) if self.is_const(r) => n.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let named = |e: &Ex| matches!(&e.kind, E::Name(n) if *n == v);
+        let cond_ok = match &cond?.kind {
+            E::Binary(CBin::Lt | CBin::Le | CBin::Gt | CBin::Ge | CBin::Ne, a, b) => {
+                (named(a) && self.is_const(b)) || (named(b) && self.is_const(a))
+            }
+            _ => false,
+        };
+        let step_ok = match &step?.kind {
+            E::IncDec(_, _, a) => named(a),
+            E::Assign(Some(CBin::Add | CBin::Sub | CBin::Mul | CBin::Shl | CBin::Shr), a, b) => {
+                named(a) && self.is_const(b)
+            }
+            E::Assign(None, a, b) => {
+                named(a)
+                    && matches!(&b.kind, E::Binary(CBin::Add | CBin::Sub | CBin::Mul, x, y) if (named(x) && self.is_const(y)) || (named(y) && self.is_const(x)))
+            }
+            _ => false,
+        };
+        let mut in_body = HashSet::new();
+        assigned_in(body, &mut in_body);
+        (cond_ok && step_ok && !in_body.contains(&v)).then_some(v)
+    }
+
+    /// Checks every use of an array in `e`.
+    #[cold]
+    fn expr(&mut self, e: &Ex) {
+        match &e.kind {
+            E::Index(..) => {
+                // The chain a[i][j]: its root, and each index.
+                let mut idx = Vec::new();
+                let mut cur = e;
+                while let E::Index(b, i) = &cur.kind {
+                    idx.push(&**i);
+                    cur = b;
+                }
+                for i in &idx {
+                    self.expr(i);
+                }
+                match &cur.kind {
+                    E::Name(n) if self.arrays.contains_key(n) => {
+                        let dims = self.arrays[n].1;
+                        if let Some(bad) = idx.iter().find(|i| !self.is_const(i)) {
+                            let span = bad.span;
+                            self.local(&n.clone(), span, "its index is known only at run time");
+                        } else if idx.len() < dims {
+                            self.local(&n.clone(), e.span, "a row of it is used as a pointer");
+                        }
+                    }
+                    _ => self.expr(cur),
+                }
+            }
+            E::Name(n) if self.arrays.contains_key(n) => {
+                self.local(&n.clone(), e.span, "it is used as a pointer");
+            }
+            E::Unary(UnOp::AddrOf, a) => {
+                let mut root = &**a;
+                while let E::Index(b, _) | E::Member(b, _, false) = &root.kind {
+                    root = b;
+                }
+                if let E::Name(n) = &root.kind {
+                    if self.arrays.contains_key(n) {
+                        self.local(&n.clone(), e.span, "its address is taken");
+                    }
+                }
+                self.expr(a);
+            }
+            E::SizeofExpr(_) | E::SizeofType(_) | E::Int(_) | E::Float | E::Str(_) | E::Name(_) => {}
+            E::Unary(_, a) | E::Cast(_, a) | E::IncDec(_, _, a) => self.expr(a),
+            E::Member(a, _, _) => self.expr(a),
+            E::Binary(_, a, b) | E::Assign(_, a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            E::Ternary(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
+            E::Call(_, args) | E::InitList(args) => args.iter().for_each(|a| self.expr(a)),
+        }
+    }
+}
+
+/// The names `s` assigns or increments anywhere.
+#[cold]
+fn assigned_in(s: &Stmt, out: &mut HashSet<String>) {
+    fn expr(e: &Ex, out: &mut HashSet<String>) {
+        match &e.kind {
+            E::Assign(_, a, b) => {
+                if let E::Name(n) = &a.kind {
+                    out.insert(n.clone());
+                }
+                expr(a, out);
+                expr(b, out);
+            }
+            E::IncDec(_, _, a) => {
+                if let E::Name(n) = &a.kind {
+                    out.insert(n.clone());
+                }
+                expr(a, out);
+            }
+            E::Unary(UnOp::AddrOf, a) => {
+                // `&x` may be written through.
+                if let E::Name(n) = &a.kind {
+                    out.insert(n.clone());
+                }
+                expr(a, out);
+            }
+            E::Unary(_, a) | E::Cast(_, a) | E::SizeofExpr(a) | E::Member(a, _, _) => expr(a, out),
+            E::Binary(_, a, b) | E::Index(a, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+            E::Ternary(c, a, b) => {
+                expr(c, out);
+                expr(a, out);
+                expr(b, out);
+            }
+            E::Call(_, args) | E::InitList(args) => args.iter().for_each(|a| expr(a, out)),
+            E::Int(_) | E::Float | E::Name(_) | E::SizeofType(_) | E::Str(_) => {}
+        }
+    }
+    super::walk(s, &mut |s| match s {
+        Stmt::Expr(e) | Stmt::If(e, ..) | Stmt::While(e, ..) | Stmt::DoWhile(_, e, _) => expr(e, out),
+        Stmt::For(_, c, st, ..) => {
+            if let Some(c) = c {
+                expr(c, out);
+            }
+            if let Some(st) = st {
+                expr(st, out);
+            }
+        }
+        Stmt::Decl(ds) => ds.iter().filter_map(|d| d.init.as_ref()).for_each(|e| expr(e, out)),
+        Stmt::Return(Some(e), _) => expr(e, out),
+        _ => {}
+    });
+}
