@@ -68,6 +68,22 @@ impl CudaParser<'_> {
             Some(i) if name.ends_with('>') => (&name[..i], Some(&name[i + 1..name.len() - 1])),
             _ => (name, None),
         };
+        // libcu++'s and the standard library's handles that hold no data warpscope follows: `cuda::barrier<...>`
+        // (an mbarrier word in shared memory), `cuda::pipeline<...>`, `std::bool_constant<...>`.
+        const OPAQUE: [(&str, u64); 7] = [
+            ("barrier<", 8),
+            ("pipeline<", 1),
+            ("pipeline_shared_state<", 8),
+            ("bool_constant<", 1),
+            ("integral_constant<", 1),
+            ("true_type", 1),
+            ("false_type", 1),
+        ];
+        if let Some(&(_, size)) = OPAQUE.iter().find(|(p, _)| name.starts_with(p)) {
+            let index =
+                self.types.push(StructDef { name: name.to_string(), size, align: size, ..StructDef::default() });
+            return Ok(Some(Ty::Struct(index)));
+        }
         let classes = self.types.classes();
         let Some(class) = classes
             .iter()

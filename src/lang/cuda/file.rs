@@ -90,6 +90,14 @@ const NAMESPACES: [&str; 4] = ["cooperative_groups", "std", "cuda", "nvcuda"];
 #[cold]
 pub(super) fn strip_namespaces(toks: Vec<Token>) -> Vec<Token> {
     let mut aliases: Vec<String> = NAMESPACES.iter().map(|s| s.to_string()).collect();
+    // The file's own namespaces (`namespace wt { ... }`): their names are its names.
+    for w in toks.windows(3) {
+        if let (Tok::Ident(n), Tok::Ident(name), Tok::Punct("{")) = (&w[0].tok, &w[1].tok, &w[2].tok) {
+            if n == "namespace" && !aliases.contains(name) {
+                aliases.push(name.clone());
+            }
+        }
+    }
     let mut out: Vec<Token> = Vec::with_capacity(toks.len());
     let mut i = 0;
     while i < toks.len() {

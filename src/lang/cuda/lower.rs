@@ -1199,7 +1199,24 @@ impl<'a> Lower<'a> {
             self.vars.contains_key(n)
                 || matches!(self.lookup(n).map(|i| &self.scopes[i].1), Some(Binding::Const(v)) if matches!(v.src(), Some(Src::Imm(_))))
         };
-        let found = super::regs::homes(body, &constant);
+        let file = Rc::clone(&self.ast.file);
+        let src = self.src;
+        let ts = types(self);
+        let callee = |f: &str, k: usize| {
+            let Some(item) = file
+                .items
+                .fns
+                .iter()
+                .find(|x| x.kind == FnKind::Device && !x.is_template && x.spec.is_none() && x.name == f)
+            else {
+                return false;
+            };
+            let Ok(def) = instantiate(src, &file, ts, item, None) else { return false };
+            def.params
+                .get(k)
+                .is_some_and(|p| p.pointers > 0 && super::regs::param_constant(&def.body, &p.name, &constant))
+        };
+        let found = super::regs::homes(body, &constant, &callee);
         self.homes.extend(found);
     }
 
@@ -1788,8 +1805,16 @@ impl<'a> Lower<'a> {
             E::Unary(UnOp::AddrOf, a) => match self.lvalue(a)? {
                 LRef::Mem(p) => Ok(Val::Ptr { src: p.addr, to: p.ty, space: p.space, read_only: p.read_only }),
                 LRef::Var(i) => {
-                    let n = self.scopes[i].0.clone();
-                    Err(self.err(e.span, format!("`{n}` lives in a register: it has no memory address")))
+                    // The address of a register variable of floating-point data (`reinterpret_cast<float *>(&v)`
+                    // on a float4): a pointer into registers, whose values are not followed anyway. An integer's
+                    // would be followed, so its address is refused rather than guessed.
+                    let (n, b) = (self.scopes[i].0.clone(), self.scopes[i].1.clone());
+                    let Binding::Var { ty, .. } = b else { unreachable!("an LRef::Var is a register variable") };
+                    if !self.is_data_type(&ty) {
+                        return Err(self.err(e.span, format!("`{n}` lives in a register: warpscope follows the address of a register variable only for floating-point values")));
+                    }
+                    let p = self.class_place(&ty);
+                    Ok(Val::Ptr { src: p.addr, to: ty, space: MemSpace::Reg, read_only: false })
                 }
             },
             E::Unary(op, a) => {
@@ -2429,6 +2454,23 @@ impl<'a> Lower<'a> {
             "__pipeline_memcpy_async" | "cuda::memcpy_async" | "memcpy_async" | "cooperative_groups::memcpy_async" => {
                 self.memcpy_async(name, args, e)
             }
+            // libcu++: `init(&bar, n)` sets up a barrier; `make_pipeline()` a thread's pipeline.
+            "init"
+                if args.len() == 2
+                    && matches!(&args[0].kind, E::Unary(UnOp::AddrOf, b) if matches!(self.static_type(b), Ok(t) if types(self).name(&t).starts_with("barrier<"))) =>
+            {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                Ok(Val::Int(Src::Imm(0), IntTy::INT))
+            }
+            "make_pipeline" => {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                let ty = self.lookup_type("pipeline<thread_scope_thread>", e.span)?.unwrap_or(Ty::Void);
+                Ok(Val::Agg { ty, leaves: Vec::new() })
+            }
             "__pipeline_commit" | "__pipeline_wait_prior" | "__syncwarp" | "__threadfence" | "__threadfence_block" => {
                 for a in args {
                     self.rvalue(a)?;
@@ -2806,6 +2848,7 @@ impl<'a> Lower<'a> {
         // `cuda::aligned_size_t<N>(size)`: the size is its argument.
         // (It parses as the comparisons `cuda::aligned_size_t < N > (size)`.)
         let size_ex = match &args[2].kind {
+            E::Call(n, a) if n.starts_with("aligned_size_t<") && a.len() == 1 => &a[0],
             E::Binary(CBin::Gt, l, size) => match &l.kind {
                 E::Binary(CBin::Lt, n, _) if matches!(&n.kind, E::Name(n) if n.ends_with("aligned_size_t")) => size,
                 _ => &args[2],
@@ -2870,6 +2913,9 @@ impl<'a> Lower<'a> {
             });
         }
         let at = self.pos(tspan);
+        // Values the template computes: its own registers (`.reg .u64 r;`), and outputs it sets from inputs.
+        let mut locals: Vec<(String, Src)> = Vec::new();
+        let mut computed = vec![false; vals.len()];
         // Predicates the template declares and sets from its operands (`.reg .pred p; setp.ne.b32 p, %3, 0;
         // @p cp.async ...`, the predicated copy of many tensor-core kernels).
         let mut preds: Vec<(String, PredRef)> = Vec::new();
@@ -2892,6 +2938,24 @@ impl<'a> Lower<'a> {
             let (opcode, rest) = inst.split_once(char::is_whitespace).unwrap_or((inst, ""));
             let parts: Vec<&str> = opcode.split('.').collect();
             let operands: Vec<&str> = split_top(rest);
+            // Address arithmetic in the template (`cvta.to.shared.u64 r, %1; cvt.u32.u64 %0, r;`, `mov`, `add`):
+            // computed, so that the outputs it makes are known.
+            if guard.is_none() {
+                if let Some(v) = self.asm_compute(&parts, &operands, &vals, &locals, e.span) {
+                    let d = operands.first().copied().unwrap_or("").trim();
+                    match d.strip_prefix('%').and_then(|n| n.parse::<usize>().ok()) {
+                        Some(k) if k < vals.len() => {
+                            vals[k] = Some(v);
+                            computed[k] = true;
+                        }
+                        _ => {
+                            locals.retain(|(n, _)| n != d);
+                            locals.push((d.to_string(), v));
+                        }
+                    }
+                    continue;
+                }
+            }
             let value = |l: &mut Self, k: usize| -> R<(Src, i64)> {
                 let t = operands.get(k).copied().unwrap_or("").trim();
                 let inner = t.strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or(t);
@@ -2899,7 +2963,11 @@ impl<'a> Lower<'a> {
                 let off: Option<i64> = off.trim().parse().ok();
                 let v = match n.trim().strip_prefix('%').and_then(|n| n.parse::<usize>().ok()) {
                     Some(k) => vals.get(k).copied().flatten(),
-                    None => n.trim().parse::<u64>().ok().map(Src::Imm),
+                    None => locals
+                        .iter()
+                        .find(|(x, _)| x == n.trim())
+                        .map(|(_, v)| *v)
+                        .or_else(|| n.trim().parse::<u64>().ok().map(Src::Imm)),
                 };
                 match (v, off) {
                     (Some(v), Some(off)) => Ok((v, off)),
@@ -2988,8 +3056,17 @@ impl<'a> Lower<'a> {
                 self.b.place(l);
             }
         }
-        for a in ops {
+        for (k, a) in ops.iter().enumerate() {
             if let E::Call(n, v) = &a.kind {
+                if let (true, E::Assign(None, lhs, _), Some(Some(x))) =
+                    (n == "__asm_out" && computed[k], &v[1].kind, vals.get(k))
+                {
+                    let wide = matches!(&v[0].kind, E::Str(c) if c.contains('l'));
+                    let x = if wide { *x } else { self.bin(BinOp::And, Width::W64, *x, Src::Imm(0xFFFF_FFFF), a.span) };
+                    let t = if wide { IntTy::ULLONG } else { IntTy::UINT };
+                    self.assign(lhs, None, Val::Int(x, t), &v[1])?;
+                    continue;
+                }
                 if let (true, E::Assign(None, lhs, _)) = (n == "__asm_out", &v[1].kind) {
                     let why = format!("the output of the asm statement at {at}, data warpscope does not know");
                     let w = self.b.data_why(why);
@@ -3001,6 +3078,59 @@ impl<'a> Lower<'a> {
             }
         }
         Ok(Val::Int(Src::Imm(0), IntTy::INT))
+    }
+
+    /// One arithmetic instruction of inline PTX on known values: `mov`, `cvta.to.shared` (a shared pointer
+    /// already holds its offset in the shared window), `cvt` between integer widths, `add`, `sub`,
+    /// `mul.lo`, `shl`, `and`, `or`, `xor`. `None` for anything else, or an operand not known here.
+    #[cold]
+    fn asm_compute(
+        &mut self,
+        parts: &[&str],
+        operands: &[&str],
+        vals: &[Option<Src>],
+        locals: &[(String, Src)],
+        span: Span,
+    ) -> Option<Src> {
+        let get = |t: &str| -> Option<Src> {
+            let t = t.trim();
+            match t.strip_prefix('%').and_then(|n| n.parse::<usize>().ok()) {
+                Some(k) => vals.get(k).copied().flatten(),
+                None => locals.iter().find(|(x, _)| x == t).map(|(_, v)| *v).or_else(|| {
+                    let (neg, d) = t.strip_prefix('-').map_or((false, t), |d| (true, d));
+                    let v = match d.strip_prefix("0x") {
+                        Some(h) => u64::from_str_radix(h, 16).ok()?,
+                        None => d.parse::<u64>().ok()?,
+                    };
+                    Some(Src::Imm(if neg { v.wrapping_neg() } else { v }))
+                }),
+            }
+        };
+        let ty = parts.last().copied().unwrap_or("");
+        let w = if ty.ends_with("64") { Width::W64 } else { Width::W32 };
+        let a = get(operands.get(1)?)?;
+        Some(match parts {
+            ["mov", _] => a,
+            ["cvta", "to", "shared", ..] => a,
+            ["cvt", d, _] if d.starts_with('u') || d.starts_with('s') || d.starts_with('b') => {
+                let bits: u8 = d[1..].parse().ok()?;
+                self.conv(a, bits.min(64), d.starts_with('s'), span)
+            }
+            [op @ ("add" | "sub" | "and" | "or" | "xor" | "shl"), _] | [op @ "mul", "lo", _] => {
+                let b = get(operands.get(2)?)?;
+                let op = match *op {
+                    "add" => BinOp::Add,
+                    "sub" => BinOp::Sub,
+                    "and" => BinOp::And,
+                    "or" => BinOp::Or,
+                    "xor" => BinOp::Xor,
+                    "shl" => BinOp::Shl,
+                    _ => BinOp::Mul,
+                };
+                self.bin(op, w, a, b, span)
+            }
+            _ => return None,
+        })
     }
 
     /// A cooperative_groups handle (a struct with no fields).
@@ -3114,6 +3244,14 @@ impl<'a> Lower<'a> {
             return Err(self.err(e.op_span, format!("`.{m}()` on a value that is not a cooperative_groups group")));
         };
         let group = types(self).name(&Ty::Struct(*i));
+        // libcu++'s barrier and pipeline (`arrive_and_wait`, `producer_commit`, `consumer_wait`, ...): they order
+        // the copies, which are costed where they are issued.
+        if group.starts_with("barrier<") || group.starts_with("pipeline<") {
+            for a in args {
+                self.rvalue(a)?;
+            }
+            return Ok(Val::Int(Src::Imm(0), IntTy::INT));
+        }
         let tile: Option<u64> =
             group.strip_prefix("thread_block_tile<").and_then(|n| n.trim_end_matches('>').parse().ok());
         let block = self.launch.block;
@@ -3267,7 +3405,14 @@ impl<'a> Lower<'a> {
         let file = Rc::clone(&self.ast.file);
         let base = name.split('<').next().unwrap_or(name).to_string();
         let explicit = name.find('<').map(|i| name[i + 1..name.len() - 1].to_string());
-        let Some(item) = file.items.fns.iter().find(|f| f.kind != FnKind::Kernel && f.spec.is_none() && f.name == base)
+        // Overloads: the one with as many parameters as arguments, else the first.
+        let candidates: Vec<&super::file::FnItem> =
+            file.items.fns.iter().filter(|f| f.kind != FnKind::Kernel && f.spec.is_none() && f.name == base).collect();
+        let Some(item) = candidates
+            .iter()
+            .find(|f| params_of(&file.toks[f.toks.clone()]) == args.len())
+            .or(candidates.first())
+            .copied()
         else {
             if file.items.fns.iter().any(|f| f.kind == FnKind::Kernel && f.name == base) {
                 return Err(self.err(e.op_span, format!("`{base}` is a __global__ kernel: a kernel cannot call it (dynamic parallelism is not modelled)")));
@@ -3283,10 +3428,22 @@ impl<'a> Lower<'a> {
                 self.err(e.op_span, format!("calls nested more than {MAX_CALL_DEPTH} deep (is `{base}` recursive?)"))
             );
         }
+        // A reference parameter names the caller's variable (or memory): its argument is not read at the call.
+        let by_ref = reference_params(&file.toks[item.toks.clone()]);
         let mut vals = Vec::with_capacity(args.len());
-        for a in args {
-            vals.push(self.rvalue(a)?);
+        let mut refs = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            let lvalue = matches!(a.kind, E::Name(_) | E::Index(..) | E::Member(..) | E::Unary(UnOp::Deref, _));
+            if by_ref.get(k).copied().unwrap_or(false) && lvalue {
+                let ty = self.static_type(a)?;
+                refs.push(Some(self.lvalue(a)?));
+                vals.push(self.placeholder(&ty));
+            } else {
+                refs.push(None);
+                vals.push(self.rvalue(a)?);
+            }
         }
+        let explicit = explicit.map(|a| self.constant_args(&a));
         let targs = match (&explicit, item.is_template) {
             (Some(a), _) => Some(a.clone()),
             (None, true) => Some(self.deduce(item, &file, &vals, e)?),
@@ -3310,7 +3467,45 @@ impl<'a> Lower<'a> {
                 d
             }
         };
-        self.inline(&base, def, vals, None, e).map(Some)
+        self.inline_refs(&base, def, vals, refs, None, e).map(Some)
+    }
+
+    /// A value of type `ty` that emits nothing (a reference argument's stand-in for deducing template
+    /// arguments).
+    #[cold]
+    fn placeholder(&self, ty: &Ty) -> Val {
+        match ty {
+            Ty::Int { .. } => Val::Int(Src::Imm(0), IntTy::of(ty).unwrap_or(IntTy::INT)),
+            Ty::Float { .. } => Val::Float(Src::Imm(0)),
+            Ty::Ptr(e) => Val::Ptr { src: Src::Imm(0), to: (**e).clone(), space: MemSpace::Global, read_only: false },
+            _ => Val::Agg { ty: ty.clone(), leaves: Vec::new() },
+        }
+    }
+
+    /// Template arguments as the caller wrote them, with the caller's constants in place
+    /// (`warpReduceSum<warp_size>` with a local `const int warp_size = 32` passes 32).
+    #[cold]
+    fn constant_args(&self, text: &str) -> String {
+        let Ok(toks) = crate::lang::lex::lex(text) else { return text.to_string() };
+        let mut out = String::new();
+        let mut last = 0;
+        for t in toks {
+            if let crate::lang::lex::Tok::Ident(w) = &t.tok {
+                let value = self.lookup(w).and_then(|i| match &self.scopes[i].1 {
+                    Binding::Const(Val::Int(Src::Imm(v), ty)) => {
+                        Some(exec::conv(*v, ty.promoted().bits, ty.promoted().signed) as i64)
+                    }
+                    _ => None,
+                });
+                if let Some(v) = value {
+                    out.push_str(&text[last..t.span.start]);
+                    out.push_str(&v.to_string());
+                    last = t.span.end;
+                }
+            }
+        }
+        out.push_str(&text[last.min(text.len())..]);
+        out
     }
 
     /// Runs function `def` inline on `vals`; a member function on an object `this` in memory or registers
@@ -3318,11 +3513,35 @@ impl<'a> Lower<'a> {
     /// value kept in registers).
     #[cold]
     fn inline(&mut self, base: &str, def: Rc<FnDef>, vals: Vec<Val>, this: Option<Place>, e: &Ex) -> R<Val> {
+        let refs = (0..vals.len()).map(|_| None).collect();
+        self.inline_refs(base, def, vals, refs, this, e)
+    }
+
+    /// [`Lower::inline`] with the reference arguments: each a variable or place the parameter names.
+    #[cold]
+    fn inline_refs(
+        &mut self,
+        base: &str,
+        def: Rc<FnDef>,
+        vals: Vec<Val>,
+        refs: Vec<Option<LRef>>,
+        this: Option<Place>,
+        e: &Ex,
+    ) -> R<Val> {
         let cls = self.fns_class.get(&(Rc::as_ptr(&def) as usize)).copied();
         if let Some(c) = cls {
             self.class_stack.push(c);
         }
-        let r = self.inline_body(base, def, vals, this, e);
+        // The bindings the references name, taken before the callee's scope hides them.
+        let refs: Vec<Option<Binding>> = refs
+            .into_iter()
+            .map(|r| match r {
+                Some(LRef::Var(i)) => Some(self.scopes[i].1.clone()),
+                Some(LRef::Mem(p)) => Some(Binding::Mem(p)),
+                None => None,
+            })
+            .collect();
+        let r = self.inline_body(base, def, vals, refs, this, e);
         if cls.is_some() {
             self.class_stack.pop();
         }
@@ -3330,7 +3549,16 @@ impl<'a> Lower<'a> {
     }
 
     #[cold]
-    fn inline_body(&mut self, base: &str, def: Rc<FnDef>, vals: Vec<Val>, this: Option<Place>, e: &Ex) -> R<Val> {
+    #[allow(clippy::too_many_arguments)]
+    fn inline_body(
+        &mut self,
+        base: &str,
+        def: Rc<FnDef>,
+        vals: Vec<Val>,
+        refs: Vec<Option<Binding>>,
+        this: Option<Place>,
+        e: &Ex,
+    ) -> R<Val> {
         // A default argument stands for a missing one.
         let mut vals = vals;
         if vals.len() < def.params.len() && def.params[vals.len()..].iter().all(|d| d.init.is_some()) {
@@ -3365,7 +3593,11 @@ impl<'a> Lower<'a> {
                 let ptr = Val::Ptr { src: obj.addr, to: obj.ty.clone(), space: obj.space, read_only: obj.read_only };
                 self.bind("this".into(), Binding::Const(ptr));
             }
-            for (d, v) in def.params.iter().zip(vals) {
+            for (k, (d, v)) in def.params.iter().zip(vals).enumerate() {
+                if let (true, Some(Some(b))) = (d.reference, refs.get(k)) {
+                    self.bind(d.name.clone(), b.clone());
+                    continue;
+                }
                 let ty = wrap_ptr(d.base.clone(), d.pointers);
                 let v = self.convert(&ty, v, e.span)?;
                 let b = self.var_with(&ty, v, d.span, e.span)?;
@@ -3417,6 +3649,12 @@ impl<'a> Lower<'a> {
                 .is_some_and(|d| !d.methods.is_empty() || d.fields.iter().any(|(_, t, _)| matches!(t, Ty::Array(..)))),
             _ => false,
         }
+    }
+
+    /// Whether values of `ty` are floating-point data only (floats, float vectors, structs of them).
+    #[cold]
+    fn is_data_type(&self, ty: &Ty) -> bool {
+        !self.fields(ty).is_empty() && self.fields(ty).iter().all(|(_, t)| matches!(t, Ty::Float { .. }))
     }
 
     /// A register place for a class object of type `ty`.
@@ -4225,6 +4463,28 @@ fn math_result(name: &str) -> Option<&'static str> {
     .into_iter()
     .find(|(names, _)| names.contains(&name))
     .map(|(_, ty)| ty)
+}
+
+/// Which parameters of a function's definition (its tokens from the return type on) are references.
+fn reference_params(toks: &[crate::lang::lex::Token]) -> Vec<bool> {
+    use crate::lang::lex::Tok;
+    let Some(open) = toks.iter().position(|t| matches!(t.tok, Tok::Punct("("))) else { return Vec::new() };
+    let (mut depth, mut out, mut cur) = (0i32, Vec::new(), false);
+    for t in &toks[open + 1..] {
+        match t.tok {
+            Tok::Punct("(" | "<" | "[" | "{") => depth += 1,
+            Tok::Punct(")") if depth == 0 => break,
+            Tok::Punct(")" | ">" | "]" | "}") => depth -= 1,
+            Tok::Punct(",") if depth == 0 => {
+                out.push(cur);
+                cur = false;
+            }
+            Tok::Punct("&" | "&&") if depth == 0 => cur = true,
+            _ => {}
+        }
+    }
+    out.push(cur);
+    out
 }
 
 /// How many parameters a member function's definition declares (its first parenthesised list).

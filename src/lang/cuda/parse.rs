@@ -107,6 +107,7 @@ impl<'a> CudaParser<'a> {
             Tok::Ident(w) => {
                 QUALIFIERS.contains(&w.as_str())
                     || self.types.lookup(w).is_some()
+                    || (self.p.types.contains(w.as_str()) && !matches!(self.p.peek2(), Tok::Punct("(" | "::" | "{")))
                     || self.is_int_word(w)
                     || w == "auto"
                     || (w == "thread_block_tile" && matches!(self.p.peek2(), Tok::Punct("<")))
@@ -162,6 +163,7 @@ impl<'a> CudaParser<'a> {
             init: Some(value),
             span,
             auto: false,
+            reference: false,
         };
         Ok(Some(Stmt::Decl(vec![decl])))
     }
@@ -200,8 +202,16 @@ impl<'a> CudaParser<'a> {
             return Err(self.p.err("only `typedef struct { ... } Name;` typedefs are supported"));
         }
         self.p.bump();
-        if self.p.at_word("__align__") {
-            return Err(self.p.err("__align__ is not supported; the struct gets C's natural alignment"));
+        // `struct __align__(8) SumMax` / `struct alignas(16) V`: at least that alignment.
+        let mut align = 1u64;
+        if self.p.at_word("__align__") || self.p.at_word("alignas") {
+            self.p.bump();
+            self.p.expect("(", "after the alignment keyword")?;
+            let e = self.p.ternary()?;
+            let a = pre::const_eval(self.p.src, &e, &|_| None).ok().filter(|a| *a > 0 && (*a as u64).is_power_of_two());
+            align =
+                a.ok_or_else(|| InputError::at(self.p.src, e.span, "the alignment is a constant power of two"))? as u64;
+            self.p.expect(")", "to close the alignment")?;
         }
         let mut name = match self.p.peek().clone() {
             Tok::Ident(n) => {
@@ -212,7 +222,7 @@ impl<'a> CudaParser<'a> {
         };
         self.p.expect("{", "to open the struct")?;
         let mut fields = Vec::new();
-        let (mut off, mut align) = (0u64, 1u64);
+        let mut off = 0u64;
         while !self.p.eat("}") {
             let tn = self.p.type_name()?;
             let base = self.resolve(&tn)?;
@@ -288,6 +298,8 @@ impl<'a> CudaParser<'a> {
             None
         } else {
             let tn = self.p.type_name()?;
+            // A reference return (`float &vec_at(...)`) gives the value (as the call reads it).
+            while self.p.eat("&") || self.p.eat("&&") {}
             Some(wrap_ptr(self.resolve(&tn)?, tn.pointers))
         };
         if kind == FnKind::Kernel && ret.is_some() {
@@ -313,23 +325,13 @@ impl<'a> CudaParser<'a> {
                 let tn = self.p.type_name()?;
                 let base = self.resolve(&tn)?;
                 let mut pointers = tn.pointers;
+                let mut reference = false;
                 loop {
                     if self.p.eat("*") {
                         pointers += 1;
-                    } else if self.p.at("&") {
-                        // `const T &x` reads the argument: passed by value here; so is a group handle
-                        // (`cg::thread_block &g`), which holds nothing that can change.
-                        let handle =
-                            matches!(&base, Ty::Struct(i) if self.types.def(*i).is_some_and(|d| d.fields.is_empty()));
-                        if !handle
-                            && !self.p.src[span.start.min(self.p.src.len())..self.p.span().start.min(self.p.src.len())]
-                                .contains("const")
-                        {
-                            return Err(self.p.err(
-                                "reference parameters are not supported: pass a pointer, or a value (`const T &` is read as a value)",
-                            ));
-                        }
-                        self.p.bump();
+                    } else if self.p.eat("&") || self.p.eat("&&") {
+                        // A reference names the caller's variable (`float4 &v`); `const T &x` only reads it.
+                        reference = true;
                     } else if self.p.at_word("__restrict__") || self.p.at_word("const") || self.p.at_word("restrict") {
                         self.p.bump();
                     } else {
@@ -351,6 +353,8 @@ impl<'a> CudaParser<'a> {
                     }
                     pointers += 1;
                 }
+                // A default argument (`int n = 32`): the value a call without it passes.
+                let init = if self.p.eat("=") { Some(self.p.assignment()?) } else { None };
                 let span = Span { start: span.start, end: self.p.prev_span().end };
                 params.push(Decl {
                     name: name.into(),
@@ -358,9 +362,10 @@ impl<'a> CudaParser<'a> {
                     pointers,
                     dims: Vec::new(),
                     storage: Storage::Param,
-                    init: None,
+                    init,
                     span,
                     auto: false,
+                    reference,
                 });
                 if self.p.eat(")") {
                     break;
@@ -438,6 +443,10 @@ impl<'a> CudaParser<'a> {
         }
         if self.p.at_word("if") {
             self.p.bump();
+            // `if constexpr (...)`: its condition is a constant, so only the taken side runs.
+            if self.p.at_word("constexpr") {
+                self.p.bump();
+            }
             self.p.expect("(", "after `if`")?;
             let c = self.p.assignment()?;
             self.p.expect(")", "to close the condition")?;
@@ -700,7 +709,17 @@ impl<'a> CudaParser<'a> {
             if auto && (init.is_none() || !dims.is_empty()) {
                 return Err(InputError::at(self.p.src, span, "an `auto` variable needs an initial value"));
             }
-            out.push(Decl { name: name.into(), base: base.clone(), pointers, dims, storage: st, init, span, auto });
+            out.push(Decl {
+                name: name.into(),
+                base: base.clone(),
+                pointers,
+                dims,
+                storage: st,
+                init,
+                span,
+                auto,
+                reference: false,
+            });
             if !self.p.eat(",") {
                 break;
             }
@@ -747,9 +766,22 @@ pub(super) fn parse(
     types_set.extend(VECTORS.iter().map(|v| v.0.to_string()));
     types_set.extend(GROUP_TYPES.iter().map(|v| v.to_string()));
     types_set.extend(["auto".to_string(), "thread_block_tile".to_string()]);
+    // libcu++ and <type_traits> names kernels use as types (see `class`).
+    const LIBRARY: [&str; 8] = [
+        "barrier",
+        "pipeline",
+        "pipeline_shared_state",
+        "bool_constant",
+        "integral_constant",
+        "true_type",
+        "false_type",
+        "aligned_size_t",
+    ];
+    types_set.extend(LIBRARY.iter().take(7).map(|s| s.to_string()));
     let mut parser = Parser::new(src, toks);
     parser.types = types_set;
     parser.templates = GROUP_TEMPLATES.iter().map(|s| s.to_string()).collect();
+    parser.templates.extend(LIBRARY.iter().filter(|n| !n.ends_with("_type")).map(|s| s.to_string()));
     let wanted = kernel.map(str::trim).filter(|k| !k.is_empty());
     let mut cp = CudaParser {
         p: parser,

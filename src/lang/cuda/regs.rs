@@ -27,14 +27,21 @@ pub(super) enum Home {
 /// The local arrays declared in `body` (keyed by their declaration's start), each with where it lives.
 /// `constant` says whether a name from outside the body (a file-level constant, a `--set` value) is a
 /// compile-time constant.
+/// `callee(f, k)` says whether function `f` uses its `k`-th parameter, a pointer, only with compile-time
+/// constant indices (so that an array passed to it stays in registers once nvcc inlines it).
 #[cold]
-pub(super) fn homes(body: &[Stmt], constant: &dyn Fn(&str) -> bool) -> HashMap<usize, Home> {
+pub(super) fn homes(
+    body: &[Stmt],
+    constant: &dyn Fn(&str) -> bool,
+    callee: &dyn Fn(&str, usize) -> bool,
+) -> HashMap<usize, Home> {
     let mut assigned = HashSet::new();
     for s in body {
         assigned_in(s, &mut assigned);
     }
     let mut w = Walk {
         constant,
+        callee,
         assigned,
         ind: Vec::new(),
         consts: HashSet::new(),
@@ -47,8 +54,33 @@ pub(super) fn homes(body: &[Stmt], constant: &dyn Fn(&str) -> bool) -> HashMap<u
     w.out
 }
 
+/// Whether pointer parameter `param` of a function with this body is used only with compile-time constant
+/// indices (and not passed on): what keeps an array passed to it in registers.
+#[cold]
+pub(super) fn param_constant(body: &[Stmt], param: &str, constant: &dyn Fn(&str) -> bool) -> bool {
+    let mut assigned = HashSet::new();
+    for s in body {
+        assigned_in(s, &mut assigned);
+    }
+    let never = |_: &str, _: usize| false;
+    let mut w = Walk {
+        constant,
+        callee: &never,
+        assigned,
+        ind: Vec::new(),
+        consts: HashSet::new(),
+        arrays: HashMap::from([(param.to_string(), (usize::MAX, 1))]),
+        out: HashMap::from([(usize::MAX, Home::Registers)]),
+    };
+    for s in body {
+        w.stmt(s);
+    }
+    w.out.get(&usize::MAX) == Some(&Home::Registers)
+}
+
 struct Walk<'a> {
     constant: &'a dyn Fn(&str) -> bool,
+    callee: &'a dyn Fn(&str, usize) -> bool,
     /// Names some statement assigns (or increments).
     assigned: HashSet<String>,
     /// The counters of the constant-trip loops around.
@@ -243,8 +275,37 @@ impl Walk<'_> {
                 self.expr(a);
                 self.expr(b);
             }
-            E::Call(_, args) | E::InitList(args) => args.iter().for_each(|a| self.expr(a)),
+            E::Call(f, args) => {
+                for (k, a) in args.iter().enumerate() {
+                    // An array, a row of it or `&a[c]` passed to a function that indexes it with constants only.
+                    if let Some(indices) = self.array_pointer(a) {
+                        if (self.callee)(f, k) && indices.iter().all(|i| self.is_const(i)) {
+                            indices.iter().for_each(|i| self.expr(i));
+                            continue;
+                        }
+                    }
+                    self.expr(a);
+                }
+            }
+            E::InitList(args) => args.iter().for_each(|a| self.expr(a)),
         }
+    }
+
+    /// The indices of `e` when it is a pointer into a candidate array: `a`, `a[i]` (a row), `&a[i][j]`.
+    #[cold]
+    fn array_pointer<'e>(&self, e: &'e Ex) -> Option<Vec<&'e Ex>> {
+        let (mut cur, addr) = match &e.kind {
+            E::Unary(UnOp::AddrOf, a) => (&**a, true),
+            _ => (e, false),
+        };
+        let mut idx = Vec::new();
+        while let E::Index(b, i) = &cur.kind {
+            idx.push(&**i);
+            cur = b;
+        }
+        let E::Name(n) = &cur.kind else { return None };
+        let &(_, dims) = self.arrays.get(n)?;
+        (addr || idx.len() < dims).then_some(idx)
     }
 }
 

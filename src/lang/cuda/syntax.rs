@@ -320,6 +320,8 @@ pub(super) struct Decl {
     pub(super) span: Span,
     /// `auto`: the type is the initial value's.
     pub(super) auto: bool,
+    /// A reference (`float4 &v`, `const T &x`): a parameter that names the caller's variable.
+    pub(super) reference: bool,
 }
 
 #[derive(Clone, Debug)]
