@@ -638,9 +638,11 @@ mod tests {
         let e = sc.set(Setting::DataBranches, "maybe").unwrap_err();
         assert_eq!(
             e.error.message,
-            "data_branches is true, false or a 32-bit lane mask such as 0x0000ffff (the lanes where the condition holds), not `maybe`"
+            "data_branches is runs (the guarded code runs, loops do not repeat), true, false or a 32-bit lane mask such as 0x0000ffff (the lanes where the condition holds), not `maybe`"
         );
-        for (text, back) in [("true", "true"), ("none", "false"), ("0xffff", "0x0000ffff"), ("0xffffffff", "true")] {
+        for (text, back) in
+            [("runs", "runs"), ("true", "true"), ("none", "false"), ("0xffff", "0x0000ffff"), ("0xffffffff", "true")]
+        {
             let mut d = Scenario::default();
             d.set(Setting::DataBranches, text).expect("a valid value");
             assert_eq!(d.value(Setting::DataBranches), back);

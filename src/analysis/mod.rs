@@ -62,7 +62,7 @@ fn captured(addrs: &[u64; 32], mask: u32, second: Second) -> Captured {
         addrs: warp_addrs(addrs, mask),
         plg: second.plg().map(LaneSet),
         src: match second {
-            Second::Src(s) => Some(warp_addrs(s, mask)),
+            Second::Src(s, reads) => Some(warp_addrs(s, mask & reads)),
             _ => None,
         },
     }

@@ -260,10 +260,11 @@ struct InputArgs {
     /// (merged phases, the default) or by the documented phase model.
     #[arg(long, value_parser = ["measured", "documented"])]
     shared_model: Option<String>,
-    /// Where a branch (or guarded instruction) whose condition depends on loaded data, and whose sides move
-    /// memory, is taken to hold: `true` (every lane, the default), `false`, or a lane mask such as 0x0000ffff.
-    /// The result states the assumption. (Sides that only compute values need none.)
-    #[arg(long, value_name = "true|false|MASK")]
+    /// How a branch (or guarded instruction) whose condition depends on loaded data, and whose sides move
+    /// memory, is decided: `runs` (the default: the code it guards runs and loops do not repeat), or its
+    /// condition `true` or `false` in every lane, or true in the lanes of a mask such as 0x0000ffff. The
+    /// result states the assumption. (Sides that only compute values need none.)
+    #[arg(long, value_name = "runs|true|false|MASK")]
     data_branches: Option<String>,
     /// Named CuTe layouts that --addr may call, separated by `;` or new lines:
     /// `L = Swizzle<3,3,3> o (8,64):(64,1)`, nested modes `((2,4),8):((1,16),2)`. `L(i, j)` takes one

@@ -542,6 +542,9 @@ pub fn asm_kind(parts: &[&str], size: Option<u64>) -> Result<AsmKind, String> {
             Instr::parse(&name).map(|instr| AsmKind::Mem { instr, store }).map_err(|e| e.message)
         }
         "atom" | "red" => Ok(AsmKind::Uncounted("an atomic or reduction")),
+        "wgmma" if has("mma_async") => {
+            Ok(AsmKind::Uncounted("tensor-core math that reads its tiles from shared memory through descriptors"))
+        }
         "mbarrier" => Ok(AsmKind::Uncounted("an mbarrier operation (a shared-memory barrier word)")),
         "prefetch" | "prefetchu" | "applypriority" | "discard" => Ok(AsmKind::Uncounted("a cache hint (prefetch, priority or discard)")),
         "wmma" if has("load") || has("store") => refuse("loads or stores a fragment in an unspecified layout; warpscope follows ldmatrix and ld/st instead"),

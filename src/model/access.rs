@@ -564,8 +564,9 @@ pub enum Second<'a> {
     None,
     /// The lanes whose `Plg` is true.
     Plg(u32),
-    /// Each lane's global source address.
-    Src(&'a [u64; WARP_LANES]),
+    /// Each lane's global source address, and the lanes that read it (a `cp.async` whose src-size is 0 reads
+    /// nothing and zero-fills its shared destination).
+    Src(&'a [u64; WARP_LANES], u32),
 }
 
 impl Second<'_> {

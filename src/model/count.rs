@@ -311,8 +311,8 @@ pub fn count_lanes(
     cfg: &Config,
 ) -> Counts {
     let mask = mask & instr.lane_mask();
-    if let Second::Src(src) = second {
-        return count_copy(cc, instr, addrs, src, mask, cfg);
+    if let Second::Src(src, reads) = second {
+        return count_copy(cc, instr, addrs, src, mask, reads, cfg);
     }
     let plg = second.plg();
     if let (Some(space), false) = (instr.base.fixed_space(), instr.is_store()) {
@@ -335,20 +335,23 @@ pub fn count_lanes(
 
 /// A `cp.async` (`LDGSTS`): its global read costed as a global load of its width from `src`, its shared write
 /// as a shared store of that width to `dst` (MODEL.md G). A lane that fails on either side moves no data.
+#[allow(clippy::too_many_arguments)]
 fn count_copy(
     cc: Cc,
     instr: &Instr,
     dst: &[u64; WARP_LANES],
     src: &[u64; WARP_LANES],
     mask: u32,
+    reads: u32,
     cfg: &Config,
 ) -> Counts {
-    let read = count_fixed(cc, &instr.copy_source(), Space::Global, src, mask, cfg);
+    // Lanes that do not read (src-size 0) still write their zeros to shared memory.
+    let read = count_fixed(cc, &instr.copy_source(), Space::Global, src, mask & reads, cfg);
     let bad = read.error_lanes.0;
     let mut c = count_fixed(cc, instr, Space::Shared, dst, mask & !bad, cfg);
     let write_bad = c.error_lanes.0;
-    c.parts[Space::Global as usize] = if write_bad & mask & !bad != 0 {
-        count_fixed(cc, &instr.copy_source(), Space::Global, src, mask & !bad & !write_bad, cfg).parts[0]
+    c.parts[Space::Global as usize] = if write_bad & mask & reads & !bad != 0 {
+        count_fixed(cc, &instr.copy_source(), Space::Global, src, mask & reads & !bad & !write_bad, cfg).parts[0]
     } else {
         read.parts[0]
     };
@@ -427,6 +430,7 @@ pub fn count_with(
     src: Option<&WarpAddrs>,
     cfg: &Config,
 ) -> Counts {
+    let reads = src.map_or(u32::MAX, |s| (0..WARP_LANES).filter(|&l| s.0[l].is_some()).fold(0u32, |m, l| m | 1 << l));
     let src = src.map(|s| std::array::from_fn(|l| s.0[l].unwrap_or(0)));
     let mut a = [0u64; WARP_LANES];
     let mut mask = 0u32;
@@ -437,7 +441,7 @@ pub fn count_with(
         }
     }
     let second = match (&src, plg) {
-        (Some(s), _) => Second::Src(s),
+        (Some(s), _) => Second::Src(s, reads),
         (None, Some(p)) => Second::Plg(p.0),
         (None, None) => Second::None,
     };

@@ -338,6 +338,14 @@ impl Warp {
     /// description of the branch (if any) which way that goes.
     fn assumed(&mut self, prog: &Program, pc: u32, unsure: u32, why: u32) -> u32 {
         self.decided(pc, true, why);
+        if prog.data_branches == super::DataBranches::Runs {
+            // The guarded code runs and loops do not repeat.
+            return match prog.insts.get(pc as usize).map(|i| &i.op) {
+                Some(Op::Bra { .. }) if prog.leaves_loop(pc) => unsure,
+                Some(Op::Bra { .. }) | Some(Op::Exit) => 0,
+                _ => unsure,
+            };
+        }
         let holds = prog.data_branches.lanes() & unsure;
         match prog.conditions.get(&pc) {
             Some(&(_, false)) => unsure & !holds,
@@ -668,7 +676,8 @@ impl Warp {
                             aff.mem(*site, *addr, run);
                         }
                         let second = match (src, plg_mask) {
-                            (Some(s), _) => Second::Src(&self.regs[*s as usize]),
+                            // A cp.async's `plg` is the lanes that read their source (the others zero-fill).
+                            (Some(s), p) => Second::Src(&self.regs[*s as usize], p.unwrap_or(run)),
                             (None, Some(p)) => Second::Plg(p),
                             (None, None) => Second::None,
                         };

@@ -413,7 +413,9 @@ pub enum Op {
         site: SiteId,
         /// The byte address (a generic or global address, or an offset in the shared or local window).
         addr: Reg,
-        /// For generic LD/ST with an explicit `Plg` operand: true for "local or global", false for shared.
+        /// For generic LD/ST with an explicit `Plg` operand: true for "local or global", false for shared. For
+        /// `cp.async` (`src` given): true in the lanes that read their source; the others (a src-size of 0, an
+        /// ignore-src predicate) read nothing and zero-fill their shared destination.
         plg: Option<PredRef>,
         /// For `cp.async` (`LDGSTS`): the global source address (`addr` is the shared destination).
         src: Option<Reg>,
@@ -687,8 +689,12 @@ pub struct Program {
 /// only values, the run needs none: both sides run as the hardware would for any data.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DataBranches {
-    /// In every lane (the default).
+    /// The code a condition guards runs, and a loop does not repeat (what a bounds check or a retry loop
+    /// mostly does): a forward branch is not taken unless it leaves a loop, a backward branch is not taken, a
+    /// guarded memory instruction runs and a guarded exit does not.
     #[default]
+    Runs,
+    /// In every lane.
     Holds,
     /// In none.
     Fails,
@@ -700,7 +706,7 @@ impl DataBranches {
     /// The lanes where the condition is taken to hold.
     pub fn lanes(self) -> u32 {
         match self {
-            DataBranches::Holds => u32::MAX,
+            DataBranches::Runs | DataBranches::Holds => u32::MAX,
             DataBranches::Fails => 0,
             DataBranches::Lanes(m) => m,
         }
@@ -710,7 +716,8 @@ impl DataBranches {
     pub fn parse(text: &str) -> Result<DataBranches, String> {
         let t = text.trim();
         match t {
-            "true" | "all" | "" => return Ok(DataBranches::Holds),
+            "runs" | "default" | "" => return Ok(DataBranches::Runs),
+            "true" | "all" => return Ok(DataBranches::Holds),
             "false" | "none" => return Ok(DataBranches::Fails),
             _ => {}
         }
@@ -724,7 +731,7 @@ impl DataBranches {
             Some(0) => Ok(DataBranches::Fails),
             Some(m) => Ok(DataBranches::Lanes(m)),
             None => Err(format!(
-                "data_branches is true, false or a 32-bit lane mask such as 0x0000ffff (the lanes where the condition holds), not `{t}`"
+                "data_branches is runs (the guarded code runs, loops do not repeat), true, false or a 32-bit lane mask such as 0x0000ffff (the lanes where the condition holds), not `{t}`"
             )),
         }
     }
@@ -732,6 +739,7 @@ impl DataBranches {
     /// The setting's text: `true`, `false`, or the mask in hex (`0x0000ffff`).
     pub fn text(self) -> String {
         match self {
+            DataBranches::Runs => "runs".into(),
             DataBranches::Holds => "true".into(),
             DataBranches::Fails => "false".into(),
             DataBranches::Lanes(m) => format!("{m:#010x}"),
@@ -741,6 +749,7 @@ impl DataBranches {
     /// The assumption in words: "its condition holds in every lane".
     pub fn words(self) -> String {
         match self {
+            DataBranches::Runs => "the code it guards runs and a loop does not repeat".into(),
             DataBranches::Holds => "its condition holds in every lane".into(),
             DataBranches::Fails => "its condition fails in every lane".into(),
             DataBranches::Lanes(m) => format!(
@@ -801,7 +810,7 @@ impl Program {
                 (
                     "data-branch-assumed",
                     format!(
-                        "{}{} depends on {why}. What it decides moves memory, so warpscope assumed {} (--data-branches {}; `true`, `false` or a lane mask such as 0x0000ffff chooses another): the counts hold under that assumption.",
+                        "{}{} depends on {why}. What it decides moves memory, so warpscope assumed {} (--data-branches {}; `runs`, `true`, `false` or a lane mask such as 0x0000ffff chooses another): the counts hold under that assumption.",
                         upper_first(&what).0,
                         upper_first(&what).1,
                         self.data_branches.words(),
@@ -825,6 +834,16 @@ impl Program {
             });
         }
         out
+    }
+
+    /// Whether the branch at `pc` leaves a loop: it jumps forward past a backward branch whose loop holds it.
+    pub fn leaves_loop(&self, pc: u32) -> bool {
+        let Some(Inst { op: Op::Bra { target }, .. }) = self.insts.get(pc as usize) else { return false };
+        let target = *target;
+        target > pc
+            && self.insts[pc as usize + 1..(target as usize).min(self.insts.len())]
+                .iter()
+                .any(|i| matches!(i.op, Op::Bra { target: t } if t <= pc))
     }
 
     /// The region of the conditional branch at `pc` (see [`Region`]).
@@ -1181,6 +1200,12 @@ impl Builder {
     pub fn bra(&mut self, l: Label, guard: Option<PredRef>, span: Span) {
         self.fixups.push((self.insts.len(), l));
         self.emit(Op::Bra { target: u32::MAX }, guard, span);
+    }
+
+    /// The instruction emitted last (a language may amend it).
+    #[cold]
+    pub fn last_mut(&mut self) -> Option<&mut Inst> {
+        self.insts.last_mut()
     }
 
     /// Says what the branch just emitted decides in the source: `what` names its condition ("the condition

@@ -2856,10 +2856,20 @@ impl<'a> Lower<'a> {
             _ => &args[2],
         };
         let size = self.const_int(size_ex, "the copy's size")?;
-        // `__pipeline_memcpy_async(dst, src, size, zfill)`: the last `zfill` bytes are not read from global memory.
+        // `__pipeline_memcpy_async(dst, src, size, zfill)`: the last `zfill` bytes are not read from global memory;
+        // all of them (zfill == size) reads nothing and zero-fills, none reads all.
+        let mut reads = None;
         if let (true, Some(z)) = (name == "__pipeline_memcpy_async", args.get(3)) {
-            if self.const_int(z, "the zero-filled byte count")? != 0 {
-                return Err(self.err(z.span, ZERO_FILL));
+            match self.rvalue(z)? {
+                Val::Int(Src::Imm(0), _) => {}
+                Val::Int(Src::Imm(n), _) if n == size => reads = Some(PredRef::TRUE.negated()),
+                Val::Int(Src::Imm(_), _) => return Err(self.err(z.span, ZERO_FILL)),
+                Val::Int(v, _) => {
+                    // zfill 0 reads: the guard's "src-size" is size - zfill.
+                    let src_size = self.bin(BinOp::Sub, Width::W32, Src::Imm(size), v, z.span);
+                    reads = Some(self.zero_fill_guard(src_size, size, z.span));
+                }
+                _ => return Err(self.err(z.span, "the zero-filled byte count is an integer")),
             }
         }
         for a in &args[3..] {
@@ -2876,6 +2886,7 @@ impl<'a> Lower<'a> {
         let instr = Instr::parse(instr).map_err(|m| self.err(e.span, m.message))?;
         let access = self.src[e.span.start..e.span.end.min(self.src.len())].to_string();
         self.copy_async(instr, dst, src, e, access);
+        self.set_reads(reads);
         Ok(Val::Int(Src::Imm(0), IntTy::INT))
     }
 
@@ -3018,13 +3029,25 @@ impl<'a> Lower<'a> {
                 crate::lang::AsmKind::Compute => continue,
             };
             let copy = instr.base == crate::model::access::Base::Ldgsts;
-            // cp.async [dst], [src], size{, src-size | ignore-src}{, cache-policy}: a src-size other than the size, or
-            // an ignore-src predicate, reads fewer bytes.
-            let operands: Vec<&str> = inst.split(',').map(str::trim).collect();
-            let fewer = operands.len() > 3 + usize::from(inst.contains("cache_hint"))
-                && operands[3].trim_end_matches(';') != operands[2].trim_end_matches(';');
-            if copy && fewer {
-                return Err(self.err(tspan, format!("asm: {ZERO_FILL}")));
+            // cp.async [dst], [src], size{, src-size | ignore-src}{, cache-policy}: a src-size of 0 (or an
+            // ignore-src predicate that holds) reads nothing and zero-fills; equal to the size, all of it.
+            let has_extra = operands.len() > 3 + usize::from(inst.contains("cache_hint"));
+            let mut reads = None;
+            if copy && has_extra {
+                let extra = operands[3].trim();
+                match preds.iter().find(|(n, _)| n == extra.trim_start_matches('!')) {
+                    Some((_, p)) => reads = Some(if extra.starts_with('!') { *p } else { p.negated() }),
+                    None => {
+                        let (v, _) = value(self, 3)?;
+                        let full = size.unwrap_or(16);
+                        match v {
+                            Src::Imm(n) if n == full => {}
+                            Src::Imm(0) => reads = Some(PredRef::TRUE.negated()),
+                            Src::Imm(_) => return Err(self.err(tspan, format!("asm: {ZERO_FILL}"))),
+                            v => reads = Some(self.zero_fill_guard(v, full, e.span)),
+                        }
+                    }
+                }
             }
             // A guarded instruction: the lanes whose guard fails branch around it.
             let skip = guard.map(|g| {
@@ -3039,6 +3062,7 @@ impl<'a> Lower<'a> {
                 let (g, goff) = value(self, 1)?;
                 let g = self.bin(BinOp::Add, Width::W64, g, Src::Imm(goff as u64), e.span);
                 self.copy_async(instr, a, g, e, inst.to_string());
+                self.set_reads(reads);
             } else {
                 let shared = matches!(instr.base.fixed_space(), Some(crate::model::access::Space::Shared));
                 let a = if shared { self.bin(BinOp::And, Width::W64, a, Src::Imm(0xFFFF_FFFF), e.span) } else { a };
@@ -3078,6 +3102,26 @@ impl<'a> Lower<'a> {
             }
         }
         Ok(Val::Int(Src::Imm(0), IntTy::INT))
+    }
+
+    /// The lanes of a cp.async that read their source, from its src-size `v` (0: zero-fill; `full`: the whole
+    /// copy); a lane with any other size stops the run (a partial copy is not modelled).
+    #[cold]
+    fn zero_fill_guard(&mut self, v: Src, full: u64, span: Span) -> PredRef {
+        let zero = self.setp(Cmp::Eq, false, Width::W32, v, Src::Imm(0), span);
+        let whole = self.setp(Cmp::Eq, false, Width::W32, v, Src::Imm(full), span);
+        let ok = self.pred_logic(PredOp::Or, zero, whole, span);
+        let ctx = self.b.ctx(format!("this cp.async's src-size is neither 0 nor its size ({full}): {ZERO_FILL}"));
+        self.b.emit(Op::Trap { ctx }, Some(ok.negated()), span);
+        zero.negated()
+    }
+
+    /// Marks the cp.async just emitted as reading only in the lanes of `reads` (see `Op::Mem`'s `plg`).
+    #[cold]
+    fn set_reads(&mut self, reads: Option<PredRef>) {
+        if let (Some(r), Some(crate::program::Inst { op: Op::Mem { plg, .. }, .. })) = (reads, self.b.last_mut()) {
+            *plg = Some(r);
+        }
     }
 
     /// One arithmetic instruction of inline PTX on known values: `mov`, `cvta.to.shared` (a shared pointer

@@ -441,6 +441,8 @@ impl<'a> Lw<'a> {
             lw.bin(BinOp::Shl, Width::W32, Src::Imm(shift_of), Src::Reg(lane))
         };
         match name {
+            // The PTX ISA's predefined constant: the warp size in threads.
+            "WARP_SZ" => Some(Src::Imm(32)),
             "%cluster_ctarank" => Some(ZERO),
             "%cluster_nctarank" | "%is_explicit_cluster" => Some(Src::Imm(u64::from(name == "%cluster_nctarank"))),
             "%lanemask_eq" => Some(lanemask(self, 1)),
@@ -538,7 +540,8 @@ impl<'a> Lw<'a> {
                     Err(self.err(span, format!("`{name}` is not a predicate (declare it with `.reg .pred {name};`)")))
                 }
             },
-            Opnd::Imm(v) if *v <= 1 => Ok(if *v == 1 { PredRef::TRUE } else { PredRef::TRUE.negated() }),
+            // A nonzero constant is true: LLVM writes `mov.pred %p, -1`.
+            Opnd::Imm(v) => Ok(if *v != 0 { PredRef::TRUE } else { PredRef::TRUE.negated() }),
             _ => Err(self.err(span, "expected a predicate here")),
         }
     }
@@ -1242,8 +1245,18 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
             let ctx = lw.b.ctx(what);
             lw.emit(Op::Trap { ctx });
         }
+        // wgmma's fences and group waits order the tensor cores' work and move nothing.
+        "wgmma" if i.has("fence") || i.has("commit_group") || i.has("wait_group") => {}
+        // wgmma.mma_async computes from registers and from tiles in shared memory that its descriptors name:
+        // its results are data; the tiles it reads are listed as not counted.
+        "wgmma" => {
+            lw.uncosted.insert((i.line, i.opcode()));
+            if let Some((d, ds)) = i.ops.first() {
+                lw.set_data(d, *ds, &format!("the result of {} at line {}", i.opcode(), i.line))?;
+            }
+        }
         "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" | "multimem" | "tensormap" | "mbarrier"
-        | "tcgen05" | "wgmma" => {
+        | "tcgen05" => {
             let what = format!(
                 "{}: warpscope does not model this instruction yet; it moves memory, so its cost cannot be left out",
                 i.opcode()
@@ -1491,14 +1504,16 @@ fn unary(lw: &mut Lw, i: &Inst, root: &str, ty: &str) -> R<()> {
             lw.bin(BinOp::Sub, Width::W32, Src::Imm(31), f)
         }
         "bfind" => {
+            let pos = lw.un(UnOp::Flo { signed }, a);
             if i.has("shiftamt") {
-                return lw.set_unknown(
-                    d,
-                    ds,
-                    &format!("{} at line {} (.shiftamt is not modelled)", i.opcode(), i.line),
-                );
+                // The left shift that moves the found bit to bit 31 (PTX ISA, bfind): 31 - position, and
+                // 0xffffffff still when no bit is found.
+                let none = lw.setp(Cmp::Eq, false, Width::W32, pos, Src::Imm(0xFFFF_FFFF));
+                let amount = lw.bin(BinOp::Sub, Width::W32, Src::Imm(31), pos);
+                lw.sel(PredRef::of(none), Src::Imm(0xFFFF_FFFF), amount)
+            } else {
+                pos
             }
-            lw.un(UnOp::Flo { signed }, a)
         }
         _ => unreachable!("unary is called for its own opcodes"),
     };
@@ -2015,7 +2030,7 @@ fn matrix(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
 /// `cp.async.{ca,cg}.shared.global [dst], [src], 4|8|16{, src-size}{, cache-policy};` (`LDGSTS`): a global read
 /// and a shared write (MODEL.md G). Committing and waiting for groups changes no address: nothing to follow.
 /// Why a cp.async that reads fewer bytes than it writes is refused.
-const ZERO_FILL: &str = "a cp.async with a src-size or ignore-src operand reads fewer bytes than it copies (the rest is zero-filled); warpscope does not model it and refuses it rather than count the full copy";
+const ZERO_FILL: &str = "a cp.async that reads part of its copy (a src-size between 0 and its size) is not modelled; warpscope refuses it rather than count the full copy";
 
 fn cp_async(lw: &mut Lw, i: &Inst) -> R<()> {
     let size = match i.ops.get(2) {
@@ -2023,12 +2038,34 @@ fn cp_async(lw: &mut Lw, i: &Inst) -> R<()> {
         _ => None,
     };
     let Some(instr) = matrix_instr(lw, i, size)? else { return Ok(()) };
-    // [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}: a src-size other than cp-size (clang writes
-    // `16, 16`) or an ignore-src predicate reads fewer bytes than the copy writes.
+    // [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}. A src-size of 0 reads nothing and
+    // zero-fills the destination, as an ignore-src predicate that holds does (Triton's and CUTLASS's bounds
+    // guard); a src-size equal to cp-size (clang writes `16, 16`) reads all of it. A src-size in between
+    // reads part of the copy: refused, as is a value of neither kind at run time.
     let hint = usize::from(i.parts.iter().any(|p| p.contains("cache_hint")));
+    let mut reads = None;
     if let Some((o, span)) = i.ops.get(3).filter(|_| i.ops.len() > 3 + hint) {
-        if !matches!(o, Opnd::Imm(n) if Some(*n) == size) {
-            return Err(lw.err(*span, ZERO_FILL));
+        match o {
+            Opnd::Imm(n) if Some(*n) == size => {}
+            Opnd::Imm(0) => reads = Some(PredRef::TRUE.negated()),
+            Opnd::Imm(_) => return Err(lw.err(*span, ZERO_FILL)),
+            Opnd::Name { name, .. } if lw.pred_of(name).is_some() => {
+                reads = Some(lw.pred_ref(o, *span)?.negated());
+            }
+            _ => {
+                let v = lw.val(o, *span)?;
+                let full = size.unwrap_or(16);
+                let zero = lw.setp(Cmp::Eq, false, Width::W32, v, ZERO);
+                let whole = lw.setp(Cmp::Eq, false, Width::W32, v, Src::Imm(full));
+                let odd = lw.b.pred();
+                lw.emit(Op::PredLogic { dst: odd, op: PredOp::Or, a: PredRef::of(zero), b: PredRef::of(whole) });
+                let ctx = lw.b.ctx(format!(
+                    "line {}: this cp.async's src-size is neither 0 nor its copy size ({full}); {ZERO_FILL}",
+                    i.line
+                ));
+                lw.b.emit(Op::Trap { ctx }, Some(PredRef::not(odd)), *span);
+                reads = Some(PredRef::not(zero));
+            }
         }
     }
     let (dbase, doff, dspan) = bracketed(lw, i, 0)?;
@@ -2036,6 +2073,9 @@ fn cp_async(lw: &mut Lw, i: &Inst) -> R<()> {
     let dst = address(lw, dbase, doff, dspan, 32, 0)?;
     let src = address(lw, sbase, soff, sspan, instr.source_address_bits(), 0)?;
     mem_site(lw, i, Span { start: dspan.start, end: sspan.end }, instr, dst, Some(src));
+    if let (Some(r), Some(crate::program::Inst { op: Op::Mem { plg, .. }, .. })) = (reads, lw.b.last_mut()) {
+        *plg = Some(r);
+    }
     Ok(())
 }
 

@@ -106,6 +106,9 @@ struct Lower<'a> {
     guard: Option<PredRef>,
     span: Span,
     no: usize,
+    /// Memory instructions warpscope lists but does not count (atomics, reductions, calls to vprintf):
+    /// (line, text).
+    uncosted: Vec<(usize, String)>,
     /// The chosen kernel's parameters and their defaults.
     params: Vec<(params::Param, Option<u64>)>,
     /// Where they start in constant bank 0.
@@ -200,6 +203,15 @@ impl Lower<'_> {
         };
         match v {
             Some(v) => Src::Imm(u64::from(v)),
+            // Bank 2 holds what ptxas itself computed (the offsets of a kernel's second and later shared
+            // arrays, tables): in the cubin, not in any listing.
+            None if bank == 2 => self.unknown(format!(
+                "the constant {key}, which ptxas placed in the cubin's .nv.constant2 section (often a shared array's offset); a listing does not show it: read the word at offset {off:#x} of that section (`cuobjdump -elf KERNEL.cubin`) and give it with --set {key}=VALUE"
+            )),
+            // Bank 0 below the parameters: what the driver fills in for the launch.
+            None if bank == 0 && self.param_base.is_some_and(|b| off < b) => self.unknown(format!(
+                "the constant {key}, a word the driver sets for the launch (below the kernel's parameters) that warpscope does not model; give it with --set {key}=VALUE"
+            )),
             None => self.unknown(format!("the constant {key} has no value (give it one with --set {key}=VALUE)")),
         }
     }
@@ -561,6 +573,7 @@ pub(super) fn lower_listing(
         cc: 0,
         lea_lo: 0,
         guard: None,
+        uncosted: Vec::new(),
         span: Span { start: 0, end: 1 },
         no: 0,
         params: Vec::new(),
@@ -677,6 +690,8 @@ pub(super) fn lower_listing(
     let end_label = lw.b.label();
     body(&mut lw, listing, chosen.start..chosen.end, None, 0)?;
     lw.b.place(end_label);
+    let uncosted = std::mem::take(&mut lw.uncosted);
+    lw.b.note_uncosted("sass-not-costed", "instructions", &uncosted);
     Ok(lw.b.finish())
 }
 
@@ -796,6 +811,18 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
                             None => listing.labels.get(name).filter(|&&i| range.contains(&i)).map(|&i| i..range.end),
                         }
                     });
+                    // `vprintf`: printf's runtime, which writes its arguments to a buffer; listed, not counted.
+                    let external = l.ops.iter().any(|(_, sp)| {
+                        lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())].contains("vprintf")
+                    });
+                    if callee.is_none() && external {
+                        lw.uncosted.push((l.no, l.text.clone()));
+                        let w = lw.b.why(format!("the value vprintf returned at line {}", l.no));
+                        let r = lw.reg(4);
+                        lw.emit(Op::Unknown { dst: r, why: w });
+                        lw.b.release(mark);
+                        continue;
+                    }
                     let Some(g) = callee else {
                         let c = lw.b.ctx(format!(
                             "{} at line {} is reached: its target is not a function of this listing",
@@ -831,7 +858,14 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
                     lw.emit(Op::Trap { ctx: c });
                 }
                 op if NO_EFFECT.contains(&op) => {}
-                "UTMALDG" | "UTMASTG" | "UTMAREDG" | "UTMAPF" | "UBLKCP" | "UBLKRED" | "UBLKPF" => {
+                "UBLKCP" | "UBLKRED" | "UBLKPF" => {
+                    let c = lw.b.ctx(format!(
+                        "{} at line {} is a bulk copy (cp.async.bulk): one thread moves a whole block of bytes between global and shared memory, which warpscope does not count inside a kernel yet",
+                        l.opcode, l.no
+                    ));
+                    lw.emit(Op::Trap { ctx: c });
+                }
+                "UTMALDG" | "UTMASTG" | "UTMAREDG" | "UTMAPF" => {
                     let c = lw.b.ctx(format!(
                         "{} at line {} is a TMA (bulk or tensor) copy: it moves a whole box that a tensor map made on the host describes, so warpscope does not count it inside a kernel; cost the box with `warpscope tma --box WxH --elem-bytes N --pitch BYTES --swizzle MODE`",
                         l.opcode, l.no
@@ -895,7 +929,15 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
     lw.span = mem_span;
     // An explicit Plg predicate after the address (generic LD/ST, the ST instruction reference).
     let plg = match (instr.base.fixed_space(), l.ops.get(mem_idx + 1).or_else(|| l.ops.get(mem_idx + 2))) {
-        (None, Some((o @ Operand::Pred { .. }, _))) => lw.pred_ref(o),
+        (None, Some((o @ Operand::Pred { .. }, _))) if !copy => lw.pred_ref(o),
+        // LDGSTS [shared], [global], !P0: the lanes where the predicate holds read; the others zero-fill their
+        // destination (what ptxas makes of a cp.async src-size of 0).
+        _ if copy => l
+            .ops
+            .iter()
+            .skip(mem_idx + 2)
+            .find(|(o, _)| matches!(o, Operand::Pred { .. }))
+            .and_then(|(o, _)| lw.pred_ref(o)),
         _ => None,
     };
     let store = instr.is_store() || copy;
@@ -1682,6 +1724,26 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
             let d = lw.tmp();
             lw.emit(Op::Shfl { mode, dst: d, pdst, a, b, c, inactive });
             lw.set(&op(1), Src::Reg(d));
+        }
+        // Atomics and reductions move memory that warpscope lists but does not count; the old value they
+        // return is data.
+        "ATOM" | "ATOMG" | "ATOMS" | "RED" | "REDG" | "REDAS" => {
+            lw.uncosted.push((l.no, l.text.clone()));
+            if let Some((Operand::Reg { idx: Some(i), .. }, _)) =
+                l.ops.iter().find(|(o, _)| matches!(o, Operand::Reg { .. }))
+            {
+                let w = lw.b.data_why(format!("R{i} holds the old value an atomic returned at line {}", l.no));
+                let d = lw.reg(*i);
+                lw.emit(Op::Unknown { dst: d, why: w });
+            }
+            for (o, _) in &l.ops {
+                if let Operand::Pred { idx: Some(_), .. } = o {
+                    let v = lw.b.data_why(format!("an atomic's outcome at line {}", l.no));
+                    let t = lw.tmp();
+                    lw.emit(Op::Unknown { dst: t, why: v });
+                    lw.set(o, Src::Reg(t));
+                }
+            }
         }
         _ => lw.unmodelled(l),
     }

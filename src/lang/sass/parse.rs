@@ -215,6 +215,11 @@ fn clean(line: &str) -> String {
             let end = line[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
             b[i..end].iter_mut().for_each(|c| *c = b' ');
             i = end;
+        } else if b[i..].starts_with(b"(*") {
+            // nvdisasm's annotations: `STL.64 [R1+0x18], R148 (*"SpillRefill"*);`.
+            let end = line[i + 2..].find("*)").map_or(b.len(), |e| i + 2 + e + 2);
+            b[i..end].iter_mut().for_each(|c| *c = b' ');
+            i = end;
         } else if b[i..].starts_with(b"//") {
             b[i..].iter_mut().for_each(|c| *c = b' ');
             break;
