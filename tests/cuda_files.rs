@@ -282,7 +282,7 @@ fn errors_in_files_name_the_construct_and_its_place() {
         (
             "__global__ void k(int *p) { int a = 0; int *q = &a; p[*q] = 0; }\n",
             "1:49",
-            "warpscope follows the address of a register variable only for floating-point values",
+            "warpscope follows the address of a register variable only for floating-point values, vectors and structs",
         ),
         ("__global__ void k(int *p) { p[0] = \"s; }\n", "1:36", "unterminated string"),
         ("__global__ void k(int *p) { auto x; }\n", "1:29", "an `auto` variable needs an initial value"),

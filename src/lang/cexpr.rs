@@ -550,6 +550,17 @@ impl<'a> Parser<'a> {
         Ok(TypeName { base: words.join(" "), pointers })
     }
 
+    /// Whether `(` starts a cast: a type then `)`. `(int(x) ^ y)` starts a parenthesised expression whose first
+    /// operand is the functional cast `int(x)`.
+    #[cold]
+    fn cast_ahead(&mut self) -> bool {
+        let at = self.pos;
+        self.bump();
+        let cast = self.type_name().is_ok() && self.at(")");
+        self.pos = at;
+        cast
+    }
+
     #[cold]
     fn unary(&mut self) -> Result<Ex, InputError> {
         self.enter()?;
@@ -575,7 +586,7 @@ impl<'a> Parser<'a> {
                 let span = Self::join(start, e.span);
                 Self::node(E::IncDec(true, p == "++", Box::new(e)), span, start)
             }
-            Tok::Punct("(") if self.is_type_start(&self.peek2().clone()) => {
+            Tok::Punct("(") if self.is_type_start(&self.peek2().clone()) && self.cast_ahead() => {
                 self.bump();
                 let ty = self.type_name()?;
                 self.expect(")", "to close the cast")?;

@@ -158,7 +158,14 @@ fn lex_with(src: &str, lenient: bool) -> Result<Vec<Token>, InputError> {
                     {
                         i += 1;
                     }
-                    bad(&mut toks, e, Span { start, end: i })?;
+                    // A preprocessing number that is no number (`2d`, pasted onto a name by `##` in a macro)
+                    // stays a word for the preprocessor; used as code, it is an unknown name there.
+                    let word = src[start..i].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                    if lenient && word {
+                        toks.push(Token { tok: Tok::Ident(src[start..i].to_string()), span: Span { start, end: i } });
+                    } else {
+                        bad(&mut toks, e, Span { start, end: i })?;
+                    }
                 }
             }
             continue;

@@ -388,8 +388,26 @@ impl Warp {
                 Some(p) => self.pred(p),
             };
             // Lanes that run the operation, and lanes whose guard is unknown.
-            let run = m & g & !gu;
-            let unsure = m & gu;
+            let mut run = m & g & !gu;
+            let mut unsure = m & gu;
+            // A computation under a guard that depends on data runs where the data-branch assumption says the
+            // guarded code runs, as the memory instruction under the same guard does (a compiler's if-conversion
+            // guards both the address and the access).
+            let computes = !matches!(
+                inst.op,
+                Op::Bra { .. }
+                    | Op::Mem { .. }
+                    | Op::Exit
+                    | Op::Bar
+                    | Op::Trap { .. }
+                    | Op::Shfl { .. }
+                    | Op::Vote { .. }
+            );
+            if unsure != 0 && computes && prog.data_whys.contains(&gwhy) {
+                let t = self.assumed(prog, pc, unsure, gwhy);
+                run |= t;
+                unsure &= !t;
+            }
             let guard_err = || ExecError {
                 span: inst.span,
                 message: match prog.conditions.get(&pc) {

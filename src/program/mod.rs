@@ -791,7 +791,41 @@ impl Program {
         let mut ds = decisions.to_vec();
         ds.sort_by_key(|d| d.at);
         ds.dedup_by_key(|d| d.at);
+        // Guarded computations (a compiler's if-conversion) are stated once per condition, with their lines.
+        let guarded = |d: &DataDecision| {
+            d.assumed
+                && !matches!(
+                    self.insts.get(d.at as usize).map(|i| &i.op),
+                    Some(Op::Bra { .. } | Op::Mem { .. } | Op::Exit)
+                )
+        };
+        let mut by_why: Vec<(WhyId, Vec<usize>)> = Vec::new();
+        for d in ds.iter().filter(|d| guarded(d)) {
+            let line = crate::text::line_of(source, self.insts[d.at as usize].span.start);
+            match by_why.iter_mut().find(|(w, _)| *w == d.why) {
+                Some((_, lines)) if !lines.contains(&line) => lines.push(line),
+                Some(_) => {}
+                None => by_why.push((d.why, vec![line])),
+            }
+        }
+        ds.retain(|d| !guarded(d));
         let mut out = Vec::new();
+        for (why, lines) in by_why {
+            let list: Vec<String> = lines.iter().map(usize::to_string).collect();
+            let text = format!(
+                "The instructions on line{} {} run under a guard that depends on {}: warpscope assumed {} (--data-branches {}), as for the memory instructions under the same guard.",
+                if lines.len() == 1 { "" } else { "s" },
+                list.join(", "),
+                self.whys.get(why as usize).map_or("data", String::as_str),
+                self.data_branches.words(),
+                self.data_branches.text()
+            );
+            out.push(Note {
+                id: std::borrow::Cow::Borrowed("data-guard-assumed"),
+                text,
+                source: std::borrow::Cow::Borrowed("warpscope's model of data-dependent control flow"),
+            });
+        }
         for d in ds {
             let Some(inst) = self.insts.get(d.at as usize) else { continue };
             let line = crate::text::line_of(source, inst.span.start);

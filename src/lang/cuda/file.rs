@@ -317,10 +317,39 @@ impl<'a> CudaParser<'a> {
                 self.template_item()?;
                 continue;
             }
-            // `enum E { A, B };` (host code's, or values a kernel could use: not modelled, read past).
-            if self.p.at_word("enum") {
-                let end = self.brace_after(self.p.pos)?;
+            // `enum E { A, B };` and `typedef enum { A, B } Name;`: its enumerators are constants, and a
+            // typedef's name is an integer type.
+            if self.p.at_word("enum")
+                || (self.p.at_word("typedef") && matches!(self.p.peek2(), Tok::Ident(w) if w == "enum"))
+            {
+                let typedef = self.p.at_word("typedef");
+                let open = (self.p.pos..self.p.toks.len())
+                    .find(|&k| matches!(self.tok(k), Tok::Punct("{" | ";")))
+                    .unwrap_or(self.p.pos);
+                let end = if matches!(self.tok(open), Tok::Punct("{")) { self.matching(open)? } else { open };
+                let span = self.p.span();
+                for (name, value) in self.enumerators(open, end) {
+                    let init = crate::lang::cexpr::Ex { kind: E::Int(value), span, op_span: span };
+                    out.push(Stmt::Decl(vec![super::Decl {
+                        name: name.into(),
+                        base: super::Ty::Int { bytes: 4, signed: true },
+                        pointers: 0,
+                        dims: Vec::new(),
+                        storage: super::Storage::Const,
+                        init: Some(init),
+                        span,
+                        auto: false,
+                        reference: false,
+                    }]));
+                }
                 self.p.pos = end;
+                if typedef {
+                    if let Tok::Ident(name) = self.tok(self.p.pos).clone() {
+                        self.p.bump();
+                        self.types.alias(name.clone(), super::Ty::Int { bytes: 4, signed: true });
+                        self.p.types.insert(name);
+                    }
+                }
                 self.p.eat(";");
                 continue;
             }
@@ -382,6 +411,46 @@ impl<'a> CudaParser<'a> {
             return Err(self.p.err("expected `}` to close the namespace"));
         }
         Ok(())
+    }
+
+    /// The enumerators between `open` (`{`) and `end`: each a constant (`A = 2`, or one more than the last).
+    #[cold]
+    fn enumerators(&mut self, open: usize, end: usize) -> Vec<(String, i128)> {
+        let mut out = Vec::new();
+        let mut next: i128 = 0;
+        let mut k = open + 1;
+        while k + 1 < end {
+            let Tok::Ident(name) = self.tok(k).clone() else {
+                k += 1;
+                continue;
+            };
+            let mut value = next;
+            let mut j = k + 1;
+            if matches!(self.tok(j), Tok::Punct("=")) {
+                let from = j + 1;
+                j = from;
+                while j + 1 < end && !matches!(self.tok(j), Tok::Punct(",")) {
+                    j += 1;
+                }
+                let mut toks = self.p.toks[from..j].to_vec();
+                toks.push(Token { tok: Tok::End, span: self.p.toks[j.min(self.p.toks.len() - 1)].span });
+                let mut sub = Parser::new(self.p.src, toks);
+                let known = |n: &str| self.constants.get(n).copied();
+                if let Ok(e) = sub.ternary() {
+                    if let Ok(v) = super::pre::const_eval(self.p.src, &e, &known) {
+                        value = v;
+                    }
+                }
+            }
+            self.constants.insert(name.clone(), value);
+            out.push((name, value));
+            next = value + 1;
+            while j + 1 < end && !matches!(self.tok(j), Tok::Punct(",")) {
+                j += 1;
+            }
+            k = j + 1;
+        }
+        out
     }
 
     /// `typedef TYPE NAME;` or `using NAME = TYPE;`.

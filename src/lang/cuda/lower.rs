@@ -1810,8 +1810,11 @@ impl<'a> Lower<'a> {
                     // would be followed, so its address is refused rather than guessed.
                     let (n, b) = (self.scopes[i].0.clone(), self.scopes[i].1.clone());
                     let Binding::Var { ty, .. } = b else { unreachable!("an LRef::Var is a register variable") };
-                    if !self.is_data_type(&ty) {
-                        return Err(self.err(e.span, format!("`{n}` lives in a register: warpscope follows the address of a register variable only for floating-point values")));
+                    // A vector or struct (`reinterpret_cast<half *>(&int4_value)`) holds bits whose values are
+                    // not followed; a scalar integer's value is, so its address is refused.
+                    let whole = matches!(ty, Ty::Vector { .. } | Ty::Struct(_));
+                    if !whole && !self.is_data_type(&ty) {
+                        return Err(self.err(e.span, format!("`{n}` lives in a register: warpscope follows the address of a register variable only for floating-point values, vectors and structs")));
                     }
                     let p = self.class_place(&ty);
                     Ok(Val::Ptr { src: p.addr, to: ty, space: MemSpace::Reg, read_only: false })
@@ -2283,6 +2286,14 @@ impl<'a> Lower<'a> {
             (Val::Float(a), other) | (other, Val::Float(a)) => {
                 let b = other.src().unwrap_or(a);
                 Ok(Val::Float(sel(self, a, b)))
+            }
+            // Structs of one type: field by field.
+            (Val::Agg { ty, leaves: la }, Val::Agg { ty: tb, leaves: lb }) if ty == tb && la.len() == lb.len() => {
+                let mut leaves = Vec::new();
+                for ((off, x), (_, y)) in la.into_iter().zip(lb) {
+                    leaves.push((off, self.select(p, x, y, e)?));
+                }
+                Ok(Val::Agg { ty, leaves })
             }
             _ => Err(self.err(e.op_span, "the two sides of `?:` have types warpscope cannot combine")),
         }
@@ -3379,7 +3390,19 @@ impl<'a> Lower<'a> {
         let Some(first) = args.first() else {
             return Err(self.err(e.span, format!("`{name}` takes a pointer first")));
         };
-        let (space, to) = match self.rvalue(first)? {
+        // The atomic is not counted, so its address need not be known (a histogram's `&bins[data[i]]`): the index
+        // is evaluated for what it reads, and the array gives the memory and the element type.
+        let target = match &first.kind {
+            E::Unary(UnOp::AddrOf, a) => match &a.kind {
+                E::Index(b, i) => {
+                    self.rvalue(i)?;
+                    self.rvalue(b)?
+                }
+                _ => self.rvalue(first)?,
+            },
+            _ => self.rvalue(first)?,
+        };
+        let (space, to) = match target {
             Val::Ptr { space, to, .. } => (space, to),
             _ => return Err(self.err(first.span, format!("`{name}` takes a pointer first"))),
         };

@@ -343,15 +343,34 @@ impl<'a> CudaParser<'a> {
                     Tok::Ident(_) => self.p.ident("a parameter name")?,
                     _ => format!("<parameter {}>", params.len() + 1),
                 };
-                // `float a[]` is a pointer.
+                // `float a[]` and `float a[N]` are a pointer; `float a[R][C]` a pointer to rows of C elements.
+                let mut base = base;
+                let mut rows: Vec<u64> = Vec::new();
+                let mut first = true;
                 while self.p.eat("[") {
-                    while !self.p.eat("]") {
-                        if matches!(self.p.peek(), Tok::End) {
-                            return Err(self.p.err("expected `]`"));
+                    if first {
+                        while !self.p.eat("]") {
+                            if matches!(self.p.peek(), Tok::End) {
+                                return Err(self.p.err("expected `]`"));
+                            }
+                            self.p.bump();
                         }
-                        self.p.bump();
+                        first = false;
+                        continue;
                     }
-                    pointers += 1;
+                    let e = self.p.ternary()?;
+                    let n = pre::const_eval(self.p.src, &e, &|n| self.constants.get(n).copied()).map_err(|_| {
+                        InputError::at(self.p.src, e.span, "an array parameter's inner size must be a constant")
+                    })?;
+                    rows.push(n.max(0) as u64);
+                    self.p.expect("]", "to close the array size")?;
+                }
+                if !first {
+                    base = wrap_ptr(base, pointers);
+                    for &n in rows.iter().rev() {
+                        base = Ty::Array(Rc::new(base), n);
+                    }
+                    pointers = 1;
                 }
                 // A default argument (`int n = 32`): the value a call without it passes.
                 let init = if self.p.eat("=") { Some(self.p.assignment()?) } else { None };

@@ -10,7 +10,7 @@
 //! Its functions are `#[cold]`: they run once per analysis (see `lower.rs`).
 
 use super::syntax::{Stmt, Storage};
-use crate::lang::cexpr::{BinOp as CBin, Ex, UnOp, E};
+use crate::lang::cexpr::{BinOp, BinOp as CBin, Ex, UnOp, E};
 use crate::lang::Span;
 use std::collections::{HashMap, HashSet};
 
@@ -35,19 +35,8 @@ pub(super) fn homes(
     constant: &dyn Fn(&str) -> bool,
     callee: &dyn Fn(&str, usize) -> bool,
 ) -> HashMap<usize, Home> {
-    let mut assigned = HashSet::new();
-    for s in body {
-        assigned_in(s, &mut assigned);
-    }
-    let mut w = Walk {
-        constant,
-        callee,
-        assigned,
-        ind: Vec::new(),
-        consts: HashSet::new(),
-        arrays: HashMap::new(),
-        out: HashMap::new(),
-    };
+    let (finite, locals) = finite(body, constant);
+    let mut w = Walk { constant, callee, finite, locals, ind: Vec::new(), arrays: HashMap::new(), out: HashMap::new() };
     for s in body {
         w.stmt(s);
     }
@@ -58,17 +47,14 @@ pub(super) fn homes(
 /// indices (and not passed on): what keeps an array passed to it in registers.
 #[cold]
 pub(super) fn param_constant(body: &[Stmt], param: &str, constant: &dyn Fn(&str) -> bool) -> bool {
-    let mut assigned = HashSet::new();
-    for s in body {
-        assigned_in(s, &mut assigned);
-    }
+    let (finite, locals) = finite(body, constant);
     let never = |_: &str, _: usize| false;
     let mut w = Walk {
         constant,
         callee: &never,
-        assigned,
+        finite,
+        locals,
         ind: Vec::new(),
-        consts: HashSet::new(),
         arrays: HashMap::from([(param.to_string(), (usize::MAX, 1))]),
         out: HashMap::from([(usize::MAX, Home::Registers)]),
     };
@@ -81,12 +67,13 @@ pub(super) fn param_constant(body: &[Stmt], param: &str, constant: &dyn Fn(&str)
 struct Walk<'a> {
     constant: &'a dyn Fn(&str) -> bool,
     callee: &'a dyn Fn(&str, usize) -> bool,
-    /// Names some statement assigns (or increments).
-    assigned: HashSet<String>,
+    /// The body's scalar locals that take finitely many values known at compile time once loops with constant
+    /// trip counts are unrolled (see [`finite`]).
+    finite: HashSet<String>,
+    /// Every name the body declares.
+    locals: HashSet<String>,
     /// The counters of the constant-trip loops around.
     ind: Vec<String>,
-    /// Locals whose value is a compile-time constant.
-    consts: HashSet<String>,
     /// Array name -> (declaration start, dimensions).
     arrays: HashMap<String, (usize, usize)>,
     out: HashMap<usize, Home>,
@@ -108,8 +95,8 @@ impl Walk<'_> {
             E::Int(_) | E::Float | E::SizeofType(_) | E::SizeofExpr(_) => true,
             E::Name(n) => {
                 self.ind.iter().any(|i| i == n)
-                    || self.consts.contains(n)
-                    || (!self.arrays.contains_key(n) && !self.assigned.contains(n) && (self.constant)(n))
+                    || self.finite.contains(n)
+                    || (!self.locals.contains(n) && !self.arrays.contains_key(n) && (self.constant)(n))
             }
             E::Unary(UnOp::Neg | UnOp::Plus | UnOp::Not | UnOp::LNot, a) | E::Cast(_, a) => self.is_const(a),
             E::Binary(_, a, b) => self.is_const(a) && self.is_const(b),
@@ -135,13 +122,6 @@ impl Walk<'_> {
                         self.out.insert(d.span.start, Home::Registers);
                     } else {
                         self.arrays.remove(&*d.name);
-                        let constant =
-                            d.init.as_ref().is_some_and(|e| self.is_const(e)) && !self.assigned.contains(&*d.name);
-                        if constant && d.pointers == 0 {
-                            self.consts.insert(d.name.to_string());
-                        } else {
-                            self.consts.remove(&*d.name);
-                        }
                     }
                 }
             }
@@ -220,9 +200,37 @@ impl Walk<'_> {
         (cond_ok && step_ok && !in_body.contains(&v)).then_some(v)
     }
 
+    /// `reinterpret_cast<float4 *>(&a[i])[0]` or `*(float4 *)&a[i]` (llm.c's and many SGEMMs' vector access
+    /// of an array): the array, and every index on the way when each is a constant.
+    #[cold]
+    fn cast_access<'e>(&self, e: &'e Ex) -> Option<Vec<&'e Ex>> {
+        let (inner, outer) = match &e.kind {
+            E::Index(b, j) => (&**b, Some(&**j)),
+            E::Unary(UnOp::Deref, b) => (&**b, None),
+            _ => return None,
+        };
+        let mut cur = inner;
+        while let E::Cast(_, a) = &cur.kind {
+            cur = a;
+        }
+        let E::Unary(UnOp::AddrOf, a) = &cur.kind else { return None };
+        let mut idx: Vec<&Ex> = outer.into_iter().collect();
+        let mut root = &**a;
+        while let E::Index(b, i) = &root.kind {
+            idx.push(&**i);
+            root = b;
+        }
+        let E::Name(n) = &root.kind else { return None };
+        (self.arrays.contains_key(n) && idx.iter().all(|i| self.is_const(i))).then_some(idx)
+    }
+
     /// Checks every use of an array in `e`.
     #[cold]
     fn expr(&mut self, e: &Ex) {
+        if let Some(idx) = self.cast_access(e) {
+            idx.iter().for_each(|i| self.expr(i));
+            return;
+        }
         match &e.kind {
             E::Index(..) => {
                 // The chain a[i][j]: its root, and each index.
@@ -306,6 +314,188 @@ impl Walk<'_> {
         let E::Name(n) = &cur.kind else { return None };
         let &(_, dims) = self.arrays.get(n)?;
         (addr || idx.len() < dims).then_some(idx)
+    }
+}
+
+/// The scalar locals of `body` that take finitely many values known at compile time once loops with constant
+/// trip counts are unrolled, and every name it declares. A local qualifies when its initial value and every
+/// assignment are constant expressions of such locals, constants and constant-trip loop counters; inside a
+/// loop whose trip count is not constant only a bounded update qualifies (`x ^= 1`, `x = (x + 1) % K`, `x = c`,
+/// `x = c - x`): nvcc unrolls such a loop by the cycle, or turns the index into selects (cuda_hgemm's
+/// `reg_store_idx ^= 1`). A local whose address is taken never qualifies.
+#[cold]
+fn finite(body: &[Stmt], constant: &dyn Fn(&str) -> bool) -> (HashSet<String>, HashSet<String>) {
+    let mut locals = HashSet::new();
+    let mut scalars = HashSet::new();
+    for s in body {
+        super::walk(s, &mut |s| {
+            let ds: Vec<&super::syntax::Decl> = match s {
+                Stmt::Decl(ds) => ds.iter().collect(),
+                Stmt::For(Some(i), ..) => match &**i {
+                    Stmt::Decl(ds) => ds.iter().collect(),
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            };
+            for d in ds {
+                locals.insert(d.name.to_string());
+                if d.dims.is_empty() && d.pointers == 0 {
+                    scalars.insert(d.name.to_string());
+                }
+            }
+        });
+    }
+    let mut set = scalars;
+    loop {
+        let never = |_: &str, _: usize| false;
+        let mut w = Walk {
+            constant,
+            callee: &never,
+            finite: set.clone(),
+            locals: locals.clone(),
+            ind: Vec::new(),
+            arrays: HashMap::new(),
+            out: HashMap::new(),
+        };
+        let mut bad = HashSet::new();
+        for s in body {
+            check_finite(&mut w, s, false, &mut bad);
+        }
+        bad.retain(|n| set.contains(n));
+        if bad.is_empty() {
+            return (set, locals);
+        }
+        set.retain(|n| !bad.contains(n));
+    }
+}
+
+/// The locals that `s` assigns in a way that keeps them from being finite (see [`finite`]); `runtime` when a
+/// loop around has a trip count that is not constant.
+#[cold]
+fn check_finite(w: &mut Walk, s: &Stmt, runtime: bool, bad: &mut HashSet<String>) {
+    match s {
+        Stmt::Decl(ds) => {
+            for d in ds {
+                if let Some(e) = &d.init {
+                    check_expr(w, e, runtime, bad);
+                    if !w.is_const(e) {
+                        bad.insert(d.name.to_string());
+                    }
+                }
+            }
+        }
+        Stmt::Expr(e) | Stmt::Return(Some(e), _) => check_expr(w, e, runtime, bad),
+        Stmt::If(c, a, b) => {
+            check_expr(w, c, runtime, bad);
+            check_finite(w, a, runtime, bad);
+            if let Some(b) = b {
+                check_finite(w, b, runtime, bad);
+            }
+        }
+        Stmt::For(init, cond, step, body, _) => {
+            // A constant-trip loop's counter takes its values at compile time once the loop is unrolled; its
+            // body runs a known number of times.
+            let counter = w.counter(init.as_deref(), cond.as_ref(), step.as_ref(), body);
+            if counter.is_none() {
+                if let Some(i) = init {
+                    check_finite(w, i, runtime, bad);
+                }
+                if let Some(c) = cond {
+                    check_expr(w, c, true, bad);
+                }
+                if let Some(st) = step {
+                    check_expr(w, st, true, bad);
+                }
+                check_finite(w, body, true, bad);
+                return;
+            }
+            if let Some(c) = cond {
+                check_expr(w, c, runtime, bad);
+            }
+            w.ind.extend(counter.clone());
+            check_finite(w, body, runtime, bad);
+            w.ind.pop();
+        }
+        Stmt::While(c, body, _) | Stmt::DoWhile(body, c, _) => {
+            check_expr(w, c, true, bad);
+            check_finite(w, body, true, bad);
+        }
+        Stmt::Block(v) => {
+            for s in v {
+                check_finite(w, s, runtime, bad);
+            }
+        }
+        Stmt::Return(None, _) | Stmt::Break | Stmt::Continue | Stmt::Nop => {}
+    }
+}
+
+#[cold]
+fn check_expr(w: &Walk, e: &Ex, runtime: bool, bad: &mut HashSet<String>) {
+    let named = |x: &Ex, n: &str| matches!(&x.kind, E::Name(m) if m == n);
+    match &e.kind {
+        E::Assign(op, lhs, rhs) => {
+            if let E::Name(n) = &lhs.kind {
+                let ok = match (op, runtime) {
+                    // Outside loops of unknown trip count any constant update keeps a finite set of values.
+                    (None, false) => w.is_const(rhs),
+                    (Some(_), false) => w.is_const(rhs),
+                    // In such a loop, only a bounded cycle.
+                    (None, true) => {
+                        w.is_const(rhs)
+                            && match &rhs.kind {
+                                E::Binary(BinOp::Rem, _, m) => w.is_const(m) && !references(m, n),
+                                E::Binary(BinOp::Xor, a, b) => named(a, n) || named(b, n),
+                                E::Binary(BinOp::Sub, _, b) => named(b, n),
+                                E::Unary(UnOp::LNot, a) => named(a, n),
+                                _ => !references(rhs, n),
+                            }
+                    }
+                    (Some(BinOp::Xor | BinOp::Rem | BinOp::And), true) => w.is_const(rhs),
+                    (Some(_), true) => false,
+                };
+                if !ok {
+                    bad.insert(n.clone());
+                }
+            }
+            check_expr(w, lhs, runtime, bad);
+            check_expr(w, rhs, runtime, bad);
+        }
+        E::IncDec(_, _, a) => {
+            if let (E::Name(n), true) = (&a.kind, runtime) {
+                bad.insert(n.clone());
+            }
+            check_expr(w, a, runtime, bad);
+        }
+        E::Unary(UnOp::AddrOf, a) => {
+            if let E::Name(n) = &a.kind {
+                bad.insert(n.clone());
+            }
+            check_expr(w, a, runtime, bad);
+        }
+        E::Unary(_, a) | E::Cast(_, a) | E::SizeofExpr(a) | E::Member(a, _, _) => check_expr(w, a, runtime, bad),
+        E::Binary(_, a, b) | E::Index(a, b) => {
+            check_expr(w, a, runtime, bad);
+            check_expr(w, b, runtime, bad);
+        }
+        E::Ternary(c, a, b) => {
+            check_expr(w, c, runtime, bad);
+            check_expr(w, a, runtime, bad);
+            check_expr(w, b, runtime, bad);
+        }
+        E::Call(_, args) | E::InitList(args) => args.iter().for_each(|a| check_expr(w, a, runtime, bad)),
+        E::Int(_) | E::Float | E::Name(_) | E::SizeofType(_) | E::Str(_) => {}
+    }
+}
+
+/// Whether `e` names `n`.
+fn references(e: &Ex, n: &str) -> bool {
+    match &e.kind {
+        E::Name(m) => m == n,
+        E::Unary(_, a) | E::Cast(_, a) | E::SizeofExpr(a) | E::Member(a, _, _) | E::IncDec(_, _, a) => references(a, n),
+        E::Binary(_, a, b) | E::Index(a, b) | E::Assign(_, a, b) => references(a, n) || references(b, n),
+        E::Ternary(c, a, b) => references(c, n) || references(a, n) || references(b, n),
+        E::Call(_, args) | E::InitList(args) => args.iter().any(|a| references(a, n)),
+        E::Int(_) | E::Float | E::SizeofType(_) | E::Str(_) => false,
     }
 }
 

@@ -1535,8 +1535,10 @@ fn setp(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
         _ => None,
     });
     let t = if float {
-        let v = lw.unknown(format!("the floating-point comparison {} at line {}", i.opcode(), i.line));
-        lw.setp(Cmp::Ne, false, Width::W64, v, ZERO)
+        let w = lw.b.data_why(format!("the floating-point comparison {} at line {}", i.opcode(), i.line));
+        let v = lw.tmp();
+        lw.emit(Op::Unknown { dst: v, why: w });
+        lw.setp(Cmp::Ne, false, Width::W64, Src::Reg(v), ZERO)
     } else {
         let (cmp, unsigned) = match cmp_name {
             "eq" => (Cmp::Eq, false),

@@ -106,6 +106,8 @@ struct Lower<'a> {
     guard: Option<PredRef>,
     span: Span,
     no: usize,
+    /// The bank-0 words holding the shared window's generic address on this architecture (low, high).
+    window_words: Option<(u32, u32)>,
     /// Memory instructions warpscope lists but does not count (atomics, reductions, calls to vprintf):
     /// (line, text).
     uncosted: Vec<(usize, String)>,
@@ -191,6 +193,16 @@ impl Lower<'_> {
             }
         }
         let l = &self.launch;
+        // The shared window's generic base (cvta.shared), where this architecture keeps it in bank 0.
+        if let (0, Some((lo, hi))) = (bank, self.window_words) {
+            let window = vars_window(self.vars);
+            if off == lo {
+                return Src::Imm(window & 0xFFFF_FFFF);
+            }
+            if off == hi {
+                return Src::Imm(window >> 32);
+            }
+        }
         let v = match (bank, off) {
             (0, 0x0) => Some(l.block.x),
             (0, 0x4) => Some(l.block.y),
@@ -280,6 +292,9 @@ impl Lower<'_> {
             "SR_WARPID" | "SR_VIRTID" => Some(Special::Warp),
             // The block's rank in its cluster (sm_90 on): 0 for the one-block clusters of a plain launch.
             "SR_CGACTAID" | "SR_CLUSTERCTARANK" => return ZERO,
+            // The shared window's generic address (sm_90 forms generic shared pointers from it).
+            "SR_SWINHI" => return Src::Imm(vars_window(self.vars) >> 32),
+            "SR_SWINLO" => return Src::Imm(vars_window(self.vars) & 0xFFFF_FFFF),
             "SR_LTMASK" | "SR_LEMASK" | "SR_GTMASK" | "SR_GEMASK" | "SR_EQMASK" => {
                 let d = self.tmp();
                 self.emit(Op::Special { dst: d, which: Special::Lane });
@@ -573,6 +588,7 @@ pub(super) fn lower_listing(
         cc: 0,
         lea_lo: 0,
         guard: None,
+        window_words: None,
         uncosted: Vec::new(),
         span: Span { start: 0, end: 1 },
         no: 0,
@@ -584,6 +600,7 @@ pub(super) fn lower_listing(
     // Kernel parameters and their defaults.
     let sm = listing.arch.unwrap_or(opts.sm);
     lw.param_base = params::param_base(sm);
+    lw.window_words = crate::model::arch::shared_window_words(sm);
     let sig = params::signature(&chosen.name);
     let mut defaulted = Vec::new();
     if let (Some(sig), Some(base)) = (&sig, lw.param_base) {
@@ -811,10 +828,23 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
                             None => listing.labels.get(name).filter(|&&i| range.contains(&i)).map(|&i| i..range.end),
                         }
                     });
-                    // `vprintf`: printf's runtime, which writes its arguments to a buffer; listed, not counted.
-                    let external = l.ops.iter().any(|(_, sp)| {
-                        lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())].contains("vprintf")
-                    });
+                    // A call to a label of this function whose code never returns (no RET from there on: the loop
+                    // exit ptxas reaches with CALL.REL.NOINC) is a branch there.
+                    if let Some(r) = callee.clone().filter(|r| !listing.funcs.iter().any(|g| g.start == r.start)) {
+                        if !lines[r.clone()].iter().any(|x| x.opcode == "RET") {
+                            lw.b.bra(labels[r.start - range.start], lw.guard, l.span);
+                            lw.b.release(mark);
+                            continue;
+                        }
+                    }
+                    // `vprintf`: printf's runtime, which writes its arguments to a buffer; listed, not counted
+                    // (called by name, or through a register the function loaded vprintf's address into).
+                    let by_reg = has(l, "ABS") && matches!(l.ops.first(), Some((Operand::Reg { .. }, _)));
+                    let loads_vprintf = lines[range.clone()].iter().any(|x| x.text.contains("vprintf"));
+                    let external = (by_reg && loads_vprintf)
+                        || l.ops.iter().any(|(_, sp)| {
+                            lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())].contains("vprintf")
+                        });
                     if callee.is_none() && external {
                         lw.uncosted.push((l.no, l.text.clone()));
                         let w = lw.b.why(format!("the value vprintf returned at line {}", l.no));
@@ -1837,7 +1867,9 @@ fn lea(lw: &mut Lower, l: &Line) -> R<()> {
             Some((rc, s)) => lw.val(&plain(rc), *s)?,
             None => ZERO,
         };
-        let mut off = lw.join(a, c);
+        // `.SX32`: Ra is a signed 32-bit offset, its high word Ra's sign (ptxas's `LEA.HI.X.SX32 R3, R3,
+        // c[0x0][0x16c], 0x1, P3` adds a negative index's sign word to the base's high half).
+        let mut off = if has(l, "SX32") { lw.sext(a) } else { lw.join(a, c) };
         if negate {
             off = lw.bin(BinOp::Sub, Width::W64, ZERO, off);
         }

@@ -507,6 +507,17 @@ pub fn param_base(sm: u32) -> Option<u32> {
     }
 }
 
+/// The constant-bank-0 words that hold the generic address of the shared window for SASS architecture `sm`:
+/// (low word, high word). ptxas 12.9 reads them for `cvta.shared` on sm_70-sm_89 (`MOV R4, c[0x0][0x18]`,
+/// `MOV R5, c[0x0][0x1c]` for the window's base; checked by compiling `cvta.shared.u64` of a shared array at
+/// offset 0); sm_90 forms the address otherwise. `None` where warpscope has not read it.
+pub fn shared_window_words(sm: u32) -> Option<(u32, u32)> {
+    match sm {
+        70..=89 => Some((0x18, 0x1c)),
+        _ => None,
+    }
+}
+
 /// A preferred shared-memory carveout as `cudaFuncAttributePreferredSharedMemoryCarveout` takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Carveout {
