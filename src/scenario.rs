@@ -126,8 +126,9 @@ pub enum Setting {
     Layout,
     /// Bytes per layout element, 1 to 1024 (default 1: a layout's offsets are bytes).
     ElemBytes,
-    /// Where a condition that depends on data holds, when what it decides moves memory: `true` (every lane,
-    /// the default), `false`, or a lane mask (`0x0000ffff`: lanes 0-15).
+    /// Where a condition that depends on data holds, when what it decides moves memory: `runs` (the guarded
+    /// code runs and a loop does not repeat, the default), `true` (every lane), `false`, or a lane mask
+    /// (`0x0000ffff`: lanes 0-15).
     DataBranches,
 }
 
@@ -413,6 +414,28 @@ impl Scenario {
             let text = if m.starts_with("grid") { self.grid.to_string() } else { self.block.to_string() };
             ScenarioError { field: Field::Launch, error: whole(&text, m) }
         })
+    }
+
+    /// The kernels a CUDA file offers for the kernel menu, read from its top level alone: known even when the
+    /// chosen kernel fails. `None` for the other languages; none for a file whose top level cannot be read
+    /// (the analysis reports that error).
+    pub fn kernel_choices(&self) -> Option<Vec<lang::KernelChoice>> {
+        if self.lang != Lang::Cuda {
+            return None;
+        }
+        let Ok(vars) = self.vars() else { return Some(Vec::new()) };
+        let source = Source {
+            lang: self.lang,
+            text: &self.text,
+            op: None,
+            launch: Launch::default(),
+            vars: &vars,
+            kernel: None,
+            cc: self.cc,
+            layouts: Rc::new(lang::layout::Layouts::default()),
+            headers: &self.headers,
+        };
+        Some(lang::kernel_choices(&source)?.unwrap_or_default())
     }
 
     /// Parses and lowers the pattern into a program, with everything needed to run it.

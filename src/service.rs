@@ -78,8 +78,8 @@ pub enum Reply {
     Result {
         /// The request.
         id: u64,
-        /// The result.
-        result: ProgramResult,
+        /// The result (boxed: the other replies are small).
+        result: Box<ProgramResult>,
         /// The request's lab goals checked against the result, each goal's outcome in the request's order
         /// (`None` when the request has no goals to check). In the same message as the result, so the page
         /// never shows a result with the grade of another.
@@ -103,6 +103,14 @@ pub enum Reply {
         issue: usize,
         /// The fixes, best first.
         suggestions: Vec<Suggestion>,
+    },
+    /// The kernels a CUDA file offers, read before its kernel runs (so that a failing kernel leaves the
+    /// others choosable).
+    Kernels {
+        /// The request.
+        id: u64,
+        /// Every kernel of the text, template kernels nothing instantiates included.
+        kernels: Vec<crate::lang::KernelChoice>,
     },
     /// The scenario cannot run: which input, and the message with its line:column.
     Error {
@@ -137,6 +145,7 @@ impl Reply {
             | Reply::Shown { id, .. }
             | Reply::Fixes { id, .. }
             | Reply::Error { id, .. }
+            | Reply::Kernels { id, .. }
             | Reply::Names { id, .. }
             | Reply::Done { id } => *id,
         }
@@ -303,6 +312,10 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let mut sent_shown = None;
     if !same {
         crate::lang::params::learn_names(&req.names);
+        // The kernel menu first, from the file's top level: it stays choosable when the kernel fails.
+        if let Some(kernels) = sc.kernel_choices() {
+            reply(Reply::Kernels { id, kernels });
+        }
         let analysis = sc.analysis();
         let symbols = crate::lang::params::take_missing();
         if !symbols.is_empty() {
@@ -342,7 +355,7 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let (Some(analysis), Some(result)) = (&cache.analysis, &cache.result) else { return reply(Reply::Done { id }) };
     // Always sent: the page may have asked from a fresh pane that has no result yet.
     let goals = req.goals.as_ref().map(|gs| gs.iter().map(|g| crate::teach::lab::check_goal(g, result)).collect());
-    reply(Reply::Result { id, result: result.clone(), goals });
+    reply(Reply::Result { id, result: Box::new(result.clone()), goals });
     // The selection, kept within the result.
     let instr = if req.instr < result.instructions.len() { req.instr } else { 0 };
     let issue = match result.instructions.get(instr) {

@@ -62,6 +62,12 @@ pub struct PaneState {
     /// Bytes per layout element (absent in links written before it existed: 1).
     #[serde(default)]
     pub elem_bytes: u32,
+    /// Where data-dependent conditions hold (`runs`, `true`, `false`, a lane mask; absent: `runs`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data_branches: String,
+    /// The files a CUDA text includes, given with it (absent: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<crate::lang::Header>,
 }
 
 impl Default for PaneState {
@@ -91,6 +97,12 @@ impl PaneState {
             kernel: sc.value(Setting::Kernel),
             layout: sc.layout.clone(),
             elem_bytes: sc.elem_bytes,
+            data_branches: if sc.data_branches == crate::program::DataBranches::default() {
+                String::new()
+            } else {
+                sc.value(Setting::DataBranches)
+            },
+            headers: sc.headers.clone(),
         }
     }
 
@@ -115,10 +127,12 @@ impl PaneState {
             (Setting::Kernel, &self.kernel),
             (Setting::Layout, &self.layout),
             (Setting::ElemBytes, &elem_bytes.to_string()),
+            (Setting::DataBranches, &self.data_branches),
         ] {
             sc.set(setting, value).map_err(|e| e.error.message)?;
         }
         sc.config.strict_align = self.strict;
+        sc.headers = self.headers.clone();
         Ok(sc)
     }
 }

@@ -147,7 +147,24 @@ mod tests {
 /// command line is typed as `NAME=VALUE` in the page's values field.
 pub fn page_words(text: &str) -> String {
     const FLAG: &str = "--set ";
-    let text = text.replace("with --set, e.g. --set ", "in the values field, e.g. ");
+    let text = text
+        .replace("with --set, e.g. --set ", "in the values field, e.g. ")
+        .replace("with --kernel NAME or the kernel menu", "in the kernel menu")
+        .replace(
+            "Run one with --kernel and its arguments, for example --kernel '",
+            "Choose one in the kernel menu and give its arguments in the template arguments field, for example '",
+        )
+        .replace(
+            "choose its arguments with --kernel '",
+            "choose it in the kernel menu and give its arguments in the template arguments field, e.g. '",
+        )
+        .replace("e.g. --kernel '", "in the template arguments field, e.g. '");
+    // `(--data-branches runs; …)` names the command line's option: the page has a menu for it.
+    let mut text = text;
+    while let Some(i) = text.find("(--data-branches ") {
+        let Some(end) = text[i..].find(')').map(|e| i + e) else { break };
+        text.replace_range(i..=end, "(the data-dependent conditions menu chooses another)");
+    }
     let mut out = String::with_capacity(text.len() + 32);
     let mut rest = text.as_str();
     while let Some(i) = rest.find(FLAG) {
@@ -177,6 +194,30 @@ pub fn page_words(text: &str) -> String {
 #[cfg(test)]
 mod page_tests {
     use super::page_words;
+
+    #[test]
+    fn the_data_branches_option_becomes_the_pages_menu() {
+        // The note of Program::decision_notes (src/program/mod.rs).
+        assert_eq!(
+            page_words("so warpscope assumed its condition holds in every lane (--data-branches true; `runs`, `true`, `false` or a lane mask such as 0x0000ffff chooses another): the counts hold"),
+            "so warpscope assumed its condition holds in every lane (the data-dependent conditions menu chooses another): the counts hold"
+        );
+    }
+
+    #[test]
+    fn kernel_flags_become_the_pages_kernel_menu() {
+        // The messages of src/lang/cuda/parse.rs and lower.rs about kernels and templates.
+        assert_eq!(
+            page_words("`reduce` is a template kernel that nothing in the file instantiates: choose its arguments with --kernel 'reduce<int, 256>' (for example), or add a launch"),
+            "`reduce` is a template kernel that nothing in the file instantiates: choose it in the kernel menu and give its arguments in the template arguments field, e.g. 'reduce<int, 256>' (for example), or add a launch"
+        );
+        assert_eq!(
+            page_words(
+                "This file has 2 kernels (a, b); this is a. Choose another with --kernel NAME or the kernel menu."
+            ),
+            "This file has 2 kernels (a, b); this is a. Choose another in the kernel menu."
+        );
+    }
 
     #[test]
     fn command_line_flags_become_the_pages_values_field() {

@@ -16,7 +16,13 @@ fn request(id: u64, text: &str, block: &str) -> Request {
     Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new(), goals: None }
 }
 
+/// Every reply but the kernel menu's (which leads each new CUDA request's: see
+/// `the_kernel_menu_lists_every_kernel_even_when_one_fails`).
 fn replies(req: &Request, cache: &mut Cache) -> Vec<Reply> {
+    all_replies(req, cache).into_iter().filter(|r| !matches!(r, Reply::Kernels { .. })).collect()
+}
+
+fn all_replies(req: &Request, cache: &mut Cache) -> Vec<Reply> {
     let mut out = Vec::new();
     serve(req, cache, &mut |r| out.push(r));
     out
@@ -31,6 +37,7 @@ fn kinds(rs: &[Reply]) -> Vec<&'static str> {
             Reply::Fixes { .. } => "fixes",
             Reply::Error { .. } => "error",
             Reply::Names { .. } => "names",
+            Reply::Kernels { .. } => "kernels",
             Reply::Done { .. } => "done",
         })
         .collect()
@@ -154,6 +161,42 @@ fn errors_are_replies_with_their_position() {
     assert_eq!(kinds(&rs), ["result", "shown", "fixes", "done"]);
 }
 
+/// The kernel menu comes first, read from the file's top level: a file whose first kernel fails still offers
+/// every kernel, the template kernel nothing instantiates with suggested arguments (one per template
+/// parameter: a type parameter gets `float`, a value parameter a small power of two), and choosing another
+/// runs it.
+#[test]
+fn the_kernel_menu_lists_every_kernel_even_when_one_fails() {
+    use warpscope::lang::KernelChoice;
+    let text = "__global__ void broken(float *a) {\n    a[threadIdx.x] = undefined_name;\n}\n\
+                __global__ void good(float *a) {\n    a[threadIdx.x] = 1.0f;\n}\n\
+                template <typename T, int BLOCK>\n__global__ void tiled(T *a) {\n    a[threadIdx.x * BLOCK] = 0;\n}\n";
+    let mut cache = Cache::default();
+    let rs = all_replies(&request(1, text, "32"), &mut cache);
+    assert_eq!(kinds(&rs), ["kernels", "error", "done"]);
+    let Reply::Kernels { kernels, .. } = &rs[0] else { unreachable!() };
+    let plain = |n: &str| KernelChoice { name: n.into(), value: n.into(), template: None };
+    let Some(KernelChoice { template: Some(args), .. }) = kernels.get(2) else { panic!("{kernels:?}") };
+    assert_eq!(
+        kernels,
+        &[
+            plain("broken"),
+            plain("good"),
+            KernelChoice { name: "tiled".into(), value: format!("tiled<{args}>"), template: Some(args.clone()) }
+        ]
+    );
+    let Reply::Error { message, .. } = &rs[1] else { unreachable!() };
+    assert!(message.starts_with("2:22: unknown name `undefined_name`"), "{message}");
+    // The menu's other kernels run.
+    let mut req = request(2, text, "32");
+    req.scenario.kernel = Some("good".into());
+    assert_eq!(kinds(&all_replies(&req, &mut cache)), ["kernels", "result", "shown", "fixes", "done"]);
+    req.id = 3;
+    req.scenario.kernel = Some(kernels[2].value.clone());
+    let rs = all_replies(&req, &mut cache);
+    assert_eq!(kinds(&rs), ["kernels", "result", "shown", "fixes", "done"], "{rs:?}");
+}
+
 #[test]
 fn long_runs_report_progress_before_the_result() {
     // Every block of a 2x2 grid of SGEMM blocks run one by one: long enough for progress replies (one every
@@ -167,6 +210,9 @@ fn long_runs_report_progress_before_the_result() {
     let mut rs = Vec::new();
     let mut result_after = None;
     serve(&req, &mut Cache::default(), &mut |r| {
+        if matches!(r, Reply::Kernels { .. }) {
+            return;
+        }
         if matches!(r, Reply::Result { .. }) {
             result_after = Some(started.elapsed().as_secs_f64());
         }

@@ -247,6 +247,60 @@ pub struct ProgramResult {
     /// Notes about the whole program: which of several kernels ran, the parameter values it assumed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<Note>,
+    /// The memory operations the totals leave out (atomics, `ld.const`, calls), by line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncounted: Vec<Uncounted>,
+}
+
+/// A memory operation the model does not count, where it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Uncounted {
+    /// Its 1-based line.
+    pub line: usize,
+    /// What it is (`atomicAdd → ATOMG.E.ADD`).
+    pub op: String,
+}
+
+impl ProgramResult {
+    /// One line saying what the totals assume and leave out, for a figure's footnote (the embed view and
+    /// the exported SVG), or `None` when they assume nothing beyond the settings shown.
+    pub fn assumptions(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        let given: Vec<&Note> = self.notes.iter().filter(|n| n.id.ends_with("param-defaults")).collect();
+        if !given.is_empty() {
+            parts.push("parameter values warpscope gave".to_string());
+        }
+        if self.notes.iter().any(|n| n.id == "cuda-assumed") {
+            parts.push("values assumed where the code does not say".to_string());
+        }
+        let data: Vec<&Note> =
+            self.notes.iter().filter(|n| n.id.starts_with("data-") && n.id.ends_with("assumed")).collect();
+        if let Some(n) = data.first() {
+            let how = n.text.split("warpscope assumed ").nth(1).and_then(|t| t.split(" (--data-branches").next());
+            parts.push(match how {
+                Some(h) => format!("data-dependent branches: {h}"),
+                None => "data-dependent branches assumed".to_string(),
+            });
+        }
+        if !self.uncounted.is_empty() {
+            let mut ops: Vec<String> = Vec::new();
+            for u in &self.uncounted {
+                let name = u.op.split(" → ").next().unwrap_or(&u.op).trim_matches('`').to_string();
+                let item = format!("{name} (line {})", u.line);
+                if !ops.contains(&item) {
+                    ops.push(item);
+                }
+            }
+            let more = ops.len().saturating_sub(3);
+            ops.truncate(3);
+            parts.push(format!(
+                "not counted: {}{}",
+                ops.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() }
+            ));
+        }
+        (!parts.is_empty()).then(|| format!("Assumptions: {}.", parts.join("; ")))
+    }
 }
 
 /// A kernel of the input.
@@ -468,6 +522,7 @@ impl<'a> Collector<'a> {
             kernel: None,
             kernels: Vec::new(),
             notes: Vec::new(),
+            uncounted: Vec::new(),
         }
     }
 }
@@ -709,6 +764,8 @@ impl Analysis {
                 self.program.kernels.iter().map(|(s, n)| KernelName { symbol: s.clone(), name: n.clone() }).collect();
         }
         r.notes = self.program.notes.clone();
+        r.uncounted =
+            self.program.uncounted.iter().map(|(line, op)| Uncounted { line: *line, op: op.clone() }).collect();
         r.notes.extend(self.program.decision_notes(&r.blocks.decisions, &self.source));
         Ok(r)
     }

@@ -46,6 +46,8 @@ pub struct LineMetrics {
     pub memory: bool,
     /// Whether any reaches shared memory.
     pub shared: bool,
+    /// The line's memory operations the totals leave out (atomics, `ld.const`, calls).
+    pub uncounted: Vec<String>,
 }
 
 impl LineMetrics {
@@ -76,6 +78,13 @@ pub fn line_metrics(r: &ProgramResult) -> BTreeMap<usize, LineMetrics> {
             m.shared = true;
             m.wavefronts += b.wavefronts;
             m.conflicts += b.bank_conflicts;
+        }
+    }
+    for u in &r.uncounted {
+        let name = u.op.split(" → ").next().unwrap_or(&u.op).trim_matches('`').to_string();
+        let m = out.entry(u.line).or_default();
+        if !m.uncounted.contains(&name) {
+            m.uncounted.push(name);
         }
     }
     out
@@ -183,7 +192,8 @@ fn id(base: &str, pane: usize) -> String {
 #[function_component(CodeArea)]
 pub fn code_area(p: &CodeAreaProps) -> Html {
     let show_source = use_state(|| false);
-    let available = has_source_view(p.lang) && p.result.as_ref().is_some_and(|r| !r.instructions.is_empty());
+    let available = has_source_view(p.lang)
+        && p.result.as_ref().is_some_and(|r| !r.instructions.is_empty() || !r.uncounted.is_empty());
     let source = *show_source && available;
     let selected_line = p.result.as_ref().and_then(|r| r.instructions.get(p.instr)).map_or(0, |i| i.line);
     let error = p.error.as_deref().and_then(error_at);
@@ -236,22 +246,27 @@ fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
         let line = &full[blank.min(indent)..];
         let m = metrics.get(&n);
         let level = m.map_or(0, |m| heat(m.excess(), worst));
-        let onclick = m.map(|m| {
-            let (cb, first) = (p.on_instr.clone(), m.instrs[0]);
+        let onclick = m.and_then(|m| m.instrs.first()).map(|&first| {
+            let cb = p.on_instr.clone();
             Callback::from(move |_| cb.emit(first))
         });
         let title = m.map(|m| {
-            format!(
+            let mut t = format!(
                 "{} excess sector{}, {} bank conflict{}",
                 grouped(m.excess_sectors),
                 crate::text::ending(m.excess_sectors, "s"),
                 grouped(m.conflicts),
                 crate::text::ending(m.conflicts, "s")
-            )
+            );
+            if !m.uncounted.is_empty() {
+                t = format!("{t}; not counted in the totals: {}", m.uncounted.join(", "));
+            }
+            t
         });
         let num = |on: bool, v: u64| (on).then(|| grouped(v));
         html! {
-            <tr class={classes!(m.map(|_| "has-instr"), format!("heat-{level}"), (m.is_some() && selected == Some(n)).then_some("selected"))}
+            <tr class={classes!(m.filter(|m| !m.instrs.is_empty()).map(|_| "has-instr"), m.filter(|m| !m.uncounted.is_empty()).map(|_| "uncounted"),
+                    format!("heat-{level}"), (m.is_some() && selected == Some(n)).then_some("selected"))}
                 data-line={n.to_string()} data-heat={level.to_string()} {title} {onclick}>
                 <td class="ln">{ n }</td>
                 <td class="ops">
@@ -261,6 +276,9 @@ fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
                             <button class="op-chip" aria-pressed={(k == p.instr).to_string()}
                                 onclick={Callback::from(move |e: MouseEvent| { e.stop_propagation(); cb.emit(k) })}>{ r.instructions[k].op.clone() }</button>
                         }
+                    }) }
+                    { for m.iter().flat_map(|m| m.uncounted.iter()).map(|u| html! {
+                        <span class="op-chip not-counted" title="this operation moves memory, but the totals leave it out">{ format!("{u}: not counted") }</span>
                     }) }
                 </td>
                 { cell("sectors_per_request", m.and_then(LineMetrics::sectors_per_request).map(|v| format!("{v:.2}"))) }

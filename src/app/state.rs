@@ -53,6 +53,9 @@ pub struct Pane {
     pub busy: bool,
     /// How far a long run has come: (blocks done, blocks in all, seconds).
     pub progress: Option<(u64, u64, f64)>,
+    /// The kernels the current CUDA text offers (from the worker, read before the kernel runs, so that a
+    /// failing kernel leaves the others choosable); replaced with each request's answer.
+    pub kernels: Option<Rc<Vec<crate::lang::KernelChoice>>>,
     /// In compare mode, whether this second pane follows pane A's program (it does until the user edits its
     /// program; its CC and other machine settings are its own either way).
     pub follows: bool,
@@ -80,6 +83,7 @@ impl Pane {
             request,
             busy: true,
             progress: None,
+            kernels: None,
             follows: true,
         }
     }
@@ -145,10 +149,11 @@ impl Pane {
                     self.instr = 0;
                     self.issue = 0;
                 }
-                self.result = Some(Rc::new(result));
+                self.result = Some(Rc::new(*result));
                 self.goals = goals.map(Rc::new);
                 self.error = None;
             }
+            Reply::Kernels { kernels, .. } => self.kernels = Some(Rc::new(kernels)),
             Reply::Shown { shown, .. } => {
                 self.instr = shown.instr;
                 self.issue = shown.issue;
@@ -844,7 +849,9 @@ fn apply(pane: &mut Pane, edit: Edit) {
         Edit::Grid(v) => pane.grid_text = v,
         Edit::Text(v) => {
             // The chosen kernel stays while the text still has it (an edit inside it), not after a new paste.
-            if pane.scenario.kernel.as_ref().is_some_and(|k| !v.contains(k.as_str())) {
+            // A template's instance (`reduce<int, 256>`) stays while the text has its name.
+            let named = |k: &String| v.contains(k.split('<').next().unwrap_or(k).trim());
+            if pane.scenario.kernel.as_ref().is_some_and(|k| !named(k)) {
                 pane.scenario.kernel = None;
             }
             pane.scenario.text = v;

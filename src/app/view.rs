@@ -47,6 +47,95 @@ fn on_input(d: &Dispatch, f: impl Fn(String) -> Action + 'static) -> Callback<In
     })
 }
 
+/// A CUDA file's kernel menu, every kernel of the text (template kernels nothing instantiates too), and for
+/// a template kernel a field with its arguments, prefilled with a suggestion.
+fn kernel_menu(
+    d: &Dispatch,
+    k: usize,
+    sc: &crate::scenario::Scenario,
+    result: Option<&crate::analysis::ProgramResult>,
+    ks: &[crate::lang::KernelChoice],
+    disabled: bool,
+) -> Html {
+    // What runs: the chosen kernel, else what the last result ran, else the file's first.
+    let current = sc.kernel.clone().or_else(|| result.and_then(|r| r.kernel.clone()));
+    let base = |v: &str| v.split('<').next().unwrap_or(v).trim().to_string();
+    let chosen = current
+        .as_deref()
+        .and_then(|c| {
+            ks.iter().position(|x| x.value == c).or_else(|| ks.iter().position(|x| base(&x.value) == base(c)))
+        })
+        .unwrap_or(0);
+    let pick = &ks[chosen];
+    // A template kernel's arguments: those running, else the suggestion (not yet run: a button runs them).
+    let template = pick.template.is_some() || pick.value.contains('<');
+    let running = current.as_deref().filter(|c| base(c) == base(&pick.value) && c.contains('<'));
+    let args_of = |v: &str| v.find('<').map_or(String::new(), |i| v[i + 1..v.len().saturating_sub(1)].to_string());
+    let args = running.map_or_else(|| pick.template.clone().unwrap_or_else(|| args_of(&pick.value)), args_of);
+    let name = base(&pick.value);
+    let on_args = {
+        let name = name.clone();
+        on_input(d, move |v| Action::Edit(k, Edit::Kernel(format!("{name}<{}>", v.trim()))))
+    };
+    let run_suggested = {
+        let d = d.clone();
+        let v = format!("{name}<{args}>");
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Edit(k, Edit::Kernel(v.clone()))))
+    };
+    html! {
+        <>
+        <label>{ "kernel" }
+            <select id={id("kernel", k)} {disabled} onchange={on_select(d, move |v| Action::Edit(k, Edit::Kernel(v)))}>
+                { for ks.iter().enumerate().map(|(i, kn)| html! {
+                    <option value={kn.value.clone()} selected={i == chosen}>
+                        { if kn.template.is_some() { format!("{} (template)", kn.name) } else { kn.name.clone() } }
+                    </option>
+                }) }
+            </select>
+        </label>
+        if template {
+            <label title="The template's arguments, as in name<…>: the suggestion fits its parameters' kinds">{ "template arguments" }
+                <input id={id("kernel-args", k)} class="mono" value={args} spellcheck="false" {disabled} oninput={on_args} />
+            </label>
+            if running.is_none() {
+                <button id={id("kernel-args-run", k)} class="small" {disabled} onclick={run_suggested}>{ "run with these" }</button>
+            }
+        }
+        </>
+    }
+}
+
+/// Where conditions that depend on loaded data hold, when what they decide moves memory: the assumption the
+/// totals then rest on, chosen by the user (the program notes say which conditions it applies to).
+fn data_branches_control(d: &Dispatch, k: usize, db: crate::program::DataBranches, disabled: bool) -> Html {
+    use crate::program::DataBranches;
+    let choice = match db {
+        DataBranches::Runs => "runs",
+        DataBranches::Holds => "true",
+        DataBranches::Fails => "false",
+        DataBranches::Lanes(_) => "lanes",
+    };
+    let set = move |v: String| Action::Edit(k, Edit::Set(Setting::DataBranches, v));
+    html! {
+        <>
+        <label title="A branch or guard whose condition depends on loaded data, where what it decides moves memory: which lanes take it">
+            { "data-dependent conditions" }
+            <select id={id("data-branches", k)} {disabled}
+                onchange={on_select(d, move |v| set(if v == "lanes" { "0x0000ffff".to_string() } else { v }))}>
+                { for [("runs", "guarded code runs once"), ("true", "hold in every lane"), ("false", "fail in every lane"), ("lanes", "hold in given lanes")]
+                    .iter().map(|(v, label)| html! { <option value={*v} selected={*v == choice}>{ *label }</option> }) }
+            </select>
+        </label>
+        if let DataBranches::Lanes(m) = db {
+            <label>{ "lanes (mask)" }
+                <input id={id("data-lanes", k)} class="short mono" value={format!("{m:#010x}")} spellcheck="false" {disabled}
+                    oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::DataBranches, v)))} />
+            </label>
+        }
+        </>
+    }
+}
+
 /// The CC menu, grouped by architecture.
 fn cc_select(d: &Dispatch, pane: usize, cc: Cc, disabled: bool) -> Html {
     html! {
@@ -224,7 +313,11 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false" disabled={locked(state, Setting::Op)}
                         oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::Op, v)))} /></label>
                 }
-                if let Some(r) = result.as_ref().filter(|r| r.kernels.len() > 1) {
+                // A CUDA file's menu comes from its top level (every kernel, even when one fails); a listing's
+                // from its result, while that result is the current text's.
+                if let Some(ks) = pane.kernels.as_ref().filter(|ks| sc.lang == Lang::Cuda && (ks.len() > 1 || ks.iter().any(|c| c.template.is_some()))) {
+                    { kernel_menu(d, k, sc, result.as_deref(), ks, locked(state, Setting::Pattern)) }
+                } else if let Some(r) = result.as_ref().filter(|r| r.kernels.len() > 1 && sc.lang != Lang::Cuda && pane.error.is_none()) {
                     <label>{ "kernel" }
                         <select id={id("kernel", k)} disabled={locked(state, Setting::Pattern)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Kernel(v)))}>
                             { for r.kernels.iter().map(|kn| html! {
@@ -246,6 +339,12 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass) || !sc.sets.is_empty() {
                     <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
                         placeholder={if sc.lang == Lang::Ptx { "param_2=1024, c[0x0][0x16c]=64" } else { "n=1024, R4=0x1000" }} disabled={locked(state, Setting::Sets)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
+                }
+                if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass)
+                    && (sc.data_branches != crate::program::DataBranches::default()
+                        || result.as_ref().is_some_and(|r| r.notes.iter().any(|n| n.id.starts_with("data-"))))
+                {
+                    { data_branches_control(d, k, sc.data_branches, locked(state, Setting::DataBranches)) }
                 }
                 if show_l1 {
                     <label>{ "global loads" }
@@ -357,6 +456,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 if r.instructions.is_empty() {
                     <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
                 }
+                { program_notes(k, r) }
                 if let (Some(_), Some(shown)) = (selected, pane.shown.as_deref()) {
                     if crate::figure::tile::shared_part(&shown.report).is_some() && !(state.all_warps && shown.others.len() > 1) {
                         <div class="figure-tools">
@@ -385,6 +485,52 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
               </div>
             }
             </div>
+        </section>
+    }
+}
+
+/// What a program-level note is about, in a student's words, and whether it changes what the totals mean
+/// (shown first, marked).
+fn note_kind(id: &str) -> (&'static str, bool) {
+    match id {
+        i if i.ends_with("not-costed") => ("Not counted", true),
+        "data-branch-assumed" | "data-guard-assumed" => ("Assumed about data", true),
+        "data-branch-both-ways" => ("Data-dependent branch", false),
+        i if i.ends_with("param-defaults") => ("Values given", true),
+        "cuda-assumed" => ("Values assumed", true),
+        "cuda-launch" => ("Launch from the code", false),
+        i if i.ends_with("-kernel") || i == "cuda-templates" => ("Kernel", false),
+        "cuda-local-arrays" => ("Registers and local memory", false),
+        _ => ("Model note", false),
+    }
+}
+
+/// The notes about the whole program, next to the totals they qualify: what ran, what values it was given,
+/// what it assumed about data and what the totals leave out.
+fn program_notes(k: usize, r: &crate::analysis::ProgramResult) -> Html {
+    if r.notes.is_empty() {
+        return html! {};
+    }
+    let mut notes: Vec<(&'static str, bool, &crate::model::note::Note)> = r
+        .notes
+        .iter()
+        .map(|n| {
+            let (label, important) = note_kind(&n.id);
+            (label, important, n)
+        })
+        .collect();
+    // The ones that change what the numbers mean first; otherwise the order the analysis gave.
+    notes.sort_by_key(|n| !n.1);
+    html! {
+        <section class="program-notes" id={id("program-notes", k)} aria-label="what these numbers assume and leave out">
+            <h3>{ "What these numbers assume and leave out" }</h3>
+            <ul>
+                { for notes.iter().map(|(label, important, n)| html! {
+                    <li class={classes!(important.then_some("important"))} data-note={n.id.to_string()}>
+                        <strong>{ format!("{label}: ") }</strong>{ crate::text::page_words(&n.text) }
+                    </li>
+                }) }
+            </ul>
         </section>
     }
 }
@@ -511,7 +657,15 @@ fn screen_scene(state: &State, step: usize) -> Option<crate::figure::scene::Scen
         .enumerate()
         .filter_map(|(k, p)| {
             let label = format!("{} · CC {}", if k == 0 { "A" } else { "B" }, p.scenario.cc);
-            p.shown.as_deref().map(|s| (label, pane_scene(state, s, step)))
+            // What the totals assume and leave out travels with the figure onto a slide.
+            let note = p.result.as_ref().and_then(|r| r.assumptions());
+            p.shown.as_deref().map(|s| {
+                let sc = pane_scene(state, s, step);
+                match note {
+                    Some(n) => (label, crate::figure::scene::with_footnote(sc, &n)),
+                    None => (label, sc),
+                }
+            })
         })
         .collect();
     (!scenes.is_empty()).then(|| crate::figure::scene::beside(scenes))
@@ -802,6 +956,9 @@ fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
                             { figure_view(state, k, shown) }
                         }
                         <p id={id("metric-line", k)} class="metric-line">{ metric_line(p).unwrap_or_default() }</p>
+                        if let Some(n) = p.result.as_ref().and_then(|r| r.assumptions()) {
+                            <p id={id("embed-assumptions", k)} class="assumptions-line">{ n }</p>
+                        }
                     </div>
                 }) }
             </div>

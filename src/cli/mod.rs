@@ -720,6 +720,12 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
         )
     })?;
     let report = &report;
+    // What the totals assume and leave out goes under the figure, as on the page's export.
+    let note = result.assumptions();
+    let footnoted = |s: scene::Scene| match &note {
+        Some(n) => scene::with_footnote(s, n),
+        None => s,
+    };
     let theme = match f.theme {
         ThemeArg::Light => scene::Theme::Light,
         ThemeArg::Dark => scene::Theme::Dark,
@@ -730,7 +736,8 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
         if f.step != "all-done" {
             return Err("--view tile draws one picture with no steps: leave out --step".into());
         }
-        let text = svg::to_svg(&crate::figure::tile::tile_scene(report, &title)?, theme);
+        let tile = crate::figure::tile::tile_scene(report, &title)?;
+        let text = svg::to_svg(&footnoted(tile), theme);
         let bytes = match f.format {
             FigureFormat::Svg => text.into_bytes(),
             FigureFormat::Png => png(&text)?,
@@ -739,7 +746,7 @@ fn run_figure(f: FigureArgs) -> Result<String, String> {
         return Ok(String::new());
     }
     let render = |step: usize| -> Result<Vec<u8>, String> {
-        let text = svg::to_svg(&scene::scene(report, &title, step), theme);
+        let text = svg::to_svg(&footnoted(scene::scene(report, &title, step)), theme);
         match f.format {
             FigureFormat::Svg => Ok(text.into_bytes()),
             FigureFormat::Png => png(&text),

@@ -1049,3 +1049,31 @@ pub fn beside(mut scenes: Vec<(String, Scene)>) -> Scene {
     }
     Scene { width, height, items, caption: captions.join(" ") }
 }
+
+/// `scene` with a footnote under it (what the totals assume and leave out), wrapped to the figure's width:
+/// what the embed view and an exported SVG carry so that a figure on a slide keeps its caveats.
+pub fn with_footnote(mut scene: Scene, note: &str) -> Scene {
+    const SIZE: f64 = 13.0;
+    const LINE: f64 = 18.0;
+    // About 0.55 em per character in the figure's sans-serif font.
+    let per_line = ((scene.width - 32.0) / (SIZE * 0.55)).max(20.0) as usize;
+    let mut lines: Vec<String> = Vec::new();
+    for word in note.split_whitespace() {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= per_line => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    let top = scene.height + 4.0;
+    for (k, l) in lines.iter().enumerate() {
+        scene.items.push(text(16.0, top + LINE * (k as f64 + 1.0), l.clone(), SIZE, Class::Muted, Anchor::Start));
+    }
+    scene.height = top + LINE * lines.len() as f64 + 10.0;
+    if let Some(Item::Rect { h, class: Class::Background, .. }) = scene.items.first_mut() {
+        *h = scene.height;
+    }
+    scene
+}

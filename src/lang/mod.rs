@@ -257,6 +257,31 @@ pub struct Lowered {
     pub grid: Option<crate::program::launch::Dim3>,
 }
 
+/// A kernel a file offers in its menu.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KernelChoice {
+    /// The kernel as the file names it (`sgemm`, `reduce<256>`, or a template's bare name).
+    pub name: String,
+    /// What choosing it runs (`--kernel`): the name, or a template with example arguments.
+    pub value: String,
+    /// For a template kernel that nothing in the file instantiates: the suggested arguments (`int, 256`).
+    pub template: Option<String>,
+}
+
+/// The kernels a CUDA file offers, read from its top level without lowering any kernel's body, so that one
+/// that fails leaves the others choosable. `None` for the other languages (their menus come with a result).
+pub fn kernel_choices(src: &Source) -> Option<Result<Vec<KernelChoice>, InputError>> {
+    match src.lang {
+        #[cfg(feature = "lang-cuda")]
+        Lang::Cuda => Some(cuda::kernels(
+            src.text,
+            src.vars,
+            cuda::Options { kernel: None, sm: src.cc.sm(), headers: src.headers },
+        )),
+        _ => None,
+    }
+}
+
 /// Parses the source and lowers it into a program (the only fallible step; running can still stop on a value
 /// the program needs but cannot know).
 pub fn lower(src: &Source) -> Result<Lowered, InputError> {

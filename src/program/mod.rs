@@ -674,6 +674,8 @@ pub struct Program {
     pub kernel: Option<String>,
     /// Every kernel the input holds, in its order: (symbol, the name users know), for choosing another.
     pub kernels: Vec<(String, String)>,
+    /// The memory operations the model does not count (atomics, `ld.const`, calls): (line, operation).
+    pub uncounted: Vec<(usize, String)>,
     /// What the source says a conditional branch decides, where the language said it: instruction index ->
     /// (a message prefix naming the condition, whether the condition holds in the lanes that take the branch).
     /// A branch not listed is its own condition ("the branch is taken").
@@ -979,6 +981,7 @@ pub struct Builder {
     notes: Vec<crate::model::note::Note>,
     kernel: Option<String>,
     kernels: Vec<(String, String)>,
+    uncounted: Vec<(usize, String)>,
     conditions: std::collections::HashMap<u32, (CtxId, bool)>,
 }
 
@@ -1010,7 +1013,9 @@ impl Builder {
         what: &str,
         ops: impl IntoIterator<Item = &'a (usize, String)>,
     ) {
-        let list: Vec<String> = ops.into_iter().map(|(line, op)| format!("{op} (line {line})")).collect();
+        let ops: Vec<&(usize, String)> = ops.into_iter().collect();
+        self.uncounted.extend(ops.iter().map(|&x| x.clone()));
+        let list: Vec<String> = ops.iter().map(|(line, op)| format!("{op} (line {line})")).collect();
         if list.is_empty() {
             return;
         }
@@ -1302,6 +1307,7 @@ impl Builder {
             notes: self.notes,
             kernel: self.kernel,
             kernels: self.kernels,
+            uncounted: self.uncounted,
             conditions: self.conditions,
             data_branches: DataBranches::default(),
             regions: Default::default(),

@@ -1195,23 +1195,50 @@ impl<'a> Lower<'a> {
     /// Decides where the local arrays of a function body live (see `regs`).
     #[cold]
     fn find_homes(&mut self, body: &[Stmt]) {
-        let constant = |n: &str| {
-            self.vars.contains_key(n)
-                || matches!(self.lookup(n).map(|i| &self.scopes[i].1), Some(Binding::Const(v)) if matches!(v.src(), Some(Src::Imm(_))))
+        let value = |n: &str| match self.lookup(n).map(|i| &self.scopes[i].1) {
+            Some(Binding::Const(v)) => match v.src() {
+                Some(Src::Imm(x)) => Some(x),
+                _ => None,
+            },
+            _ => None,
         };
+        let constant = |n: &str| self.vars.contains_key(n) || value(n).is_some();
         let file = Rc::clone(&self.ast.file);
         let src = self.src;
         let ts = types(self);
         let callee = |f: &str, k: usize| {
-            let Some(item) = file
-                .items
-                .fns
-                .iter()
-                .find(|x| x.kind == FnKind::Device && !x.is_template && x.spec.is_none() && x.name == f)
-            else {
+            // A function of the file, or a template's instance named with its arguments (`wt::f<BM, BN>`).
+            let (base, args) = match f.find('<') {
+                Some(i) if f.ends_with('>') => (&f[..i], Some(&f[i + 1..f.len() - 1])),
+                _ => (f, None),
+            };
+            let Some(item) = file.items.fns.iter().find(|x| {
+                x.kind == FnKind::Device && x.is_template == args.is_some() && x.spec.is_none() && x.name == base
+            }) else {
                 return false;
             };
-            let Ok(def) = instantiate(src, &file, ts, item, None) else { return false };
+            // The caller's constants among the arguments (`f<BM, WMITER>`) are written as their values.
+            let args = args.map(|a| {
+                let mut out = String::new();
+                let mut word = String::new();
+                for c in a.chars().chain(std::iter::once(' ')) {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        word.push(c);
+                        continue;
+                    }
+                    match value(&word) {
+                        Some(x) if !word.starts_with(|d: char| d.is_ascii_digit()) => {
+                            out.push_str(&(x as i64).to_string())
+                        }
+                        _ => out.push_str(&word),
+                    }
+                    word.clear();
+                    out.push(c);
+                }
+                out.pop();
+                out
+            });
+            let Ok(def) = instantiate(src, &file, ts, item, args.as_deref()) else { return false };
             def.params
                 .get(k)
                 .is_some_and(|p| p.pointers > 0 && super::regs::param_constant(&def.body, &p.name, &constant))
@@ -3946,6 +3973,29 @@ fn lower_kernel<'a>(
     l.find_homes(&stmts[top..]);
     l.block(&stmts[top..])?;
     Ok(l)
+}
+
+/// The kernels of a file, for a menu: read from its top level alone, so that a kernel whose body fails
+/// leaves the others choosable.
+#[cold]
+pub fn kernels(text: &str, vars: &Vars, opts: Options) -> Result<Vec<crate::lang::KernelChoice>, InputError> {
+    let mut all = String::from(text);
+    let mut regions = Vec::new();
+    for h in opts.headers {
+        all.push('\n');
+        let start = all.len();
+        all.push_str(&h.text);
+        regions.push((h.name.clone(), start..all.len()));
+    }
+    let (made, open) = super::parse::kernels(&all, text.len(), &regions, opts.sm, vars)?;
+    let mut out: Vec<crate::lang::KernelChoice> =
+        made.into_iter().map(|k| crate::lang::KernelChoice { name: k.clone(), value: k, template: None }).collect();
+    out.extend(open.into_iter().map(|(name, example)| crate::lang::KernelChoice {
+        value: example.clone(),
+        template: Some(example[name.len() + 1..example.len() - 1].to_string()),
+        name,
+    }));
+    Ok(out)
 }
 
 /// Lowers a CUDA snippet or file into a program.

@@ -38,7 +38,7 @@ mod pre;
 mod regs;
 mod syntax;
 
-pub use lower::{lower, Lowered, Options};
+pub use lower::{kernels, lower, Lowered, Options};
 pub use parse::MAX_NESTING;
 
 pub use super::params::{GLOBAL_BASE, GLOBAL_STRIDE};

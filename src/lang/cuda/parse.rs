@@ -748,16 +748,15 @@ impl<'a> CudaParser<'a> {
     }
 }
 
-/// A parsed snippet: its types and statements, with the body of one kernel (`kernel`, else the first).
+/// A file read to its top level: preprocessed, its types, functions, templates and launches indexed.
 #[cold]
-pub(super) fn parse(
-    src: &str,
+fn read<'s>(
+    src: &'s str,
     main_len: usize,
     regions: &[(String, std::ops::Range<usize>)],
-    kernel: Option<&str>,
     sm: u32,
     vars: &crate::lang::expr::Vars,
-) -> Result<Program, InputError> {
+) -> Result<(CudaParser<'s>, Vec<Stmt>), InputError> {
     let all = crate::lang::lex::lex_skippable(src)?;
     // The file's tokens, and each included header's (spliced in where it is included).
     let mut toks = Vec::new();
@@ -801,7 +800,6 @@ pub(super) fn parse(
     parser.types = types_set;
     parser.templates = GROUP_TEMPLATES.iter().map(|s| s.to_string()).collect();
     parser.templates.extend(LIBRARY.iter().filter(|n| !n.ends_with("_type")).map(|s| s.to_string()));
-    let wanted = kernel.map(str::trim).filter(|k| !k.is_empty());
     let mut cp = CudaParser {
         p: parser,
         types: Types::with_groups(),
@@ -813,16 +811,16 @@ pub(super) fn parse(
     };
     let mut stmts = Vec::new();
     cp.top_level(&mut stmts)?;
-    let CudaParser { p, types, files, macros, deferred, .. } = cp;
-    let file = Rc::new(File {
-        type_names: p.types.clone(),
-        templates: p.templates.clone(),
-        toks: p.toks,
-        items: files,
-        macros,
-    });
-    // The kernels, in the file's order; a template kernel as each instance the file makes of it.
-    let items = &file.items;
+    Ok((cp, stmts))
+}
+
+/// A file's kernels and its uninstantiated template kernels with example arguments (see [`kernel_list`]).
+pub(super) type KernelList = (Vec<String>, Vec<(String, String)>);
+
+/// A file's kernels, in its order: each kernel, a template kernel as each instance the file makes of it,
+/// and the template kernels nothing instantiates with example arguments (name, `name<args>`).
+#[cold]
+fn kernel_list(items: &FileItems) -> KernelList {
     let mut kernels: Vec<String> = Vec::new();
     let mut uninstantiated = Vec::new();
     for f in items.fns.iter().filter(|f| f.kind == FnKind::Kernel && f.spec.is_none()) {
@@ -845,6 +843,46 @@ pub(super) fn parse(
             uninstantiated.push((f.name.clone(), format!("{}<{}>", f.name, example_args(f))));
         }
     }
+    (kernels, uninstantiated)
+}
+
+/// The kernels a page's menu offers for a file, read from its top level alone (no kernel's body is
+/// lowered, so one that fails leaves the others choosable): each kernel or instance the file makes, then
+/// each template kernel nothing instantiates, as (name, `name<example arguments>`).
+#[cold]
+pub(super) fn kernels(
+    src: &str,
+    main_len: usize,
+    regions: &[(String, std::ops::Range<usize>)],
+    sm: u32,
+    vars: &crate::lang::expr::Vars,
+) -> Result<KernelList, InputError> {
+    let (cp, _) = read(src, main_len, regions, sm, vars)?;
+    Ok(kernel_list(&cp.files))
+}
+
+/// A parsed snippet: its types and statements, with the body of one kernel (`kernel`, else the first).
+#[cold]
+pub(super) fn parse(
+    src: &str,
+    main_len: usize,
+    regions: &[(String, std::ops::Range<usize>)],
+    kernel: Option<&str>,
+    sm: u32,
+    vars: &crate::lang::expr::Vars,
+) -> Result<Program, InputError> {
+    let wanted = kernel.map(str::trim).filter(|k| !k.is_empty());
+    let (cp, mut stmts) = read(src, main_len, regions, sm, vars)?;
+    let CudaParser { p, types, files, macros, deferred, .. } = cp;
+    let file = Rc::new(File {
+        type_names: p.types.clone(),
+        templates: p.templates.clone(),
+        toks: p.toks,
+        items: files,
+        macros,
+    });
+    let items = &file.items;
+    let (mut kernels, uninstantiated) = kernel_list(items);
     let launched = items.launches.iter().map(|l| file::canonical(&l.kernel)).find(|k| kernels.contains(k));
     let chosen = match wanted {
         Some(w) => {
