@@ -158,7 +158,9 @@ pub fn page_words(text: &str) -> String {
             "choose its arguments with --kernel '",
             "choose it in the kernel menu and give its arguments in the template arguments field, e.g. '",
         )
-        .replace("e.g. --kernel '", "in the template arguments field, e.g. '");
+        .replace("e.g. --kernel '", "in the template arguments field, e.g. '")
+        .replace(", or give it with --include", "")
+        .replace(", or give them with --include", "");
     // `(--data-branches runs; …)` names the command line's option: the page has a menu for it.
     let mut text = text;
     while let Some(i) = text.find("(--data-branches ") {

@@ -1015,7 +1015,16 @@ impl Builder {
     ) {
         let ops: Vec<&(usize, String)> = ops.into_iter().collect();
         self.uncounted.extend(ops.iter().map(|&x| x.clone()));
-        let list: Vec<String> = ops.iter().map(|(line, op)| format!("{op} (line {line})")).collect();
+        // The same operation on the same line (a device function inlined at several calls) once, counted.
+        let mut list: Vec<(String, usize)> = Vec::new();
+        for (line, op) in &ops {
+            let item = format!("{op} (line {line})");
+            match list.iter_mut().find(|(x, _)| *x == item) {
+                Some((_, n)) => *n += 1,
+                None => list.push((item, 1)),
+            }
+        }
+        let list: Vec<String> = list.into_iter().map(|(x, n)| if n == 1 { x } else { format!("{x} ×{n}") }).collect();
         if list.is_empty() {
             return;
         }

@@ -4001,8 +4001,37 @@ pub fn kernels(text: &str, vars: &Vars, opts: Options) -> Result<Vec<crate::lang
 /// Lowers a CUDA snippet or file into a program.
 #[cold]
 pub fn lower(text: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<Lowered, InputError> {
+    lower_with_headers(text, launch, vars, &opts).map_err(|mut e| {
+        // A name the file cannot resolve may come from a header it includes but was not given.
+        if e.message.starts_with("unknown ") {
+            let missing: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix('#')?.trim_start().strip_prefix("include")?.trim().strip_prefix('"'))
+                .filter_map(|l| l.split('"').next())
+                .filter(|n| {
+                    let base = n.rsplit('/').next().unwrap_or(n);
+                    !opts.headers.iter().any(|h| h.name == *n || h.name.rsplit('/').next() == Some(base))
+                })
+                .collect();
+            if !missing.is_empty() {
+                e.message = format!(
+                    "{}. The file includes {}, which {} not given: paste {} above the kernel, or give {} with --include",
+                    e.message,
+                    missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "),
+                    if missing.len() == 1 { "was" } else { "were" },
+                    if missing.len() == 1 { "it" } else { "them" },
+                    if missing.len() == 1 { "it" } else { "them" },
+                );
+            }
+        }
+        e
+    })
+}
+
+#[cold]
+fn lower_with_headers(text: &str, launch: Launch, vars: &Vars, opts: &Options) -> Result<Lowered, InputError> {
     if opts.headers.is_empty() {
-        return lower_text(text, text.len(), &[], launch, vars, &opts);
+        return lower_text(text, text.len(), &[], launch, vars, opts);
     }
     // The headers follow the file in one text, so that every position stays a position in it; the
     // preprocessor splices a header's tokens where it is included. An error inside a header is reported at
@@ -4015,7 +4044,7 @@ pub fn lower(text: &str, launch: Launch, vars: &Vars, opts: Options) -> Result<L
         all.push_str(&h.text);
         regions.push((h.name.clone(), start..all.len()));
     }
-    lower_text(&all, text.len(), &regions, launch, vars, &opts).map_err(|e| {
+    lower_text(&all, text.len(), &regions, launch, vars, opts).map_err(|e| {
         let main_lines = text.matches('\n').count() + 1;
         if e.line <= main_lines {
             return e;
