@@ -87,10 +87,12 @@ struct Slot {
     _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
 }
 
-/// The analysis worker that carries a language's front end: PTX has its own, built without the CUDA front end,
-/// so that each module stays within its load budget (Cargo.toml's features, index.html).
+/// The analysis worker that carries a language's front end: CUDA, PTX and SASS each have their own, and
+/// expressions, address lists and layouts (the default view) the smallest, so that no visitor loads a front
+/// end they do not use and each module stays within its load budget (Cargo.toml's features, index.html).
 fn module_for(lang: crate::lang::Lang) -> &'static str {
     match lang {
+        crate::lang::Lang::Cuda => "warpscope-engine-cuda",
         crate::lang::Lang::Ptx => "warpscope-engine-ptx",
         crate::lang::Lang::Sass => "warpscope-engine-sass",
         _ => "warpscope-engine",

@@ -1,5 +1,6 @@
-//! `warpscope-engine`: the page's analysis worker for every language but PTX (built without the PTX front end,
-//! see index.html). The loop itself is in `engine_worker`.
+//! `warpscope-engine`: the page's analysis worker for expressions, address lists and layouts (built without
+//! any front end for a language of code, see index.html), what the default view and most lab exercises use.
+//! The loop itself is in `engine_worker`.
 
 mod engine_worker;
 
