@@ -475,7 +475,7 @@ fn read_input(path: &str) -> Result<String, String> {
 /// including file's folder does: beside the file, then beside each header that includes more; plus the
 /// `--include` files. A header not found is left to the preprocessor (the CUDA toolkit's and the C library's
 /// headers are what warpscope already knows).
-fn headers(text: &str, file: Option<&str>, given: &[String]) -> Result<Vec<crate::lang::Header>, String> {
+pub fn headers(text: &str, file: Option<&str>, given: &[String]) -> Result<Vec<crate::lang::Header>, String> {
     let mut out: Vec<crate::lang::Header> = Vec::new();
     for path in given {
         let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());

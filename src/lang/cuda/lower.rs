@@ -158,6 +158,8 @@ fn split_args(text: &str) -> Vec<String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MemSpace {
     Global,
+    /// `__constant__` memory: read through the constant cache, which warpscope does not cost (an LDC).
+    Const,
     Shared,
     Local,
     /// A local array nvcc keeps in registers (every index known at compile time once loops with constant
@@ -358,6 +360,11 @@ struct Lower<'a> {
     reg_top: u64,
     /// The arrays declared so far, where they live, in words (a note).
     array_homes: Vec<String>,
+    /// The included headers' places in the text: (name, range).
+    regions: &'a [(String, std::ops::Range<usize>)],
+    /// The position of the assignment operator of the store (or read-modify-write) being lowered: its line
+    /// is the access's (see `site_line`).
+    store_at: Option<usize>,
     /// The cache operator of the access being lowered, set by the cache-hint intrinsics (`__ldcs` is
     /// `ld.global.cs`, SASS `LDG.E.CS`) for their one access.
     cop: Option<&'static str>,
@@ -595,9 +602,23 @@ impl<'a> Lower<'a> {
 
     /// The file's line of an access at `span`: its own line, or, inside an included header, the line of the
     /// file's statement that reached it.
+    /// Where in an included header an access at `span` is, as PTX's line information names it (the access's
+    /// line is then the file's statement that reached it).
     #[cold]
-    fn site_line(&self, span: Span) -> usize {
-        let at = if span.start < self.main_len { span.start } else { self.stmt };
+    fn header_source(&self, span: Span) -> Option<crate::program::SourceLine> {
+        let (name, r) = self.regions.iter().find(|(_, r)| r.contains(&span.start))?;
+        let line = self.src[r.start..span.start].matches('\n').count() + 1;
+        Some(crate::program::SourceLine { file: name.clone(), line: line as u32 })
+    }
+
+    #[cold]
+    fn site_line(&mut self, span: Span) -> usize {
+        // Where an access spans lines, nvcc's line information (PTX `.loc`, SASS `//## File`) gives a store the
+        // line of its `=` and a load the line where its expression ends (`a[i +\n n]`: the line of `n]`):
+        // the same here, so that the three languages name the same line.
+        let end = span.end.saturating_sub(1).max(span.start);
+        let at = self.store_at.take().filter(|&a| a >= span.start).unwrap_or(end);
+        let at = if at < self.main_len { at } else { self.stmt };
         self.lines.line(at.min(self.src.len()))
     }
 
@@ -950,9 +971,14 @@ impl<'a> Lower<'a> {
                 self.shared_top = off + size;
                 Binding::Mem(Place { space: MemSpace::Shared, addr: Src::Imm(off), ty, read_only: false })
             }
-            Storage::Global if !d.dims.is_empty() => {
+            Storage::Global | Storage::ConstMem if !d.dims.is_empty() => {
                 let base = self.global_base(&d.name);
-                Binding::Mem(Place { space: MemSpace::Global, addr: Src::Imm(base), ty, read_only: false })
+                let space = if d.storage == Storage::ConstMem { MemSpace::Const } else { MemSpace::Global };
+                Binding::Mem(Place { space, addr: Src::Imm(base), ty, read_only: false })
+            }
+            Storage::ConstMem => {
+                let base = self.global_base(&d.name);
+                Binding::Mem(Place { space: MemSpace::Const, addr: Src::Imm(base), ty, read_only: false })
             }
             Storage::Param | Storage::Global => match &ty {
                 Ty::Ptr(elem) => {
@@ -1195,13 +1221,34 @@ impl<'a> Lower<'a> {
     /// Decides where the local arrays of a function body live (see `regs`).
     #[cold]
     fn find_homes(&mut self, body: &[Stmt]) {
-        let value = |n: &str| match self.lookup(n).map(|i| &self.scopes[i].1) {
+        let bound = |n: &str| match self.lookup(n).map(|i| &self.scopes[i].1) {
+            _ if self.vars.contains_key(n) => self.vars.get(n).map(|&v| v as u64),
             Some(Binding::Const(v)) => match v.src() {
                 Some(Src::Imm(x)) => Some(x),
                 _ => None,
             },
+            // `x128::size`: a class's `static constexpr` member.
+            None if n.contains("::") => {
+                let (cls, m) = n.rsplit_once("::")?;
+                let Ok(Some(Ty::Struct(i))) = self.lookup_type(cls, Span { start: 0, end: 0 }) else { return None };
+                types(self).def(i).and_then(|d| d.statics.iter().find(|s| s.0 == m).map(|s| s.1 as u64))
+            }
             _ => None,
         };
+        // The body's own integer constants (`constexpr uint WMITER = (WM * WN) / (...)`), not declared yet
+        // when the homes are decided, in order: a template call's arguments may name them.
+        let mut ahead: HashMap<String, i128> = HashMap::new();
+        for st in body {
+            let Stmt::Decl(ds) = st else { continue };
+            for d in ds.iter().filter(|d| d.storage == Storage::Const && d.pointers == 0 && d.dims.is_empty()) {
+                let (Some(init), Ty::Int { .. }) = (&d.init, &d.base) else { continue };
+                let names = |n: &str| ahead.get(n).copied().or_else(|| bound(n).map(|x| i128::from(x as i64)));
+                if let Ok(v) = super::pre::const_eval(self.src, init, &names) {
+                    ahead.insert(d.name.to_string(), v);
+                }
+            }
+        }
+        let value = |n: &str| bound(n).or_else(|| ahead.get(n).map(|&v| v as u64));
         let constant = |n: &str| self.vars.contains_key(n) || value(n).is_some();
         let file = Rc::clone(&self.ast.file);
         let src = self.src;
@@ -1491,6 +1538,7 @@ impl<'a> Lower<'a> {
                     (MemSpace::Shared, true) => format!("STS.{sz}"),
                     (MemSpace::Local | MemSpace::Reg, false) => format!("LDL.{sz}"),
                     (MemSpace::Local | MemSpace::Reg, true) => format!("STL.{sz}"),
+                    (MemSpace::Const, _) => format!("LDC.{sz}"),
                 };
                 Unit { off, mnemonic, label }
             })
@@ -1513,6 +1561,22 @@ impl<'a> Lower<'a> {
                     "a value kept in a register array ({}); warpscope follows addresses, not the values arrays hold",
                     self.pos(span)
                 );
+                let w = self.b.data_why(why);
+                self.emit(Op::Unknown { dst: d, why: w }, span);
+            }
+            return Ok(());
+        }
+        if place.space == MemSpace::Const {
+            // Constant memory: an LDC through the constant cache, listed as not counted (MODEL.md section L
+            // describes its broadcast and serialisation; the totals cover loads and stores of the other
+            // spaces). Its data is not followed.
+            let line = self.site_line(span);
+            let what = if store { "a store to __constant__ memory" } else { "__constant__ read → LDC" };
+            if !self.uncosted.iter().any(|u| u.0 == line && u.1 == what) {
+                self.uncosted.push((line, what.to_string()));
+            }
+            if let Some((d, _)) = data {
+                let why = format!("data read from constant memory ({})", self.pos(span));
                 let w = self.b.data_why(why);
                 self.emit(Op::Unknown { dst: d, why: w }, span);
             }
@@ -1542,7 +1606,14 @@ impl<'a> Lower<'a> {
             };
             let site = self.b.site(
                 (self.stmt, self.seq.saturating_add(self.salt)),
-                Site { line, text: text.clone(), access: format!("{written}{}", u.label), instr, notes, source: None },
+                Site {
+                    line,
+                    text: text.clone(),
+                    access: format!("{written}{}", u.label),
+                    instr,
+                    notes,
+                    source: self.header_source(span),
+                },
             );
             self.seq += 1;
             let ctx = self.b.ctx(format!("the address of this {} depends on ", u.mnemonic));
@@ -2372,9 +2443,15 @@ impl<'a> Lower<'a> {
                     return Err(self.err(lhs.span, "cannot assign to a whole array"));
                 }
                 if op.is_some() {
-                    self.access(&p, false, lhs.span)?;
+                    self.store_at = Some(e.op_span.start);
+                    let r = self.access(&p, false, lhs.span);
+                    self.store_at = None;
+                    r?;
                 }
-                self.access(&p, true, lhs.span)?;
+                self.store_at = Some(e.op_span.start);
+                let r = self.access(&p, true, lhs.span);
+                self.store_at = None;
+                r?;
                 if op.is_none() {
                     // `a[i] = v` has the value v, as the element's type.
                     let ty = p.ty.clone();
@@ -2534,15 +2611,23 @@ impl<'a> Lower<'a> {
                 Ok(Val::Int(Src::Imm(0), IntTy::INT))
             }
             "reduce" if args.len() == 3 => {
-                for a in args {
-                    self.rvalue(a)?;
+                self.rvalue(&args[0])?;
+                let v = self.rvalue(&args[1])?;
+                // The operation: `cg::plus<float>()`, or a function of the file named as a value.
+                let named_fn =
+                    matches!(&args[2].kind, E::Name(n) if self.ast.file.items.fns.iter().any(|f| f.name == **n));
+                if !named_fn {
+                    self.rvalue(&args[2])?;
                 }
                 let why = format!(
                     "`cg::reduce` ({}), a value combined across lanes that warpscope does not compute",
                     self.pos(e.span)
                 );
-                let v = self.unknown(why, e.span);
-                Ok(Val::Int(v, IntTy::INT))
+                // What it combines is the lanes' values (data, as loads give): a decision on it is a
+                // data-dependent one, stated with the results.
+                let ty = self.ty_of(&v);
+                let w = self.b.data_why(why);
+                self.fresh_temp(&ty, e.span, w)
             }
             "sync" if args.len() == 1 => {
                 let g = self.rvalue(&args[0])?;
@@ -2837,12 +2922,13 @@ impl<'a> Lower<'a> {
     /// A memory site for `instr` at `e`, issued at `addr` (`src`: a copy's global source).
     #[cold]
     fn mem_op(&mut self, instr: Instr, addr: Reg, src: Option<Reg>, e: &Ex, access: String) {
-        let line = self.site_line(e.span);
+        // An asm statement or an intrinsic call is on the line where it starts, as compilers place it.
+        let line = self.site_line(Span { start: e.span.start, end: e.span.start + 1 });
         let text = self.lines.text(line).trim().to_string();
         let ctx = self.b.ctx(format!("the address of this {} depends on ", instr.text));
         let site = self.b.site(
             (self.stmt, self.seq.saturating_add(self.salt)),
-            Site { line, text, access, instr, notes: Vec::new(), source: None },
+            Site { line, text, access, instr, notes: Vec::new(), source: self.header_source(e.span) },
         );
         self.seq += 1;
         self.emit(Op::Mem { site, addr, plg: None, src, ctx, data: None }, e.span);
@@ -3532,6 +3618,10 @@ impl<'a> Lower<'a> {
                 let ty = self.static_type(a)?;
                 refs.push(Some(self.lvalue(a)?));
                 vals.push(self.placeholder(&ty));
+            } else if let E::InitList(_) = a.kind {
+                // `f(acc, { x[i], 1.0f })`: a value of the parameter's type, made once the function is known.
+                refs.push(None);
+                vals.push(Val::Agg { ty: Ty::Void, leaves: Vec::new() });
             } else {
                 refs.push(None);
                 vals.push(self.rvalue(a)?);
@@ -3561,6 +3651,12 @@ impl<'a> Lower<'a> {
                 d
             }
         };
+        for (k, a) in args.iter().enumerate() {
+            if let (E::InitList(_), Some(p)) = (&a.kind, def.params.get(k)) {
+                let ty = wrap_ptr(p.base.clone(), p.pointers);
+                vals[k] = self.init_value(&ty, a)?;
+            }
+        }
         self.inline_refs(&base, def, vals, refs, None, e).map(Some)
     }
 
@@ -3912,6 +4008,7 @@ fn lower_kernel<'a>(
     ast: &'a Ast,
     src: &'a str,
     main_len: usize,
+    regions: &'a [(String, std::ops::Range<usize>)],
     vars: &'a Vars,
     launch: Launch,
     dynamic_base: Option<u64>,
@@ -3941,6 +4038,8 @@ fn lower_kernel<'a>(
         calls: 0,
         salt: 0,
         uncosted: Vec::new(),
+        store_at: None,
+        regions,
         assumed: Vec::new(),
         homes: HashMap::new(),
         class_stack: Vec::new(),
@@ -4120,10 +4219,10 @@ fn lower_text(
             ));
         }
     }
-    let mut l = lower_kernel(&ast, src, main_len, vars, launch, None)?;
+    let mut l = lower_kernel(&ast, src, main_len, regions, vars, launch, None)?;
     if l.static_after_dynamic {
         let base = l.shared_top.div_ceil(16) * 16;
-        l = lower_kernel(&ast, src, main_len, vars, launch, Some(base))?;
+        l = lower_kernel(&ast, src, main_len, regions, vars, launch, Some(base))?;
     }
     let ast = &ast;
     if let Some(k) = &ast.ran {

@@ -673,7 +673,8 @@ impl<'a> CudaParser<'a> {
         while let Tok::Ident(w) = self.p.peek().clone() {
             match w.as_str() {
                 "__shared__" => storage = Storage::Shared,
-                "__device__" | "__constant__" => storage = Storage::Global,
+                "__device__" => storage = Storage::Global,
+                "__constant__" => storage = Storage::ConstMem,
                 "const" => is_const = true,
                 "extern" | "static" | "volatile" | "register" | "inline" | "__forceinline__" | "__restrict__"
                 | "__host__" => {}

@@ -260,10 +260,26 @@ impl Types {
             }
             Ty::Struct(i) => {
                 let fields = self.structs.borrow().get(*i).map(|s| s.fields.clone()).unwrap_or_default();
+                let mut all = Vec::new();
                 for (name, fty, off) in fields {
                     let mut sub = Vec::new();
                     self.units(&fty, &format!("{label}.{name}"), &mut sub);
-                    out.extend(sub.into_iter().map(|(o, s, g, l)| (o + off, s, g, l)));
+                    all.extend(sub.into_iter().map(|(o, s, g, l)| (o + off, s, g, l)));
+                }
+                // A struct aligned to its own size of 8 or 16 bytes whose fields tile it in equal parts
+                // (`struct alignas(16) Packed128 { float payload[4]; }`) is copied as one vector access, as nvcc
+                // emits it (ld.v4.u32).
+                let size = self.size(t);
+                let whole = matches!(size, 8 | 16)
+                    && self.align(t) == size
+                    && all.first().is_some_and(|f| {
+                        all.iter().enumerate().all(|(k, u)| u.1 == f.1 && u.0 == u64::from(f.1) * k as u64)
+                    })
+                    && all.len() as u64 * all.first().map_or(0, |f| u64::from(f.1)) == size;
+                if whole {
+                    out.push((0, size as u32, false, label.to_string()));
+                } else {
+                    out.extend(all);
                 }
             }
             Ty::Array(e, n) => {
@@ -303,6 +319,8 @@ pub(super) enum Storage {
     Reg,
     Shared,
     Global,
+    /// `__constant__`: global memory read through the constant cache (MODEL.md section L).
+    ConstMem,
     Param,
     Const,
     /// `#define NAME value`: a constant of its value's type.

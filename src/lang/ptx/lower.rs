@@ -1255,8 +1255,22 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
                 lw.set_data(d, *ds, &format!("the result of {} at line {}", i.opcode(), i.line))?;
             }
         }
-        "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" | "multimem" | "tensormap" | "mbarrier"
-        | "tcgen05" => {
+        // An mbarrier is a 64-bit word in shared memory that its operations update atomically (PTX ISA,
+        // "Parallel Synchronization and Communication Instructions: mbarrier"): listed as not counted, like
+        // the atomics; what they return (a state token, whether a phase completed) is data.
+        "mbarrier" => {
+            lw.uncosted.insert((i.line, i.opcode()));
+            if let Some((d, ds)) = i
+                .ops
+                .first()
+                .filter(|_| !(i.has("init") || i.has("inval") || i.has("expect_tx") || i.has("complete_tx")))
+            {
+                if !matches!(d, Opnd::Name { name, .. } if &**name == "_") {
+                    lw.set_data(d, *ds, &format!("the result of {} at line {}", i.opcode(), i.line))?;
+                }
+            }
+        }
+        "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" | "multimem" | "tensormap" | "tcgen05" => {
             let what = format!(
                 "{}: warpscope does not model this instruction yet; it moves memory, so its cost cannot be left out",
                 i.opcode()
