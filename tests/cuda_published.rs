@@ -244,3 +244,26 @@ fn sass_lea_hi_x_sx32_sign_extends_a_negative_index() {
     assert_eq!(got.addrs.0[0], Some(0xff80));
     assert_eq!(got.addrs.0[31], Some(0xfffc));
 }
+
+#[test]
+fn every_unknown_name_and_function_of_a_kernel_is_reported_at_once() {
+    let e = cuda(
+        "__global__ void k(float *x) {
+    x[threadIdx.x] = foo(3) + WIDTH;
+    x[threadIdx.x + 32] = bar(x[threadIdx.x]);
+}
+",
+    )
+    .run()
+    .expect_err("refused")
+    .to_string();
+    let first = e.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("pattern 2:22: unknown function `foo` (define it as a __device__ function in the file"),
+        "{e}"
+    );
+    assert!(
+        first.ends_with("; also in this kernel: unknown name `WIDTH` at 2:31; unknown function `bar` at 3:27"),
+        "{e}"
+    );
+}

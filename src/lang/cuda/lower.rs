@@ -360,6 +360,9 @@ struct Lower<'a> {
     reg_top: u64,
     /// The arrays declared so far, where they live, in words (a note).
     array_homes: Vec<String>,
+    /// Unknown names and functions met so far: each is an error, reported together once the kernel has been
+    /// read to its end (with an unknown value standing in, so that the rest is read).
+    unsupported: Vec<InputError>,
     /// The included headers' places in the text: (name, range).
     regions: &'a [(String, std::ops::Range<usize>)],
     /// The position of the assignment operator of the store (or read-modify-write) being lowered: its line
@@ -497,6 +500,16 @@ impl<'a> Lower<'a> {
         let d = self.temp();
         self.emit(Op::Conv { dst: d, a, bits, signed }, span);
         Src::Reg(d)
+    }
+
+    /// Records an unsupported name or function (reported with the others at the end of the kernel) and gives
+    /// an unknown value in its place.
+    #[cold]
+    fn unsupported_value(&mut self, err: InputError, why: String, span: Span) -> Val {
+        if !self.unsupported.iter().any(|u| u.message == err.message) {
+            self.unsupported.push(err);
+        }
+        Val::Int(self.unknown(why, span), IntTy::INT)
     }
 
     #[cold]
@@ -1881,8 +1894,13 @@ impl<'a> Lower<'a> {
                     }
                 }
                 None if self.ast.ran.is_none() => self.implicit(n, false, e.span),
-                None => Err(self
-                    .err(e.span, format!("unknown name `{n}`: declare it, or give it a value with --set {n}=VALUE"))),
+                None => {
+                    let err = self.err(
+                        e.span,
+                        format!("unknown name `{n}`: declare it, or give it a value with --set {n}=VALUE"),
+                    );
+                    Ok(self.unsupported_value(err, format!("`{n}`, a name warpscope does not know"), e.span))
+                }
             },
             // `packed.size`: a class's `static constexpr` member through an object.
             E::Member(a, f, arrow) if self.static_member(a, f, *arrow).is_some() => {
@@ -2845,15 +2863,26 @@ impl<'a> Lower<'a> {
                 if let Some(v) = self.swizzle(name, args, e)? {
                     return Ok(v);
                 }
-                if let Some((ns, _)) = name.split_once("::") {
-                    return Err(self.err(
+                let err = match name.split_once("::") {
+                    Some((ns, _)) => self.err(
                         e.op_span,
                         format!("`{ns}::` is a namespace or class warpscope does not know (known: cooperative_groups and its aliases)"),
-                    ));
+                    ),
+                    None => self.err(
+                        e.op_span,
+                        format!("unknown function `{name}` (define it as a __device__ function in the file; warpscope knows min, max, abs, sw128, sw64, sw32, swizzle, __ldg, __syncthreads, __shfl_*_sync, __ballot_sync, atomics and cooperative_groups basics)"),
+                    ),
+                };
+                // Its arguments are still read (their loads, their own unknown names).
+                for a in args {
+                    if self.rvalue(a).is_err() {
+                        break;
+                    }
                 }
-                Err(self.err(
-                    e.op_span,
-                    format!("unknown function `{name}` (define it as a __device__ function in the file; warpscope knows min, max, abs, sw128, sw64, sw32, swizzle, __ldg, __syncthreads, __shfl_*_sync, __ballot_sync, atomics and cooperative_groups basics)"),
+                Ok(self.unsupported_value(
+                    err,
+                    format!("the result of `{name}`, a function warpscope does not know"),
+                    e.span,
                 ))
             }
         }
@@ -4040,6 +4069,7 @@ fn lower_kernel<'a>(
         uncosted: Vec::new(),
         store_at: None,
         regions,
+        unsupported: Vec::new(),
         assumed: Vec::new(),
         homes: HashMap::new(),
         class_stack: Vec::new(),
@@ -4067,11 +4097,35 @@ fn lower_kernel<'a>(
     let top = ast.kernel_start.min(stmts.len());
     // A fragment's statements are all top level.
     l.find_homes(&stmts[..top]);
-    l.block(&stmts[..top])?;
-    l.globals_end = l.scopes.len();
-    l.find_homes(&stmts[top..]);
-    l.block(&stmts[top..])?;
-    Ok(l)
+    let mut r = l.block(&stmts[..top]);
+    if r.is_ok() {
+        l.globals_end = l.scopes.len();
+        l.find_homes(&stmts[top..]);
+        r = l.block(&stmts[top..]);
+    }
+    // Every unknown name and function of the kernel at once, the first leading (a later error may follow
+    // from one of them: a value warpscope had to leave unknown).
+    if l.unsupported.is_empty() {
+        r?;
+        return Ok(l);
+    }
+    let mut first = l.unsupported.remove(0);
+    // The others in short: what is unknown, and where.
+    let short = |e: &InputError| {
+        let m = e.message.split(" (").next().unwrap_or(&e.message);
+        format!("{} at {}:{}", m.split(": declare it").next().unwrap_or(m), e.line, e.column)
+    };
+    let mut more: Vec<String> = l.unsupported.iter().map(short).collect();
+    if let Err(e) = r {
+        // A later error that is not one of these (one that follows from them names them as its cause).
+        if !e.message.contains("warpscope does not know") && e.message != first.message {
+            more.push(short(&e));
+        }
+    }
+    if !more.is_empty() {
+        first.message = format!("{}; also in this kernel: {}", first.message, more.join("; "));
+    }
+    Err(first)
 }
 
 /// The kernels of a file, for a menu: read from its top level alone, so that a kernel whose body fails
