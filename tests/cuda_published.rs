@@ -267,3 +267,40 @@ fn every_unknown_name_and_function_of_a_kernel_is_reported_at_once() {
         "{e}"
     );
 }
+
+#[test]
+fn a_brace_initialiser_of_one_value_of_the_type_copies_it() {
+    // leimao/CUDA-GEMM-Optimization's `int4 C_vals{*reinterpret_cast<int4 const*>(&C[...])};`: one 16-byte
+    // load, the value then changed in registers and stored whole.
+    let r = run("__global__ void k(const float *C, float *D) {
+    int4 C_vals{*reinterpret_cast<int4 const*>(&C[threadIdx.x * 4])};
+    for (size_t i{0U}; i < 4; ++i)
+        reinterpret_cast<float*>(&C_vals)[i] = 2.0f * reinterpret_cast<float*>(&C_vals)[i];
+    *reinterpret_cast<int4*>(&D[threadIdx.x * 4]) = C_vals;
+}
+");
+    assert_eq!(accesses(&r), [acc(2, "LDG.E.128", 1, 16), acc(5, "STG.E.128", 1, 16)]);
+}
+
+#[test]
+fn sass_calls_through_constant_bank_4_are_external_functions_listed_as_not_counted() {
+    // ptxas loads an external function's address (vprintf for a device printf) from constant bank 4 and calls
+    // it through a register; nvdisasm names it only where the cubin's relocations are read (xlite-dev/LeetCUDA's
+    // mma_simple_swizzle on sm_80). The load after it counts: 32 consecutive floats, 4 sectors.
+    let sass = "        /*0000*/                   MOV R2, 0x0 ;
+        /*0010*/                   LDC.64 R2, c[0x4][R2] ;
+        /*0020*/                   CALL.ABS.NOINC R2 ;
+        /*0030*/                   S2R R0, SR_TID.X ;
+        /*0040*/                   IMAD.WIDE.U32 R4, R0, 0x4, c[0x0][0x160] ;
+        /*0050*/                   LDG.E R6, [R4.64] ;
+        /*0060*/                   EXIT ;
+";
+    let mut sc = common::scenario(Lang::Sass, sass, "32", None);
+    sc.sets = vec!["c[0x0][0x160]=0x10000".into(), "c[0x0][0x164]=0".into()];
+    let r = common::ok(&sc);
+    assert_eq!(accesses(&r), [acc(6, "LDG.E", 1, 4)]);
+    assert_eq!(
+        note(&r, "sass-not-costed"),
+        "These instructions move memory but warpscope does not count them, so the totals leave them out: CALL.ABS.NOINC R2 (line 3)."
+    );
+}

@@ -1310,10 +1310,26 @@ impl<'a> Lower<'a> {
     /// A value of type `ty` from `e`: a brace initialiser fills the type's scalar fields in order (nested
     /// braces read flat, as C's brace elision does), the rest zero; anything else is converted.
     fn init_value(&mut self, ty: &Ty, e: &Ex) -> R<Val> {
-        let E::InitList(_) = &e.kind else {
+        let E::InitList(items) = &e.kind else {
             let v = self.rvalue(e)?;
             return self.convert(ty, v, e.span);
         };
+        // `int4 v{*reinterpret_cast<const int4 *>(p)}`: one value of the type itself initialises it whole;
+        // a scalar is its first field, the rest zero (read once either way).
+        if let ([one], Ty::Struct(_) | Ty::Vector { .. }) = (items.as_slice(), ty) {
+            if !matches!(one.kind, E::InitList(_)) {
+                let v = self.rvalue(one)?;
+                if matches!(&v, Val::Agg { ty: t, .. } if t == ty) {
+                    return Ok(v);
+                }
+                let mut out = Vec::new();
+                for (k, (off, fty)) in self.fields(ty).into_iter().enumerate() {
+                    let x = if k == 0 { self.convert(&fty, v.clone(), one.span)? } else { self.zero(&fty, e.span)? };
+                    out.push((off, x));
+                }
+                return Ok(Val::Agg { ty: ty.clone(), leaves: out });
+            }
+        }
         let mut flat = Vec::new();
         flatten_init(e, &mut flat);
         match ty {

@@ -840,14 +840,18 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
                     // `vprintf`: printf's runtime, which writes its arguments to a buffer; listed, not counted
                     // (called by name, or through a register the function loaded vprintf's address into).
                     let by_reg = has(l, "ABS") && matches!(l.ops.first(), Some((Operand::Reg { .. }, _)));
-                    let loads_vprintf = lines[range.clone()].iter().any(|x| x.text.contains("vprintf"));
+                    // nvdisasm names vprintf where the cubin's relocations say so; otherwise the address comes
+                    // from constant bank 4, where ptxas puts external functions' addresses (vprintf,
+                    // __assertfail, malloc).
+                    let loads_vprintf =
+                        lines[range.clone()].iter().any(|x| x.text.contains("vprintf") || x.text.contains("c[0x4]"));
                     let external = (by_reg && loads_vprintf)
                         || l.ops.iter().any(|(_, sp)| {
                             lw.src[sp.start.min(lw.src.len())..sp.end.min(lw.src.len())].contains("vprintf")
                         });
                     if callee.is_none() && external {
                         lw.uncosted.push((l.no, l.text.clone()));
-                        let w = lw.b.why(format!("the value vprintf returned at line {}", l.no));
+                        let w = lw.b.why(format!("the value an external function (vprintf) returned at line {}", l.no));
                         let r = lw.reg(4);
                         lw.emit(Op::Unknown { dst: r, why: w });
                         lw.b.release(mark);
