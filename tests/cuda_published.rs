@@ -304,3 +304,37 @@ fn sass_calls_through_constant_bank_4_are_external_functions_listed_as_not_count
         "These instructions move memory but warpscope does not count them, so the totals leave them out: CALL.ABS.NOINC R2 (line 3)."
     );
 }
+
+#[test]
+fn a_variable_indexed_at_run_time_through_a_pointer_to_it_is_local_memory() {
+    // leimao/CUDA-GEMM-Optimization's masked vector load: `int4 v{0, 0, 0, 0}`, filled by a 16-byte load,
+    // masked through `float *p{reinterpret_cast<float *>(&v)}` with a run-time index, then stored. nvcc puts
+    // `v` in local memory (its PTX has st.local.v4 and ld.local.v4 for it): the initialiser and the fill are
+    // STL.128, the read before the store an LDL.128; 16 bytes a lane interleaved, 512 bytes, 16 sectors each.
+    let r = run("__global__ void k(const float *A, float *D, int k) {
+    int4 v{0, 0, 0, 0};
+    v = *reinterpret_cast<int4 const *>(&A[threadIdx.x * 4]);
+    float *p{reinterpret_cast<float *>(&v)};
+    for (int i = 0; i < k - 30; ++i)
+        p[3 - i] = 0.0f;
+    *reinterpret_cast<int4 *>(&D[threadIdx.x * 4]) = v;
+}
+");
+    // k is the launch's thread count, 32: the masking loop runs twice, two 4-byte local stores.
+    assert_eq!(
+        accesses(&r),
+        [
+            acc(2, "STL.128", 1, 16),
+            acc(3, "LDG.E.128", 1, 16),
+            acc(3, "STL.128", 1, 16),
+            acc(6, "STL.32", 2, 8),
+            acc(7, "LDL.128", 1, 16),
+            acc(7, "STG.E.128", 1, 16)
+        ]
+    );
+    let n = note(&r, "cuda-local-arrays");
+    assert!(
+        n.contains("`v` (line 2) in local memory: an element of it is indexed at run time through a pointer (6:11)"),
+        "{n}"
+    );
+}

@@ -363,6 +363,8 @@ struct Lower<'a> {
     /// Unknown names and functions met so far: each is an error, reported together once the kernel has been
     /// read to its end (with an unknown value standing in, so that the rest is read).
     unsupported: Vec<InputError>,
+    /// Where in the text the last access's line was read (see `site_line`).
+    site_at: usize,
     /// The included headers' places in the text: (name, range).
     regions: &'a [(String, std::ops::Range<usize>)],
     /// The position of the assignment operator of the store (or read-modify-write) being lowered: its line
@@ -619,8 +621,10 @@ impl<'a> Lower<'a> {
     /// line is then the file's statement that reached it).
     #[cold]
     fn header_source(&self, span: Span) -> Option<crate::program::SourceLine> {
-        let (name, r) = self.regions.iter().find(|(_, r)| r.contains(&span.start))?;
-        let line = self.src[r.start..span.start].matches('\n').count() + 1;
+        // The position `site_line` chose for this access, by the same rule as the file's own lines.
+        let at = if (span.start..=span.end).contains(&self.site_at) { self.site_at } else { span.start };
+        let (name, r) = self.regions.iter().find(|(_, r)| r.contains(&at))?;
+        let line = self.src[r.start..at].matches('\n').count() + 1;
         Some(crate::program::SourceLine { file: name.clone(), line: line as u32 })
     }
 
@@ -631,6 +635,7 @@ impl<'a> Lower<'a> {
         // the same here, so that the three languages name the same line.
         let end = span.end.saturating_sub(1).max(span.start);
         let at = self.store_at.take().filter(|&a| a >= span.start).unwrap_or(end);
+        self.site_at = at;
         let at = if at < self.main_len { at } else { self.stmt };
         self.lines.line(at.min(self.src.len()))
     }
@@ -1053,6 +1058,33 @@ impl<'a> Lower<'a> {
                 let place = Place { space, addr: Src::Imm(off), ty, read_only: false };
                 if let Some(init) = &d.init {
                     self.init_array(&place, init)?;
+                }
+                Binding::Mem(place)
+            }
+            // A variable whose address is taken and indexed at run time (`T *p = reinterpret_cast<T *>(&v);
+            // p[n - i]`) is local memory, as nvcc places it: its reads and writes are LDL and STL.
+            Storage::Reg
+                if d.pointers == 0
+                    && !d.reference
+                    && matches!(self.homes.get(&d.span.start), Some(super::regs::Home::Local(..))) =>
+            {
+                let t = types(self);
+                let (size, align) = (t.size(&ty), t.align(&ty).max(4));
+                let off = self.local_top.div_ceil(align) * align;
+                self.local_top = off + size;
+                let line = self.lines.line(d.span.start.min(self.src.len()));
+                if let Some(super::regs::Home::Local(at, why)) = self.homes.get(&d.span.start).cloned() {
+                    let entry = format!("`{}` (line {line}) in local memory: {why} ({})", d.name, self.pos(at));
+                    if !self.array_homes.contains(&entry) {
+                        self.array_homes.push(entry);
+                    }
+                }
+                let place = Place { space: MemSpace::Local, addr: Src::Imm(off), ty: ty.clone(), read_only: false };
+                if let Some(init) = &d.init {
+                    // Its value is not followed once in memory (as any memory's); the initial value's own
+                    // loads count, and the variable is written whole.
+                    self.init_value(&ty, init)?;
+                    self.access(&place, true, d.span)?;
                 }
                 Binding::Mem(place)
             }
@@ -4084,6 +4116,7 @@ fn lower_kernel<'a>(
         salt: 0,
         uncosted: Vec::new(),
         store_at: None,
+        site_at: 0,
         regions,
         unsupported: Vec::new(),
         assumed: Vec::new(),

@@ -36,7 +36,17 @@ pub(super) fn homes(
     callee: &dyn Fn(&str, usize) -> bool,
 ) -> HashMap<usize, Home> {
     let (finite, locals) = finite(body, constant);
-    let mut w = Walk { constant, callee, finite, locals, ind: Vec::new(), arrays: HashMap::new(), out: HashMap::new() };
+    let mut w = Walk {
+        constant,
+        callee,
+        finite,
+        locals,
+        ind: Vec::new(),
+        arrays: HashMap::new(),
+        scalars: HashMap::new(),
+        aliases: HashMap::new(),
+        out: HashMap::new(),
+    };
     for s in body {
         w.stmt(s);
     }
@@ -56,6 +66,8 @@ pub(super) fn param_constant(body: &[Stmt], param: &str, constant: &dyn Fn(&str)
         locals,
         ind: Vec::new(),
         arrays: HashMap::from([(param.to_string(), (usize::MAX, 1))]),
+        scalars: HashMap::new(),
+        aliases: HashMap::new(),
         out: HashMap::from([(usize::MAX, Home::Registers)]),
     };
     for s in body {
@@ -76,6 +88,10 @@ struct Walk<'a> {
     ind: Vec<String>,
     /// Array name -> (declaration start, dimensions).
     arrays: HashMap<String, (usize, usize)>,
+    /// The scalar, vector and struct locals: name -> declaration start.
+    scalars: HashMap<String, usize>,
+    /// Pointer locals that point into one of `scalars` (`T *p = reinterpret_cast<T *>(&v)`): pointer -> it.
+    aliases: HashMap<String, String>,
     out: HashMap<usize, Home>,
 }
 
@@ -102,6 +118,8 @@ impl Walk<'_> {
             E::Binary(_, a, b) => self.is_const(a) && self.is_const(b),
             E::Ternary(c, a, b) => self.is_const(c) && self.is_const(a) && self.is_const(b),
             E::Call(f, args) if matches!(f.as_str(), "min" | "max") => args.iter().all(|a| self.is_const(a)),
+            // `size_t i{0U}`: a brace initialiser of constants.
+            E::InitList(items) => !items.is_empty() && items.iter().all(|a| self.is_const(a)),
             _ => false,
         }
     }
@@ -122,6 +140,16 @@ impl Walk<'_> {
                         self.out.insert(d.span.start, Home::Registers);
                     } else {
                         self.arrays.remove(&*d.name);
+                    }
+                    self.aliases.remove(&*d.name);
+                    if d.dims.is_empty() && d.storage == Storage::Reg && d.pointers == 0 && !d.reference {
+                        self.scalars.insert(d.name.to_string(), d.span.start);
+                    } else if let (true, Some(v)) =
+                        (d.pointers > 0, d.init.as_ref().and_then(|e| self.scalar_address(e)))
+                    {
+                        self.aliases.insert(d.name.to_string(), v);
+                    } else {
+                        self.scalars.remove(&*d.name);
                     }
                 }
             }
@@ -243,6 +271,17 @@ impl Walk<'_> {
                 for i in &idx {
                     self.expr(i);
                 }
+                // An element of a variable indexed at run time through a pointer to it: local memory.
+                let target = match &cur.kind {
+                    E::Name(p) => self.aliases.get(&**p).cloned(),
+                    _ => self.scalar_address(cur),
+                };
+                if let (Some(v), Some(bad)) = (target, idx.iter().find(|i| !self.is_const(i))) {
+                    if let Some(&key) = self.scalars.get(&v) {
+                        let why = "an element of it is indexed at run time through a pointer";
+                        self.out.insert(key, Home::Local(bad.span, why));
+                    }
+                }
                 match &cur.kind {
                     E::Name(n) if self.arrays.contains_key(n) => {
                         let dims = self.arrays[n].1;
@@ -299,6 +338,24 @@ impl Walk<'_> {
         }
     }
 
+    /// The variable `e` points to when it is `&v` of a scalar, vector or struct local, through casts
+    /// (`reinterpret_cast<float *>(&v)`).
+    #[cold]
+    fn scalar_address(&self, e: &Ex) -> Option<String> {
+        let mut cur = e;
+        loop {
+            match &cur.kind {
+                E::Cast(_, a) => cur = a,
+                // `T *p{reinterpret_cast<T *>(&v)}`
+                E::InitList(items) if items.len() == 1 => cur = &items[0],
+                _ => break,
+            }
+        }
+        let E::Unary(UnOp::AddrOf, a) = &cur.kind else { return None };
+        let E::Name(n) = &a.kind else { return None };
+        self.scalars.contains_key(&**n).then(|| n.to_string())
+    }
+
     /// The indices of `e` when it is a pointer into a candidate array: `a`, `a[i]` (a row), `&a[i][j]`.
     #[cold]
     fn array_pointer<'e>(&self, e: &'e Ex) -> Option<Vec<&'e Ex>> {
@@ -339,7 +396,8 @@ fn finite(body: &[Stmt], constant: &dyn Fn(&str) -> bool) -> (HashSet<String>, H
             };
             for d in ds {
                 locals.insert(d.name.to_string());
-                if d.dims.is_empty() && d.pointers == 0 {
+                // A parameter is a run-time value; a local declared without a value is one until assigned.
+                if d.dims.is_empty() && d.pointers == 0 && d.storage != Storage::Param && d.init.is_some() {
                     scalars.insert(d.name.to_string());
                 }
             }
@@ -355,6 +413,8 @@ fn finite(body: &[Stmt], constant: &dyn Fn(&str) -> bool) -> (HashSet<String>, H
             locals: locals.clone(),
             ind: Vec::new(),
             arrays: HashMap::new(),
+            scalars: HashMap::new(),
+            aliases: HashMap::new(),
             out: HashMap::new(),
         };
         let mut bad = HashSet::new();
