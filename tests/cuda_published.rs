@@ -338,3 +338,33 @@ fn a_variable_indexed_at_run_time_through_a_pointer_to_it_is_local_memory() {
         "{n}"
     );
 }
+
+#[test]
+fn arrays_passed_to_a_template_function_with_the_kernels_constants_stay_in_registers() {
+    // leimao's gemm_v06: `constexpr size_t N{...}` locals as the callee's template arguments, arrays passed
+    // whole to parameters `T const a[NY][4]`; the callee indexes them with its unrolled counters only, so nvcc
+    // keeps them in registers (its PTX has no local memory). One load per element of A_vals row 0 (4 issues of
+    // 32 floats, 4 sectors each) and the final store: nothing local.
+    let r = run("template <typename T, size_t NX, size_t NY>
+__device__ void compute(T const A_vals[NY][4], T C[NY][NX]) {
+#pragma unroll
+    for (size_t i{0U}; i < NY; ++i)
+        for (size_t j{0U}; j < NX; ++j)
+            C[i][j] += A_vals[i][0] * A_vals[i][1];
+}
+template <typename T>
+__global__ void k(const T *x, T *y) {
+    constexpr size_t ROWS{8 / 4};
+    T A_vals[ROWS][4] = {static_cast<T>(0)};
+    T C[ROWS][3] = {static_cast<T>(0)};
+    for (int q = 0; q < 4; ++q)
+        A_vals[0][q] = x[threadIdx.x + 32 * q];
+    compute<T, 3, ROWS>(A_vals, C);
+    y[threadIdx.x] = C[1][2];
+}
+template __global__ void k<float>(const float *, float *);
+");
+    assert_eq!(accesses(&r), [acc(14, "LDG.E.32", 4, 16), acc(16, "STG.E.32", 1, 4)]);
+    assert!(note(&r, "cuda-local-arrays")
+        .starts_with("Local arrays: `A_vals` (line 11) in registers; `C` (line 12) in registers."));
+}

@@ -501,6 +501,7 @@ fn note_kind(id: &str) -> (&'static str, bool) {
         "cuda-launch" => ("Launch from the code", false),
         i if i.ends_with("-kernel") || i == "cuda-templates" => ("Kernel", false),
         "cuda-local-arrays" => ("Registers and local memory", false),
+        "cuda-as-written" => ("Counted as written", false),
         _ => ("Model note", false),
     }
 }

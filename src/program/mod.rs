@@ -1038,6 +1038,12 @@ impl Builder {
         ));
     }
 
+    /// Whether the program so far has a load (a read of global, shared or local memory).
+    #[cold]
+    pub fn has_loads(&self) -> bool {
+        self.sites.iter().any(|(_, s)| !s.instr.base.is_store())
+    }
+
     /// Names the kernel the program is.
     #[cold]
     pub fn set_kernel(&mut self, name: String) {

@@ -1286,7 +1286,14 @@ impl<'a> Lower<'a> {
         for st in body {
             let Stmt::Decl(ds) = st else { continue };
             for d in ds.iter().filter(|d| d.storage == Storage::Const && d.pointers == 0 && d.dims.is_empty()) {
-                let (Some(init), Ty::Int { .. }) = (&d.init, &d.base) else { continue };
+                let (Some(mut init), Ty::Int { .. }) = (d.init.as_ref(), &d.base) else { continue };
+                // `constexpr size_t N{A / B};`
+                if let E::InitList(items) = &init.kind {
+                    match items.as_slice() {
+                        [one] => init = one,
+                        _ => continue,
+                    }
+                }
                 let names = |n: &str| ahead.get(n).copied().or_else(|| bound(n).map(|x| i128::from(x as i64)));
                 if let Ok(v) = super::pre::const_eval(self.src, init, &names) {
                     ahead.insert(d.name.to_string(), v);
@@ -4393,6 +4400,14 @@ fn lower_text(
         ));
     }
     l.b.note_uncosted("cuda-not-costed", "operations", &l.uncosted);
+    // What the CUDA front end cannot know of the compiler's choices, said once per kernel with loads.
+    if ast.ran.is_some() && l.b.has_loads() {
+        l.b.note(Note::new(
+            "cuda-as-written",
+            "Each read is counted as the source writes it. nvcc may keep a value it has read in a register and not read it again (the same element in an unrolled loop, a value just stored): the compiled kernel can issue fewer loads; its PTX or SASS shows which.",
+            "the PTX and SASS nvcc makes (tests/data/published/differences.txt)",
+        ));
+    }
     Ok(Lowered { program: l.b.finish(), block, grid })
 }
 
