@@ -368,3 +368,25 @@ template __global__ void k<float>(const float *, float *);
     assert!(note(&r, "cuda-local-arrays")
         .starts_with("Local arrays: `A_vals` (line 11) in registers; `C` (line 12) in registers."));
 }
+
+#[test]
+fn an_array_passed_on_through_two_functions_stays_in_registers() {
+    // leimao's gemm_v06_vectorized_double_buffered: the kernel passes its accumulators to a function that
+    // passes them on to the one that indexes them, with constants once unrolled; nvcc inlines both and keeps
+    // the array in registers.
+    let r = run("__device__ void add(float acc[4], const float *x) {
+    for (int i = 0; i < 4; ++i)
+        acc[i] += x[threadIdx.x + 32 * i];
+}
+__device__ void step(float acc[4], const float *x) {
+    add(acc, x);
+}
+__global__ void k(const float *x, float *y) {
+    float acc[4] = {0.0f};
+    step(acc, x);
+    y[threadIdx.x] = acc[3];
+}
+");
+    assert_eq!(accesses(&r), [acc(3, "LDG.E.32", 4, 16), acc(11, "STG.E.32", 1, 4)]);
+    assert!(note(&r, "cuda-local-arrays").starts_with("Local arrays: `acc` (line 9) in registers."));
+}

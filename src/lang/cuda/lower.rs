@@ -1305,43 +1305,8 @@ impl<'a> Lower<'a> {
         let file = Rc::clone(&self.ast.file);
         let src = self.src;
         let ts = types(self);
-        let callee = |f: &str, k: usize| {
-            // A function of the file, or a template's instance named with its arguments (`wt::f<BM, BN>`).
-            let (base, args) = match f.find('<') {
-                Some(i) if f.ends_with('>') => (&f[..i], Some(&f[i + 1..f.len() - 1])),
-                _ => (f, None),
-            };
-            let Some(item) = file.items.fns.iter().find(|x| {
-                x.kind == FnKind::Device && x.is_template == args.is_some() && x.spec.is_none() && x.name == base
-            }) else {
-                return false;
-            };
-            // The caller's constants among the arguments (`f<BM, WMITER>`) are written as their values.
-            let args = args.map(|a| {
-                let mut out = String::new();
-                let mut word = String::new();
-                for c in a.chars().chain(std::iter::once(' ')) {
-                    if c.is_ascii_alphanumeric() || c == '_' {
-                        word.push(c);
-                        continue;
-                    }
-                    match value(&word) {
-                        Some(x) if !word.starts_with(|d: char| d.is_ascii_digit()) => {
-                            out.push_str(&(x as i64).to_string())
-                        }
-                        _ => out.push_str(&word),
-                    }
-                    word.clear();
-                    out.push(c);
-                }
-                out.pop();
-                out
-            });
-            let Ok(def) = instantiate(src, &file, ts, item, args.as_deref()) else { return false };
-            def.params
-                .get(k)
-                .is_some_and(|p| p.pointers > 0 && super::regs::param_constant(&def.body, &p.name, &constant))
-        };
+        // A function that passes the array on to another is followed there too (a few calls deep).
+        let callee = |f: &str, k: usize| callee_keeps(src, &file, ts, f, k, &constant, &value, 0);
         let found = super::regs::homes(body, &constant, &callee);
         self.homes.extend(found);
     }
@@ -4083,6 +4048,59 @@ pub struct Lowered {
     pub program: Program,
     pub block: Option<crate::program::launch::Dim3>,
     pub grid: Option<crate::program::launch::Dim3>,
+}
+
+/// Whether function `f` (a template's instance named with its arguments, `f<BM, WMITER>`) uses its `k`-th
+/// parameter, a pointer, only with compile-time constant indices, also where it passes it on to another
+/// function: what keeps an array passed to it in registers (see `regs`). `value` gives the caller's constants,
+/// written as their values in the arguments.
+#[cold]
+#[allow(clippy::too_many_arguments)]
+fn callee_keeps(
+    src: &str,
+    file: &super::File,
+    ts: &Types,
+    f: &str,
+    k: usize,
+    constant: &dyn Fn(&str) -> bool,
+    value: &dyn Fn(&str) -> Option<u64>,
+    depth: u32,
+) -> bool {
+    const MAX_DEPTH: u32 = 4;
+    let (base, args) = match f.find('<') {
+        Some(i) if f.ends_with('>') => (&f[..i], Some(&f[i + 1..f.len() - 1])),
+        _ => (f, None),
+    };
+    let Some(item) =
+        file.items.fns.iter().find(|x| {
+            x.kind == FnKind::Device && x.is_template == args.is_some() && x.spec.is_none() && x.name == base
+        })
+    else {
+        return false;
+    };
+    let args = args.map(|a| {
+        let mut out = String::new();
+        let mut word = String::new();
+        for c in a.chars().chain(std::iter::once(' ')) {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                word.push(c);
+                continue;
+            }
+            match value(&word) {
+                Some(x) if !word.starts_with(|d: char| d.is_ascii_digit()) => out.push_str(&(x as i64).to_string()),
+                _ => out.push_str(&word),
+            }
+            word.clear();
+            out.push(c);
+        }
+        out.pop();
+        out
+    });
+    let Ok(def) = instantiate(src, file, ts, item, args.as_deref()) else { return false };
+    let nested = |g: &str, j: usize| depth < MAX_DEPTH && callee_keeps(src, file, ts, g, j, constant, value, depth + 1);
+    def.params
+        .get(k)
+        .is_some_and(|p| p.pointers > 0 && super::regs::param_constant(&def.body, &p.name, constant, &nested))
 }
 
 /// Lowers the file's top level and then its kernel. `dynamic_base`: where dynamic shared memory starts, when

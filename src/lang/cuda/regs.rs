@@ -54,14 +54,18 @@ pub(super) fn homes(
 }
 
 /// Whether pointer parameter `param` of a function with this body is used only with compile-time constant
-/// indices (and not passed on): what keeps an array passed to it in registers.
+/// indices (or passes it on to a function, `callee`, that does): what keeps an array passed to it in registers.
 #[cold]
-pub(super) fn param_constant(body: &[Stmt], param: &str, constant: &dyn Fn(&str) -> bool) -> bool {
+pub(super) fn param_constant(
+    body: &[Stmt],
+    param: &str,
+    constant: &dyn Fn(&str) -> bool,
+    callee: &dyn Fn(&str, usize) -> bool,
+) -> bool {
     let (finite, locals) = finite(body, constant);
-    let never = |_: &str, _: usize| false;
     let mut w = Walk {
         constant,
-        callee: &never,
+        callee,
         finite,
         locals,
         ind: Vec::new(),
