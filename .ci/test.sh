@@ -31,12 +31,15 @@ trunk build --release
 # to 279.2 KB and each analysis worker up by about 6.5 KB (the CUDA worker to 331.5 KB). The CUDA of
 # published code (classes and templated structs, references, arrays kept in registers, inline asm read as
 # PTX, headers, data-dependent branches) took the CUDA front end's worker to 422 KB: it now has its own
-# worker (warpscope-engine-cuda, budget 430 KB), loaded only when a pane shows CUDA, and the default
-# view's worker (expressions, address lists, layouts) is 228 KB.
+# worker (warpscope-engine-cuda), loaded only when a pane shows CUDA, and the default view's worker
+# (expressions, address lists, layouts) is 228 KB. What a second corpus of public kernels then found (variables
+# indexed at run time through a pointer are local memory, arrays passed on through nested calls stay in
+# registers, every unknown name at once, brace initialisers, external SASS calls) took it to 428,890 bytes:
+# its budget is 450 KB, the room CUDA's next constructs need, and it costs only pages that show CUDA.
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in
-    warpscope-engine-cuda*) BUDGET=430000 ;;
+    warpscope-engine-cuda*) BUDGET=450000 ;;
     warpscope-engine*) BUDGET=335000 ;;
   esac
   gz=$(gzip -9 -c "$wasm" | wc -c)

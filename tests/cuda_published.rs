@@ -390,3 +390,20 @@ __global__ void k(const float *x, float *y) {
     assert_eq!(accesses(&r), [acc(3, "LDG.E.32", 4, 16), acc(11, "STG.E.32", 1, 4)]);
     assert!(note(&r, "cuda-local-arrays").starts_with("Local arrays: `acc` (line 9) in registers."));
 }
+
+#[test]
+fn printf_is_listed_as_not_counted() {
+    // nvcc writes printf's arguments to a local buffer (st.local, packed into v2/v4 stores as it chooses) and
+    // calls vprintf; the argument's own load counts.
+    let r = run("__global__ void k(const float *x) {
+    if (threadIdx.x == 0)
+        printf(\"%f\\n\", x[threadIdx.x]);
+}
+");
+    // One lane reads 4 bytes: one sector.
+    assert_eq!(accesses(&r), [acc(3, "LDG.E.32", 1, 1)]);
+    assert_eq!(
+        note(&r, "cuda-not-costed"),
+        "These operations move memory but warpscope does not count them, so the totals leave them out: printf → its arguments' local buffer (STL) and vprintf (line 3)."
+    );
+}
