@@ -62,6 +62,9 @@ pub struct Scenario {
     /// Files the CUDA text `#include`s, given with it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<lang::Header>,
+    /// Model L1, L2 and DRAM across the run's warps and blocks (MODEL.md J) on this device, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caches: Option<crate::analysis::caches::CacheSettings>,
 }
 
 fn one_byte() -> u32 {
@@ -88,6 +91,7 @@ impl Default for Scenario {
             elem_bytes: 1,
             data_branches: DataBranches::default(),
             headers: Vec::new(),
+            caches: None,
         }
     }
 }
@@ -507,7 +511,11 @@ impl Scenario {
     /// [`Scenario::run`] under a caller's control (a time limit, cancellation).
     pub fn run_with(&self, control: &mut dyn Control) -> Result<ProgramResult, ScenarioError> {
         let a = self.analysis()?;
-        a.run(self.blocks(), control).map_err(|e| self.run_error(e))
+        let mut r = a.run(self.blocks(), control).map_err(|e| self.run_error(e))?;
+        if let Some(settings) = &self.caches {
+            r.caches = Some(a.caches(self.block_idx, settings, control).map_err(|e| self.run_error(e))?);
+        }
+        Ok(r)
     }
 
     /// The detailed report of issue `issue` (numbered warp by warp, as [`crate::analysis::InstrResult::issue_at`] does) of

@@ -8,6 +8,8 @@
 //!
 //! May import: `text`, `model`, `program`. Never the languages or anything above.
 
+pub mod caches;
+
 use crate::model::access::{Base, Instr, LaneSet, Second, Space, WarpAddrs};
 use crate::model::arch::Cc;
 use crate::model::cost::{analyze_with, issue_notes, warnings, Config};
@@ -250,6 +252,9 @@ pub struct ProgramResult {
     /// The memory operations the totals leave out (atomics, `ld.const`, calls), by line.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uncounted: Vec<Uncounted>,
+    /// L1, L2 and DRAM across warps and blocks, modelled (MODEL.md J), when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caches: Option<caches::CacheResult>,
 }
 
 /// A memory operation the model does not count, where it is.
@@ -523,6 +528,7 @@ impl<'a> Collector<'a> {
             kernels: Vec::new(),
             notes: Vec::new(),
             uncounted: Vec::new(),
+            caches: None,
         }
     }
 }
@@ -889,6 +895,10 @@ impl ProgramResult {
             for n in &r.notes {
                 let _ = writeln!(out, "  note [{}]: {}", n.id, n.text);
             }
+        }
+        if let Some(c) = &self.caches {
+            out.push('\n');
+            out.push_str(&c.to_text());
         }
         out
     }

@@ -234,6 +234,26 @@ struct InputArgs {
     /// Run every block of the grid, none counted as equivalent to another (slower; checks the shortcut).
     #[arg(long)]
     every_block: bool,
+    /// Model L1, L2 and DRAM across the warps and blocks of the run (MODEL.md J): hit rates, DRAM bytes and
+    /// the bounds no schedule changes, on the CC's example GPU (the flags below change it).
+    #[arg(long)]
+    caches: bool,
+    /// Cache model: SMs (default: the CC's example GPU). Implies --caches.
+    #[arg(long, value_name = "N")]
+    sms: Option<u32>,
+    /// Cache model: L2 size, `40MB`, `1536KB` or bytes. Implies --caches.
+    #[arg(long, value_name = "SIZE")]
+    l2_size: Option<String>,
+    /// Cache model: L2 ways. Implies --caches.
+    #[arg(long, value_name = "N")]
+    l2_ways: Option<u32>,
+    /// Cache model: resident blocks per SM (default: from the thread, block and shared-memory limits).
+    /// Implies --caches.
+    #[arg(long, value_name = "N")]
+    blocks_per_sm: Option<u32>,
+    /// Cache model: the shared-memory carveout per SM in KB (7.0 and later); L1 gets the rest. Implies --caches.
+    #[arg(long, value_name = "KB")]
+    carveout_kb: Option<u64>,
     /// The kernel to analyse when the input has several: its name (`reduce4`, `reduce4<int,256>`) or mangled
     /// symbol. Default: the first. The result says which ran and lists the others.
     #[arg(long, value_name = "NAME")]
@@ -550,6 +570,24 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
         sc.block_idx = Some(parse_block_idx(b)?);
     }
     sc.every_block |= a.every_block;
+    if a.caches
+        || a.sms.is_some()
+        || a.l2_size.is_some()
+        || a.l2_ways.is_some()
+        || a.blocks_per_sm.is_some()
+        || a.carveout_kb.is_some()
+    {
+        let mut c = sc.caches.take().unwrap_or_default();
+        c.sms = a.sms.or(c.sms);
+        if let Some(v) = &a.l2_size {
+            c.l2_bytes = Some(parse_size(v).map_err(|e| format!("--l2-size `{v}`: {e}"))?);
+        }
+        c.l2_ways = a.l2_ways.or(c.l2_ways);
+        c.blocks_per_sm = a.blocks_per_sm.or(c.blocks_per_sm);
+        c.carveout_bytes = a.carveout_kb.map(|k| k * 1024).or(c.carveout_bytes);
+        c.shared_bytes = a.shared_bytes.or(c.shared_bytes);
+        sc.caches = Some(c);
+    }
     if let Some(t) = a.max_seconds {
         if !(t > 0.0 && t.is_finite()) {
             return Err(format!("--max-seconds {t}: give a positive number of seconds"));
@@ -598,6 +636,23 @@ fn set(sc: &mut Scenario, setting: Setting, value: &str) -> Result<(), String> {
     })
 }
 
+/// `40MB`, `1536KB`, `768K`, `1.5MB` or a number of bytes (binary units).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim().to_ascii_uppercase().replace(' ', "");
+    let (num, mul) = if let Some(n) = t.strip_suffix("MB").or_else(|| t.strip_suffix('M')) {
+        (n, 1u64 << 20)
+    } else if let Some(n) = t.strip_suffix("KB").or_else(|| t.strip_suffix('K')) {
+        (n, 1 << 10)
+    } else {
+        (t.strip_suffix('B').unwrap_or(&t), 1)
+    };
+    let v: f64 = num.parse().map_err(|_| "give bytes, or a size such as 40MB or 1536KB".to_string())?;
+    if !(v.is_finite() && v > 0.0) {
+        return Err("give a positive size".into());
+    }
+    Ok((v * mul as f64).round() as u64)
+}
+
 /// `X`, `X,Y` or `X,Y,Z`: a block index (missing coordinates are 0).
 fn parse_block_idx(text: &str) -> Result<Dim3, String> {
     let parts: Vec<&str> = text.split([',', 'x']).map(str::trim).collect();
@@ -626,7 +681,14 @@ fn scenario_error(e: ScenarioError, origin: &str) -> String {
 fn run_scenario(sc: &Scenario, origin: &str) -> Result<(Analysis, ProgramResult), String> {
     let analysis = sc.analysis().map_err(|e| scenario_error(e, origin))?;
     let mut deadline = Deadline::new(sc.limits.max_seconds);
-    let result = analysis.run(sc.blocks(), &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))?;
+    let mut result = analysis.run(sc.blocks(), &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))?;
+    if let Some(settings) = &sc.caches {
+        result.caches = Some(
+            analysis
+                .caches(sc.block_idx, settings, &mut deadline)
+                .map_err(|e| scenario_error(sc.run_error(e), origin))?,
+        );
+    }
     Ok((analysis, result))
 }
 

@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod arch;
+pub mod cache;
 pub mod cost;
 pub mod count;
 pub mod global;

@@ -547,15 +547,26 @@ impl Affine {
     }
 
     /// At a memory issue of `site` with the address in `addr`: the translation must be common and allowed.
-    pub fn mem(&mut self, site: SiteId, addr: u32, m: u32) {
+    /// Returns the translation's coefficients (the address at block `b` is the address here plus `c · (b - b0)`).
+    pub fn mem(&mut self, site: SiteId, addr: u32, m: u32) -> [i64; 3] {
+        let rule = self.sites.get(site as usize).copied().unwrap_or(SiteRule { global: false, addr_bits: 64 });
+        self.moved(addr, m, rule)
+    }
+
+    /// At a `cp.async` issue: its global source addresses in `src` must move like a global access's.
+    pub fn mem_src(&mut self, src: u32, m: u32) -> [i64; 3] {
+        self.moved(src, m, SiteRule { global: true, addr_bits: 64 })
+    }
+
+    fn moved(&mut self, addr: u32, m: u32, rule: SiteRule) -> [i64; 3] {
         let r = addr as usize;
         if (self.dep[r] | self.bad[r]) & m == 0 {
-            return;
+            return [0; 3];
         }
         if self.bad[r] & m != 0 {
-            return self.fail("an address depends on blockIdx in a way warpscope cannot follow");
+            self.fail("an address depends on blockIdx in a way warpscope cannot follow");
+            return [0; 3];
         }
-        let rule = self.sites.get(site as usize).copied().unwrap_or(SiteRule { global: false, addr_bits: 64 });
         let modw = |c: i64| if rule.addr_bits >= 64 { c } else { i64::from(c as i32) };
         let mut common: Option<[i64; 3]> = None;
         for l in lanes(m) {
@@ -563,20 +574,24 @@ impl Affine {
             match common {
                 None => common = Some(c),
                 Some(k) if k == c => {}
-                Some(_) => return self.fail("the lanes of an issue move by different amounts from block to block"),
+                Some(_) => {
+                    self.fail("the lanes of an issue move by different amounts from block to block");
+                    return [0; 3];
+                }
             }
         }
-        let Some(c) = common else { return };
+        let Some(c) = common else { return [0; 3] };
         if c == [0; 3] {
-            return;
+            return c;
         }
         if !rule.global {
-            return self.fail("a shared, local or generic address depends on blockIdx");
+            self.fail("a shared, local or generic address depends on blockIdx");
+            return [0; 3];
         }
-        if c.iter().all(|k| k.rem_euclid(128) == 0) {
-            return;
+        if !c.iter().all(|k| k.rem_euclid(128) == 0) {
+            self.add(Constraint::Congruent { e: c.map(i128::from), m: 128 });
         }
-        self.add(Constraint::Congruent { e: c.map(i128::from), m: 128 });
+        c
     }
 
     /// After the expression language's `dst` (address) for lanes `has` of `m`.

@@ -45,6 +45,10 @@ pub trait Sink {
     /// holds each lane's address (meaningless outside `mask`); `second` the instruction's other operand (the
     /// lanes whose explicit `Plg` is true, or a `cp.async`'s global sources). Returns false to stop the warp.
     fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, second: Second) -> bool;
+
+    /// Before an issue of a run that follows `blockIdx` (a whole grid's equivalence proof): the issue's global
+    /// addresses at block `b` are its addresses here plus `c · (b - b0)` bytes (for `cp.async`, its sources').
+    fn moves(&mut self, _c: [i64; 3]) {}
 }
 
 /// What every warp of a block shares.
@@ -691,7 +695,11 @@ impl Warp {
                         let pass = self.passes[s];
                         self.passes[s] += 1;
                         if let Some(aff) = self.affine.as_deref_mut() {
-                            aff.mem(*site, *addr, run);
+                            let mut c = aff.mem(*site, *addr, run);
+                            if let Some(s) = src {
+                                c = aff.mem_src(*s, plg_mask.unwrap_or(run));
+                            }
+                            sink.moves(c);
                         }
                         let second = match (src, plg_mask) {
                             // A cp.async's `plg` is the lanes that read their source (the others zero-fill).

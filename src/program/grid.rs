@@ -272,6 +272,26 @@ pub fn run<C: Costing>(
     Ok(stats)
 }
 
+/// What running one block proved about the others: `Some(Ok(conditions))` when tracked and the proof holds,
+/// `Some(Err(why))` when it proves nothing, `None` when not tracked.
+pub type Proof = Option<Result<Vec<Constraint>, String>>;
+
+/// Runs block `b` of `launch` on its own into `sink` (with `track`, following `blockIdx` to prove which other
+/// blocks are translations of it): the cache model's way through a grid, which needs every block's addresses.
+pub fn run_one(
+    prog: &Program,
+    launch: &Launch,
+    b: Dim3,
+    sink: &mut dyn Sink,
+    track: bool,
+    control: &mut dyn Control,
+    progress: &mut Progress,
+    decisions: &mut Vec<super::DataDecision>,
+) -> Result<Proof, RunError> {
+    let rules = track.then(|| site_rules(prog));
+    run_block(prog, launch, b, sink, rules, control, progress, decisions)
+}
+
 /// Where a warp stopped at `pc` was, for a message: the innermost loop around `pc` (a backward branch over it),
 /// which is where a long run spends its time, else the instruction itself.
 fn where_stopped(prog: &Program, pc: u32) -> Span {
@@ -289,7 +309,7 @@ fn where_stopped(prog: &Program, pc: u32) -> Span {
     best.map(|(_, s)| s).or_else(|| prog.insts.get(pc as usize).map(|i| i.span)).unwrap_or(Span { start: 0, end: 1 })
 }
 
-fn check_memory(needed: u64, limit: u64) -> Result<(), RunError> {
+pub fn check_memory(needed: u64, limit: u64) -> Result<(), RunError> {
     if needed > limit {
         return Err(RunError::Memory { needed, limit });
     }

@@ -8,6 +8,7 @@
 //!
 //! May import: `model::access`, `model::note`, `serde`.
 
+pub mod memsys;
 pub mod notes;
 pub mod rules;
 

@@ -256,3 +256,101 @@ pub fn refill(note: &mut Note, wavefronts: u64, alt: u64) {
         note.text = r.text.replace("{wavefronts}", &wavefronts.to_string()).replace("{alt}", &alt.to_string());
     }
 }
+
+/// Where MODEL.md J's cache model is stated.
+const CACHE_SOURCE: &str = "MODEL.md J (NCU Profiling Guide: memory tables, cache control; NVIDIA forum t/49571)";
+
+/// The label every cache figure carries: "modelled (LRU, lockstep schedule, 108 SMs, 2 blocks per SM, 40 MB
+/// L2, 16 ways)".
+pub fn cache_label(p: &super::memsys::Preset, sms: u32, r: u32) -> String {
+    let l2 = p.l2_bytes;
+    let size = if l2 % super::memsys::MB == 0 {
+        format!("{} MB", l2 / super::memsys::MB)
+    } else if l2 >= super::memsys::MB {
+        format!("{:.2} MB", l2 as f64 / super::memsys::MB as f64)
+    } else {
+        format!("{} KB", l2 / super::memsys::KB)
+    };
+    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!(
+        "modelled (LRU, lockstep schedule, {}, {} per SM, {size} L2, {} ways)",
+        plural(sms, "SM", "SMs"),
+        plural(r, "block", "blocks"),
+        p.l2_ways
+    )
+}
+
+/// What every cache figure assumes and leaves out, for `cc` on preset `p`.
+pub fn cache_notes(
+    cc: Cc,
+    p: &super::memsys::Preset,
+    res: &super::memsys::Residency,
+    one_block: bool,
+    sensitive: bool,
+) -> Vec<Note> {
+    let mut out = vec![Note::new(
+        "cache-modelled",
+        "Cache figures are modelled, not measured: 128-byte lines of 32-byte sectors, true LRU in every set, the \
+         warps of each SM issuing in lockstep, blocks in waves (block b on SM (b - first block of its wave) mod SMs), \
+         caches empty at the start as Nsight Compute flushes them. Not modelled: the real warp and block order, \
+         misses merged in flight, L2 partitions and hashing, the real replacement policy, prefetch, compression, \
+         other clients of L2. The bounds beside the figures hold for any schedule.",
+        CACHE_SOURCE,
+    )];
+    let r = res.r;
+    let rest = match res.carveout_bytes {
+        Some(c) => format!(
+            "{} KB of shared memory per SM (the smallest carveout that holds {} blocks' shared memory), leaving {} KB of L1",
+            c / 1024,
+            r,
+            res.l1_bytes / 1024
+        ),
+        None => format!("{} KB of L1 per SM", res.l1_bytes / 1024),
+    };
+    out.push(Note::new(
+        "cache-device",
+        format!(
+            "Device: {} on CC {cc}, {} SMs, {} KB of L2 in {} ways; {} resident blocks per SM ({} by the thread and \
+             block limits); {rest}. {}.",
+            p.gpu,
+            p.sms,
+            p.l2_bytes / 1024,
+            p.l2_ways,
+            r,
+            res.r0,
+            p.source
+        ),
+        CACHE_SOURCE,
+    ));
+    if one_block {
+        out.push(Note::new(
+            "cache-one-block",
+            "One block on one SM: the reuse of its lines by other blocks, in L1 and in L2, is not counted. Run the \
+             whole grid for the kernel's figures.",
+            CACHE_SOURCE,
+        ));
+    }
+    if sensitive {
+        out.push(Note::new(
+            "cache-sensitive",
+            "Sensitive to the schedule: with another number of resident blocks per SM a hit rate moves by more than \
+             2 points (or DRAM reads by more than 2 %). Near capacity the real order and L2 hashing decide.",
+            CACHE_SOURCE,
+        ));
+    }
+    out.push(Note::new(
+        "cache-local",
+        "Local memory: each warp has its own region, interleaved as the Programming Guide describes, and what its \
+         stores leave dirty in L2 is written to DRAM like global data.",
+        CACHE_SOURCE,
+    ));
+    if cc.family() == Family::Fermi {
+        out.push(Note::new(
+            "cache-fermi-lines",
+            "CC 2.x: a load that misses L1 fetches its whole 128-byte line (four sectors) from L2; the L1 counters \
+             count the sectors the lanes touch.",
+            CACHE_SOURCE,
+        ));
+    }
+    out
+}

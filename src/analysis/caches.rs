@@ -1,0 +1,688 @@
+//! The memory system across warps and blocks (MODEL.md section J): every warp's issues that reach L1/TEX's
+//! global or local path, played through each SM's L1 and the device's L2 in the model's schedule.
+//!
+//! Blocks run in waves of `S x R` blocks (S SMs, R resident blocks each); in a wave starting at block `w0`,
+//! block `b` runs on SM `(b - w0) mod S`. Within a wave, step `t` lets each SM in turn, each of its blocks in
+//! order and each warp in order make its `t`-th issue. A whole grid needs every block's addresses: a block
+//! that the equivalence proof of [`crate::program::affine`] shows to be a translation of one that ran takes that
+//! block's issues moved by its translation, so only the blocks that start a class run.
+
+use super::Analysis;
+use crate::model::access::{Instr, Second, Space, WINDOW_BYTES};
+use crate::model::arch::memsys::{self, L1Use, Preset, Residency};
+use crate::model::arch::{self, MemoryAccess};
+use crate::model::cache::{rate, Access, Machine, Shape, SiteTraffic, Totals, Traffic, OPS};
+use crate::model::count::gather;
+use crate::model::local;
+use crate::model::note::Note;
+use crate::program::affine::Constraint;
+use crate::program::exec::Sink;
+use crate::program::grid::{self, Control, Progress, RunError};
+use crate::program::launch::{Dim3, Launch};
+use crate::program::SiteId;
+use serde::{Deserialize, Serialize};
+
+/// What the user may change about the modelled device; `None` keeps the preset's or the launch's value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheSettings {
+    /// SMs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sms: Option<u32>,
+    /// L2 bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_bytes: Option<u64>,
+    /// L2 ways.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_ways: Option<u32>,
+    /// Resident blocks per SM.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks_per_sm: Option<u32>,
+    /// Shared-memory carveout per SM in bytes (7.0 and later): sets L1 to the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carveout_bytes: Option<u64>,
+    /// Shared memory per block in bytes (static + dynamic), for residency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_bytes: Option<u64>,
+}
+
+/// One instruction's share of the modelled traffic.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SiteCache {
+    /// The instruction's index in the program's memory instructions.
+    pub site: usize,
+    /// Its source line.
+    pub line: usize,
+    /// What it accesses.
+    pub access: String,
+    /// Its mnemonic.
+    pub op: String,
+    /// The traffic.
+    #[serde(flatten)]
+    pub traffic: SiteTraffic,
+    /// L1 load hit rate in percent (loads only).
+    pub l1_hit_rate: Option<f64>,
+    /// L2 hit rate in percent.
+    pub l2_hit_rate: Option<f64>,
+}
+
+/// The same run with another number of resident blocks per SM: how much the figures depend on the schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sensitivity {
+    /// The other R.
+    pub blocks_per_sm: u32,
+    /// L1 load hit rate with it.
+    pub l1_load_hit_rate: Option<f64>,
+    /// L2 load hit rate with it.
+    pub l2_load_hit_rate: Option<f64>,
+    /// DRAM bytes read with it.
+    pub dram_read_bytes: u64,
+    /// Whether a hit rate moves by more than 2 points, or DRAM reads by more than 2 %.
+    pub sensitive: bool,
+}
+
+/// An Nsight Compute metric and its modelled value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    /// The metric's name.
+    pub name: String,
+    /// Its value.
+    pub value: f64,
+}
+
+/// The modelled memory system of a run: every figure is "modelled" and carries the bounds beside it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CacheResult {
+    /// "block (x,y,z)" or "grid".
+    pub scope: String,
+    /// The device.
+    pub preset: Preset,
+    /// SMs used (1 for a block).
+    pub sms: u32,
+    /// Residency.
+    pub residency: Residency,
+    /// Waves of `S x R` blocks.
+    pub waves: u64,
+    /// Kernel totals.
+    pub totals: Totals,
+    /// Kernel totals under Nsight Compute's names.
+    pub metrics: Vec<Metric>,
+    /// Per instruction, in program order (instructions with traffic only).
+    pub instructions: Vec<SiteCache>,
+    /// The run with another R, for a grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Sensitivity>,
+    /// "modelled (LRU, lockstep schedule, 108 SMs, 2 blocks per SM, 40 MB L2, 16 ways)".
+    pub label: String,
+    /// What the figures assume and leave out.
+    pub notes: Vec<Note>,
+}
+
+impl CacheResult {
+    /// L1 load hit rate.
+    pub fn l1_load_hit_rate(&self) -> Option<f64> {
+        self.totals.l1_load_hit_rate()
+    }
+    /// L2 load hit rate.
+    pub fn l2_load_hit_rate(&self) -> Option<f64> {
+        self.totals.l2_load_hit_rate()
+    }
+}
+
+/// One issue in a block's trace.
+#[derive(Clone, Copy)]
+struct TIssue {
+    site: u32,
+    u: L1Use,
+    local: bool,
+    coef: [i64; 3],
+    start: u32,
+    len: u32,
+}
+
+/// One block's issues, warp by warp.
+#[derive(Default)]
+struct BlockTrace {
+    warps: Vec<Vec<TIssue>>,
+    acc: Vec<Access>,
+}
+
+struct Recorder<'a> {
+    a: &'a Analysis,
+    trace: BlockTrace,
+    coef: [i64; 3],
+    scratch: Vec<(u64, u32)>,
+}
+
+impl Recorder<'_> {
+    fn push(&mut self, site: SiteId, warp: u32, instr: &Instr, space: Space, lanes: &crate::model::access::Lanes) {
+        let a = self.a;
+        let size = instr.size_bytes;
+        let acc = MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: size };
+        let per = arch::memory_rule(a.cc, acc, a.config.l1).lanes_per_request as usize;
+        let u = memsys::l1_use(a.cc, instr, space, a.config.l1);
+        let start = self.trace.acc.len() as u32;
+        let mut k = 0;
+        while k < lanes.n {
+            let group = usize::from(lanes.lane[k]) / per;
+            self.scratch.clear();
+            while k < lanes.n && usize::from(lanes.lane[k]) / per == group {
+                let lane = usize::from(lanes.lane[k]);
+                let addr =
+                    if space == Space::Local { local::interleave(lanes.addr[k], lane, size) } else { lanes.addr[k] };
+                let bytes = if size >= 32 { u32::MAX } else { ((1u32 << size) - 1) << (addr & 31) };
+                self.scratch.push((addr >> 5, bytes));
+                k += 1;
+            }
+            self.scratch.sort_unstable_by_key(|x| x.0);
+            let mut first = true;
+            let mut last: Option<usize> = None;
+            for &(sector, bytes) in &self.scratch {
+                match last {
+                    Some(i) if self.trace.acc[i].sector == sector => self.trace.acc[i].bytes |= bytes,
+                    _ => {
+                        self.trace.acc.push(Access { sector, bytes, request: first });
+                        last = Some(self.trace.acc.len() - 1);
+                        first = false;
+                    }
+                }
+            }
+        }
+        let len = self.trace.acc.len() as u32 - start;
+        if len == 0 {
+            return;
+        }
+        let w = warp as usize;
+        if self.trace.warps.len() <= w {
+            self.trace.warps.resize(w + 1, Vec::new());
+        }
+        let coef = if space == Space::Local { [0; 3] } else { self.coef };
+        self.trace.warps[w].push(TIssue { site, u, local: space == Space::Local, coef, start, len });
+    }
+}
+
+impl Sink for Recorder<'_> {
+    fn moves(&mut self, c: [i64; 3]) {
+        self.coef = c;
+    }
+
+    fn issue(&mut self, site: SiteId, warp: u32, _: u32, addrs: &[u64; 32], mask: u32, second: Second) -> bool {
+        let a = self.a;
+        let Some(s) = a.program.sites.get(site as usize) else { return true };
+        let instr = &s.instr;
+        let mask = mask & a.lane_mask.0 & instr.lane_mask();
+        if let Second::Src(src, reads) = second {
+            // cp.async: its global side is a load of the sources.
+            let g = gather(&instr.copy_source(), src, mask & reads, None, &a.config);
+            let lanes = g.lanes[Space::Global as usize];
+            self.push(site, warp, instr, Space::Global, &lanes);
+        } else if instr.base.fixed_space() != Some(Space::Shared) {
+            let g = gather(instr, addrs, mask, second.plg(), &a.config);
+            for space in [Space::Global, Space::Local] {
+                let lanes = g.lanes[space as usize];
+                if lanes.n > 0 {
+                    self.push(site, warp, instr, space, &lanes);
+                }
+            }
+        }
+        self.coef = [0; 3];
+        true
+    }
+}
+
+/// A block of a wave: whose trace it plays and by how much its global addresses move.
+#[derive(Clone, Copy)]
+struct Member {
+    trace: usize,
+    delta: [i64; 3],
+    linear: u64,
+}
+
+struct Class {
+    b0: Dim3,
+    constraints: Vec<Constraint>,
+    trace: usize,
+}
+
+/// The local backing store of warp `w` of block `linear`: each warp's own region.
+fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
+    let per_warp = local_bytes.div_ceil(128) * 128 * 32;
+    (1u64 << 60).wrapping_add((linear * u64::from(warps) + u64::from(w)).wrapping_mul(per_warp))
+}
+
+/// Plays one wave's blocks, SM by SM, in lockstep steps.
+fn play(
+    m: &mut Machine,
+    traces: &[BlockTrace],
+    wave: &[Member],
+    s: usize,
+    warps: u32,
+    local_bytes: u64,
+    buf: &mut Vec<Access>,
+) {
+    let steps = wave.iter().flat_map(|b| traces[b.trace].warps.iter().map(Vec::len)).max().unwrap_or(0);
+    for t in 0..steps {
+        for sm in 0..s.min(wave.len()) {
+            for b in wave.iter().skip(sm).step_by(s) {
+                let tr = &traces[b.trace];
+                for (w, issues) in tr.warps.iter().enumerate() {
+                    let Some(i) = issues.get(t) else { continue };
+                    let acc = &tr.acc[i.start as usize..(i.start + i.len) as usize];
+                    let shift = if i.local {
+                        local_base(b.linear, warps, w as u32, local_bytes) >> 5
+                    } else {
+                        let d = i.coef[0]
+                            .wrapping_mul(b.delta[0])
+                            .wrapping_add(i.coef[1].wrapping_mul(b.delta[1]))
+                            .wrapping_add(i.coef[2].wrapping_mul(b.delta[2]));
+                        (d >> 5) as u64
+                    };
+                    if shift == 0 {
+                        m.issue(sm, i.site as usize, i.u, i.local, acc);
+                    } else {
+                        buf.clear();
+                        buf.extend(acc.iter().map(|a| Access { sector: a.sector.wrapping_add(shift), ..*a }));
+                        m.issue(sm, i.site as usize, i.u, i.local, buf);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The L1 bytes and residency the run uses.
+fn shape_for(a: &Analysis, p: &Preset, set: &CacheSettings, one_block: bool) -> (Residency, Shape) {
+    let shared = set.shared_bytes.or(a.config.windows.shared_alloc_bytes).unwrap_or(0);
+    let mut r = memsys::residency(a.cc, p, a.launch.threads(), shared);
+    if let Some(c) = set.carveout_bytes {
+        r.carveout_bytes = r.carveout_bytes.map(|_| c);
+        r.l1_bytes = memsys::l1_for_carveout(p, r.carveout_bytes);
+    }
+    if let Some(n) = set.blocks_per_sm {
+        r.r = n.max(1);
+    }
+    if one_block {
+        r.r = 1;
+    }
+    let shape = Shape {
+        sms: if one_block { 1 } else { p.sms.max(1) },
+        l1_bytes: r.l1_bytes,
+        read_only_bytes: if memsys::has_read_only_cache(a.cc) { memsys::READ_ONLY_BYTES } else { 0 },
+        l2_sets: p.l2_sets(),
+        l2_ways: p.l2_ways.max(1),
+    };
+    (r, shape)
+}
+
+/// Collects every block's traces (translating equivalent blocks) and plays them in waves of `S x R` through one
+/// or more machines (one per R in `rs`).
+#[allow(clippy::too_many_arguments)]
+fn run_grid(
+    a: &Analysis,
+    shapes: &mut [(Machine, usize)],
+    control: &mut dyn Control,
+    one: Option<Dim3>,
+) -> Result<u64, RunError> {
+    let launch = a.launch;
+    let g = launch.grid;
+    let warps = launch.warps();
+    let local_bytes = a.config.windows.local_alloc_bytes.unwrap_or(WINDOW_BYTES);
+    let mut progress = Progress { blocks_total: g.volume(), ..Progress::default() };
+    let mut decisions = Vec::new();
+    grid::check_memory(u64::from(warps) * grid::warp_bytes(&a.program, true), a.max_memory_bytes)?;
+    let blocks: Vec<Dim3> = match one {
+        Some(b) => vec![b],
+        None => {
+            let mut v = Vec::with_capacity(usize::try_from(g.volume()).unwrap_or(0));
+            for z in 0..g.z {
+                for y in 0..g.y {
+                    for x in 0..g.x {
+                        v.push(Dim3 { x, y, z });
+                    }
+                }
+            }
+            v
+        }
+    };
+    // Traces: those of class representatives stay; a block that proves nothing keeps its trace for its wave.
+    let mut traces: Vec<BlockTrace> = Vec::new();
+    let mut classes: Vec<Class> = Vec::new();
+    let mut last_class = 0usize;
+    let mut singletons_in_a_row = 0u32;
+    let wave_of = |m: &(Machine, usize)| m.1;
+    let biggest = shapes.iter().map(wave_of).max().unwrap_or(1);
+    let mut buf = Vec::new();
+    let mut waves = 0u64;
+    // Blocks are traced in chunks of the largest wave; each machine plays its own waves from them.
+    let mut members: Vec<Member> = Vec::new();
+    let mut pending: Vec<Vec<Member>> = shapes.iter().map(|_| Vec::new()).collect();
+    let mut first_singleton = usize::MAX;
+    for (n, &b) in blocks.iter().enumerate() {
+        if n % 64 == 0 && !control.keep_going(&progress) {
+            return Err(RunError::Stopped { at: None, block: b, warp: 0, progress });
+        }
+        let linear = n as u64;
+        let found = (0..classes.len()).map(|k| (last_class + k) % classes.len()).find(|&k| {
+            let c = &classes[k];
+            let d = [
+                i128::from(b.x) - i128::from(c.b0.x),
+                i128::from(b.y) - i128::from(c.b0.y),
+                i128::from(b.z) - i128::from(c.b0.z),
+            ];
+            c.constraints.iter().all(|k| k.holds(d))
+        });
+        let member = match found {
+            Some(k) => {
+                last_class = k;
+                let c = &classes[k];
+                let delta = [
+                    i64::from(b.x) - i64::from(c.b0.x),
+                    i64::from(b.y) - i64::from(c.b0.y),
+                    i64::from(b.z) - i64::from(c.b0.z),
+                ];
+                Member { trace: c.trace, delta, linear }
+            }
+            None => {
+                let track = one.is_none() && singletons_in_a_row < 8;
+                let mut rec = Recorder { a, trace: BlockTrace::default(), coef: [0; 3], scratch: Vec::new() };
+                let proof = grid::run_one(
+                    &a.program,
+                    &Launch { block_idx: b, ..launch },
+                    b,
+                    &mut rec,
+                    track,
+                    control,
+                    &mut progress,
+                    &mut decisions,
+                )?;
+                let t = traces.len();
+                traces.push(rec.trace);
+                match proof {
+                    Some(Ok(constraints)) => {
+                        singletons_in_a_row = 0;
+                        classes.push(Class { b0: b, constraints, trace: t });
+                        last_class = classes.len() - 1;
+                    }
+                    _ => {
+                        singletons_in_a_row += 1;
+                        first_singleton = first_singleton.min(t);
+                    }
+                }
+                Member { trace: t, delta: [0; 3], linear }
+            }
+        };
+        progress.blocks_done += 1;
+        members.push(member);
+        if members.len() == biggest || n + 1 == blocks.len() {
+            for (k, (m, wave)) in shapes.iter_mut().enumerate() {
+                pending[k].extend_from_slice(&members);
+                let s = m.sms();
+                while pending[k].len() >= *wave || (n + 1 == blocks.len() && !pending[k].is_empty()) {
+                    let take = (*wave).min(pending[k].len());
+                    let w: Vec<Member> = pending[k].drain(..take).collect();
+                    play(m, &traces, &w, s, warps, local_bytes, &mut buf);
+                    if k == 0 {
+                        waves += 1;
+                    }
+                }
+            }
+            members.clear();
+            // Singleton traces no machine still needs are dropped.
+            if first_singleton != usize::MAX && pending.iter().all(Vec::is_empty) {
+                let keep: std::collections::HashSet<usize> = classes.iter().map(|c| c.trace).collect();
+                for (i, t) in traces.iter_mut().enumerate().skip(first_singleton) {
+                    if !keep.contains(&i) {
+                        *t = BlockTrace::default();
+                    }
+                }
+                first_singleton = usize::MAX;
+            }
+        }
+    }
+    Ok(waves)
+}
+
+impl Analysis {
+    /// The modelled memory system for one block (`Some(b)`: one SM, one block) or the whole grid.
+    pub fn caches(
+        &self,
+        block: Option<Dim3>,
+        settings: &CacheSettings,
+        control: &mut dyn Control,
+    ) -> Result<CacheResult, RunError> {
+        let mut p = Preset::of(self.cc);
+        if let Some(v) = settings.sms {
+            p.sms = v.max(1);
+        }
+        if let Some(v) = settings.l2_bytes {
+            p.l2_bytes = v.max(128);
+        }
+        if let Some(v) = settings.l2_ways {
+            p.l2_ways = v.max(1);
+        }
+        let one = block.is_some() || self.launch.grid.volume() == 1;
+        let (res, shape) = shape_for(self, &p, settings, one);
+        let sites = self.program.sites.len();
+        let wave = |r: u32| (shape.sms as usize) * (r as usize);
+        let mut machines = vec![(Machine::new(shape, sites), wave(res.r))];
+        let alt_r = if res.r > 1 { res.r / 2 } else { 2 };
+        if !one {
+            machines.push((Machine::new(shape, sites), wave(alt_r)));
+        }
+        let waves = run_grid(self, &mut machines, control, block.or(one.then_some(self.launch.block_idx)))?;
+        let mut it = machines.into_iter();
+        let (main, _) = it.next().expect("the main machine");
+        let (site_traffic, totals) = main.finish();
+        let schedule = it.next().map(|(m, _)| {
+            let (_, t) = m.finish();
+            let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(x), Some(y)) => (x - y).abs() <= 2.0,
+                _ => true,
+            };
+            let dram_close = totals.dram_read_bytes.abs_diff(t.dram_read_bytes) * 50 <= totals.dram_read_bytes.max(1);
+            Sensitivity {
+                blocks_per_sm: alt_r,
+                l1_load_hit_rate: t.l1_load_hit_rate(),
+                l2_load_hit_rate: t.l2_load_hit_rate(),
+                dram_read_bytes: t.dram_read_bytes,
+                sensitive: !(close(totals.l1_load_hit_rate(), t.l1_load_hit_rate())
+                    && close(totals.l2_load_hit_rate(), t.l2_load_hit_rate())
+                    && dram_close),
+            }
+        });
+        let instructions = site_traffic
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.l1.requests > 0)
+            .map(|(k, t)| {
+                let s = &self.program.sites[k];
+                let load = !s.instr.is_store();
+                SiteCache {
+                    site: k,
+                    line: s.line,
+                    access: s.access.clone(),
+                    op: s.instr.text.clone(),
+                    traffic: *t,
+                    l1_hit_rate: if load { rate(&t.l1) } else { None },
+                    l2_hit_rate: rate(&t.l2),
+                }
+            })
+            .collect();
+        let scope = match (block, one) {
+            (Some(b), _) => format!("block ({},{},{})", b.x, b.y, b.z),
+            (None, true) => "the launch's one block".to_string(),
+            (None, false) => "grid".to_string(),
+        };
+        let label = arch::notes::cache_label(&p, shape.sms, res.r);
+        let notes = arch::notes::cache_notes(self.cc, &p, &res, one, schedule.as_ref().is_some_and(|s| s.sensitive));
+        Ok(CacheResult {
+            scope,
+            metrics: metrics(&totals),
+            preset: p,
+            sms: shape.sms,
+            residency: res,
+            waves,
+            totals,
+            instructions,
+            schedule,
+            label,
+            notes,
+        })
+    }
+}
+
+/// The kernel totals under Nsight Compute's metric names.
+fn metrics(t: &Totals) -> Vec<Metric> {
+    let mut out = Vec::new();
+    let mut put = |name: String, value: f64| out.push(Metric { name, value });
+    for (space, sname) in [(0usize, "global"), (1, "local")] {
+        for (o, op) in OPS.iter().enumerate() {
+            let l1 = t.l1[space][o];
+            if l1.requests == 0 {
+                continue;
+            }
+            put(format!("l1tex__t_requests_pipe_lsu_mem_{sname}_op_{op}.sum"), l1.requests as f64);
+            put(format!("l1tex__t_sectors_pipe_lsu_mem_{sname}_op_{op}.sum"), l1.sectors as f64);
+            if o == 0 {
+                put(format!("l1tex__t_sectors_pipe_lsu_mem_{sname}_op_ld_lookup_hit.sum"), l1.hits as f64);
+            }
+        }
+    }
+    if let Some(r) = t.l1_hit_rate() {
+        put("l1tex__t_sector_hit_rate.pct".into(), r);
+    }
+    for (o, op) in ["read", "write", "atom", "red"].iter().enumerate() {
+        let l2 = Totals::sum(&t.l2, &[o]);
+        if l2.requests == 0 {
+            continue;
+        }
+        put(format!("lts__t_requests_srcunit_tex_op_{op}.sum"), l2.requests as f64);
+        put(format!("lts__t_sectors_srcunit_tex_op_{op}.sum"), l2.sectors as f64);
+        if o == 0 {
+            put("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum".into(), l2.hits as f64);
+        }
+    }
+    if let Some(r) = t.l2_hit_rate() {
+        put("lts__t_sector_hit_rate.pct".into(), r);
+    }
+    put("dram__bytes_read.sum".into(), t.dram_read_bytes as f64);
+    put("dram__bytes_write.sum".into(), t.dram_write_bytes as f64);
+    out
+}
+
+/// `12,345,678`.
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Bytes with their binary unit: `8,388,608 bytes (8 MiB)`.
+pub fn bytes_text(n: u64) -> String {
+    let unit = if n >= 1 << 30 {
+        format!(" ({:.4} GiB)", n as f64 / f64::from(1u32 << 30))
+    } else if n >= 1 << 20 {
+        format!(" ({:.4} MiB)", n as f64 / f64::from(1u32 << 20))
+    } else if n >= 1 << 10 {
+        format!(" ({:.4} KiB)", n as f64 / 1024.0)
+    } else {
+        String::new()
+    };
+    let unit = unit.replace(".0000 ", " ");
+    format!("{} bytes{unit}", grouped(n))
+}
+
+/// `95.0 % (7,980 of 8,400)`, or `no loads`.
+pub fn rate_text(t: &Traffic) -> String {
+    match rate(t) {
+        Some(r) => format!("{} % ({} of {})", trim_rate(r), grouped(t.hits), grouped(t.sectors)),
+        None => "no sectors".into(),
+    }
+}
+
+/// A percentage with up to four decimals, trailing zeros dropped (96.875, 95, 78.7476).
+pub fn trim_rate(r: f64) -> String {
+    let s = format!("{r:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+impl CacheResult {
+    /// The section `warpscope analyze --caches` prints.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let t = &self.totals;
+        let mut out = String::new();
+        let _ = writeln!(out, "Memory system, {} for the {}:", self.label, self.scope);
+        let l1 = Totals::sum(&t.l1, &[0, 1, 2, 3]);
+        let l1ld = Totals::sum(&t.l1, &[0]);
+        let l2 = Totals::sum(&t.l2, &[0, 1, 2, 3]);
+        let l2ld = Totals::sum(&t.l2, &[0]);
+        let _ = writeln!(
+            out,
+            "  L1/TEX: {} requests, {} sectors; load hit rate {}",
+            grouped(l1.requests),
+            grouped(l1.sectors),
+            rate_text(&l1ld)
+        );
+        let _ = writeln!(
+            out,
+            "  L2: {} requests, {} sectors; load hit rate {}; all operations {}",
+            grouped(l2.requests),
+            grouped(l2.sectors),
+            rate_text(&l2ld),
+            rate_text(&l2)
+        );
+        let _ = writeln!(
+            out,
+            "  DRAM: read {}, written {} (+ {} dirty at the end)",
+            bytes_text(t.dram_read_bytes),
+            bytes_text(t.dram_write_bytes),
+            bytes_text(t.dirty_at_end_bytes)
+        );
+        let _ = writeln!(
+            out,
+            "  bounds, any schedule: compulsory DRAM read {}; unique bytes written {}; L1 sectors with no reuse {} (loads {})",
+            bytes_text(t.compulsory_read_bytes),
+            bytes_text(t.unique_written_bytes),
+            grouped(l1.sectors),
+            grouped(l1ld.sectors)
+        );
+        if let Some(s) = &self.schedule {
+            let r = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{} %", trim_rate(v)));
+            let _ = writeln!(
+                out,
+                "  with {} blocks per SM: L1 load hit rate {}, L2 load hit rate {}, DRAM read {}{}",
+                s.blocks_per_sm,
+                r(s.l1_load_hit_rate),
+                r(s.l2_load_hit_rate),
+                bytes_text(s.dram_read_bytes),
+                if s.sensitive { ": sensitive to the schedule" } else { "" }
+            );
+        }
+        for i in &self.instructions {
+            let _ = writeln!(
+                out,
+                "  line {} {} {}: L1 {} requests, {} sectors, hits {}; L2 {} sectors, hits {}; DRAM read {}",
+                i.line,
+                i.op,
+                i.access,
+                grouped(i.traffic.l1.requests),
+                grouped(i.traffic.l1.sectors),
+                grouped(i.traffic.l1.hits),
+                grouped(i.traffic.l2.sectors),
+                grouped(i.traffic.l2.hits),
+                bytes_text(i.traffic.dram_read_bytes)
+            );
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "  note [{}]: {}", n.id, n.text);
+        }
+        out
+    }
+}
