@@ -10,8 +10,8 @@
 use super::Analysis;
 use crate::model::access::{Instr, Second, Space, WINDOW_BYTES};
 use crate::model::arch::memsys::{self, L1Use, Preset, Residency};
-use crate::model::arch::{self, MemoryAccess};
-use crate::model::cache::{rate, Access, Machine, Shape, SiteTraffic, Totals, Traffic, OPS};
+use crate::model::arch::{self, Cc, MemoryAccess};
+use crate::model::cache::{rate, Access, L2Request, Machine, Shape, SiteTraffic, Totals, Traffic, OPS};
 use crate::model::count::gather;
 use crate::model::local;
 use crate::model::note::Note;
@@ -249,7 +249,12 @@ fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
     (1u64 << 60).wrapping_add((linear * u64::from(warps) + u64::from(w)).wrapping_mul(per_warp))
 }
 
+/// Steps played per round: each SM runs its L1 part for this many steps, then L2 serves the round's requests
+/// in the model's order (step, SM, block, warp). An SM's L1 stays warm in the host's caches for a round.
+const ROUND: usize = 64;
+
 /// Plays one wave's blocks, SM by SM, in lockstep steps.
+#[allow(clippy::too_many_arguments)]
 fn play(
     m: &mut Machine,
     traces: &[BlockTrace],
@@ -258,34 +263,65 @@ fn play(
     warps: u32,
     local_bytes: u64,
     buf: &mut Vec<Access>,
+    out: &mut Vec<Vec<(u32, L2Request)>>,
 ) {
     let steps = wave.iter().flat_map(|b| traces[b.trace].warps.iter().map(Vec::len)).max().unwrap_or(0);
-    for t in 0..steps {
-        for sm in 0..s.min(wave.len()) {
-            for b in wave.iter().skip(sm).step_by(s) {
-                let tr = &traces[b.trace];
-                for (w, issues) in tr.warps.iter().enumerate() {
-                    let Some(i) = issues.get(t) else { continue };
-                    let acc = &tr.acc[i.start as usize..(i.start + i.len) as usize];
-                    let shift = if i.local {
-                        local_base(b.linear, warps, w as u32, local_bytes) >> 5
-                    } else {
-                        let d = i.coef[0]
-                            .wrapping_mul(b.delta[0])
-                            .wrapping_add(i.coef[1].wrapping_mul(b.delta[1]))
-                            .wrapping_add(i.coef[2].wrapping_mul(b.delta[2]));
-                        (d >> 5) as u64
-                    };
-                    if shift == 0 {
-                        m.issue(sm, i.site as usize, i.u, i.local, acc);
-                    } else {
-                        buf.clear();
-                        buf.extend(acc.iter().map(|a| Access { sector: a.sector.wrapping_add(shift), ..*a }));
-                        m.issue(sm, i.site as usize, i.u, i.local, buf);
+    let sms = s.min(wave.len());
+    out.resize_with(sms.max(out.len()), Vec::new);
+    let mut reqs = Vec::new();
+    let mut order: Vec<(u32, u32)> = Vec::new();
+    let mut t0 = 0;
+    while t0 < steps {
+        let t1 = (t0 + ROUND).min(steps);
+        for (sm, o) in out.iter_mut().enumerate().take(sms) {
+            o.clear();
+            for t in t0..t1 {
+                for b in wave.iter().skip(sm).step_by(s) {
+                    let tr = &traces[b.trace];
+                    for (w, issues) in tr.warps.iter().enumerate() {
+                        let Some(i) = issues.get(t) else { continue };
+                        let acc = &tr.acc[i.start as usize..(i.start + i.len) as usize];
+                        let shift = if i.local {
+                            local_base(b.linear, warps, w as u32, local_bytes) >> 5
+                        } else {
+                            let d = i.coef[0]
+                                .wrapping_mul(b.delta[0])
+                                .wrapping_add(i.coef[1].wrapping_mul(b.delta[1]))
+                                .wrapping_add(i.coef[2].wrapping_mul(b.delta[2]));
+                            (d >> 5) as u64
+                        };
+                        reqs.clear();
+                        if shift == 0 {
+                            m.l1(sm, i.site as usize, i.u, i.local, acc, &mut reqs);
+                        } else {
+                            buf.clear();
+                            buf.extend(acc.iter().map(|a| Access { sector: a.sector.wrapping_add(shift), ..*a }));
+                            m.l1(sm, i.site as usize, i.u, i.local, buf, &mut reqs);
+                        }
+                        o.extend(reqs.iter().map(|r| (t as u32, *r)));
                     }
                 }
             }
         }
+        order.clear();
+        let mut at = vec![0usize; sms];
+        for t in t0..t1 {
+            for sm in 0..sms {
+                let o = &out[sm];
+                while at[sm] < o.len() && o[at[sm]].0 as usize == t {
+                    order.push((sm as u32, at[sm] as u32));
+                    at[sm] += 1;
+                }
+            }
+        }
+        const AHEAD: usize = 16;
+        for (k, &(sm, i)) in order.iter().enumerate() {
+            if let Some(&(sm2, i2)) = order.get(k + AHEAD) {
+                m.prefetch(&out[sm2 as usize][i2 as usize].1);
+            }
+            m.l2(&out[sm as usize][i as usize].1);
+        }
+        t0 = t1;
     }
 }
 
@@ -351,6 +387,7 @@ fn run_grid(
     let wave_of = |m: &(Machine, usize)| m.1;
     let biggest = shapes.iter().map(wave_of).max().unwrap_or(1);
     let mut buf = Vec::new();
+    let mut out = Vec::new();
     let mut waves = 0u64;
     // Blocks are traced in chunks of the largest wave; each machine plays its own waves from them.
     let mut members: Vec<Member> = Vec::new();
@@ -419,7 +456,7 @@ fn run_grid(
                 while pending[k].len() >= *wave || (n + 1 == blocks.len() && !pending[k].is_empty()) {
                     let take = (*wave).min(pending[k].len());
                     let w: Vec<Member> = pending[k].drain(..take).collect();
-                    play(m, &traces, &w, s, warps, local_bytes, &mut buf);
+                    play(m, &traces, &w, s, warps, local_bytes, &mut buf, &mut out);
                     if k == 0 {
                         waves += 1;
                     }
@@ -441,14 +478,17 @@ fn run_grid(
     Ok(waves)
 }
 
+/// The other run of a schedule check: the grid with another number of resident blocks per SM.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduleRun {
+    /// Its R.
+    pub blocks_per_sm: u32,
+    /// Its totals.
+    pub totals: Totals,
+}
+
 impl Analysis {
-    /// The modelled memory system for one block (`Some(b)`: one SM, one block) or the whole grid.
-    pub fn caches(
-        &self,
-        block: Option<Dim3>,
-        settings: &CacheSettings,
-        control: &mut dyn Control,
-    ) -> Result<CacheResult, RunError> {
+    fn cache_device(&self, settings: &CacheSettings, one: bool) -> (Preset, Residency, Shape) {
         let mut p = Preset::of(self.cc);
         if let Some(v) = settings.sms {
             p.sms = v.max(1);
@@ -459,36 +499,41 @@ impl Analysis {
         if let Some(v) = settings.l2_ways {
             p.l2_ways = v.max(1);
         }
-        let one = block.is_some() || self.launch.grid.volume() == 1;
         let (res, shape) = shape_for(self, &p, settings, one);
-        let sites = self.program.sites.len();
-        let wave = |r: u32| (shape.sms as usize) * (r as usize);
-        let mut machines = vec![(Machine::new(shape, sites), wave(res.r))];
-        let alt_r = if res.r > 1 { res.r / 2 } else { 2 };
-        if !one {
-            machines.push((Machine::new(shape, sites), wave(alt_r)));
+        (p, res, shape)
+    }
+
+    /// The modelled memory system (MODEL.md J) for one block (`Some(b)`: one SM, one block) or the whole grid,
+    /// with the schedule check of a grid run after it (see [`Analysis::cache_schedule_check`]).
+    pub fn caches(
+        &self,
+        block: Option<Dim3>,
+        settings: &CacheSettings,
+        control: &mut dyn Control,
+    ) -> Result<CacheResult, RunError> {
+        let r = self.caches_alone(block, settings, control)?;
+        if block.is_some() {
+            return Ok(r);
         }
+        let check = self.cache_schedule_check(settings, control)?;
+        Ok(r.with_schedule(check))
+    }
+
+    /// The modelled memory system without the schedule check (a front end with threads runs the check
+    /// beside it and adds it with [`CacheResult::with_schedule`]).
+    pub fn caches_alone(
+        &self,
+        block: Option<Dim3>,
+        settings: &CacheSettings,
+        control: &mut dyn Control,
+    ) -> Result<CacheResult, RunError> {
+        let one = block.is_some() || self.launch.grid.volume() == 1;
+        let (p, res, shape) = self.cache_device(settings, one);
+        let sites = self.program.sites.len();
+        let mut machines = vec![(Machine::new(shape, sites), shape.sms as usize * res.r as usize)];
         let waves = run_grid(self, &mut machines, control, block.or(one.then_some(self.launch.block_idx)))?;
-        let mut it = machines.into_iter();
-        let (main, _) = it.next().expect("the main machine");
+        let (main, _) = machines.pop().expect("the machine");
         let (site_traffic, totals) = main.finish();
-        let schedule = it.next().map(|(m, _)| {
-            let (_, t) = m.finish();
-            let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
-                (Some(x), Some(y)) => (x - y).abs() <= 2.0,
-                _ => true,
-            };
-            let dram_close = totals.dram_read_bytes.abs_diff(t.dram_read_bytes) * 50 <= totals.dram_read_bytes.max(1);
-            Sensitivity {
-                blocks_per_sm: alt_r,
-                l1_load_hit_rate: t.l1_load_hit_rate(),
-                l2_load_hit_rate: t.l2_load_hit_rate(),
-                dram_read_bytes: t.dram_read_bytes,
-                sensitive: !(close(totals.l1_load_hit_rate(), t.l1_load_hit_rate())
-                    && close(totals.l2_load_hit_rate(), t.l2_load_hit_rate())
-                    && dram_close),
-            }
-        });
         let instructions = site_traffic
             .iter()
             .enumerate()
@@ -513,7 +558,7 @@ impl Analysis {
             (None, false) => "grid".to_string(),
         };
         let label = arch::notes::cache_label(&p, shape.sms, res.r);
-        let notes = arch::notes::cache_notes(self.cc, &p, &res, one, schedule.as_ref().is_some_and(|s| s.sensitive));
+        let notes = arch::notes::cache_notes(self.cc, &p, &res, one, false);
         Ok(CacheResult {
             scope,
             metrics: metrics(&totals),
@@ -523,10 +568,60 @@ impl Analysis {
             waves,
             totals,
             instructions,
-            schedule,
+            schedule: None,
             label,
             notes,
         })
+    }
+
+    /// The whole grid again with another number of resident blocks per SM (half of R, or 2 when R is 1):
+    /// whether the figures depend on the schedule. `None` for a launch of one block.
+    pub fn cache_schedule_check(
+        &self,
+        settings: &CacheSettings,
+        control: &mut dyn Control,
+    ) -> Result<Option<ScheduleRun>, RunError> {
+        if self.launch.grid.volume() == 1 {
+            return Ok(None);
+        }
+        let (_, res, shape) = self.cache_device(settings, false);
+        let alt = if res.r > 1 { res.r / 2 } else { 2 };
+        let mut machines = vec![(Machine::new(shape, self.program.sites.len()), shape.sms as usize * alt as usize)];
+        run_grid(self, &mut machines, control, None)?;
+        let (m, _) = machines.pop().expect("the machine");
+        Ok(Some(ScheduleRun { blocks_per_sm: alt, totals: m.finish().1 }))
+    }
+}
+
+impl CacheResult {
+    /// Adds a schedule check's figures, and the "sensitive to the schedule" mark when a hit rate moves by more
+    /// than 2 points or DRAM reads by more than 2 %.
+    pub fn with_schedule(mut self, check: Option<ScheduleRun>) -> CacheResult {
+        let Some(c) = check else { return self };
+        let t = &c.totals;
+        let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(x), Some(y)) => (x - y).abs() <= 2.0,
+            _ => true,
+        };
+        let main = &self.totals;
+        let dram_close = main.dram_read_bytes.abs_diff(t.dram_read_bytes) * 50 <= main.dram_read_bytes.max(1);
+        let sensitive = !(close(main.l1_load_hit_rate(), t.l1_load_hit_rate())
+            && close(main.l2_load_hit_rate(), t.l2_load_hit_rate())
+            && dram_close);
+        self.schedule = Some(Sensitivity {
+            blocks_per_sm: c.blocks_per_sm,
+            l1_load_hit_rate: t.l1_load_hit_rate(),
+            l2_load_hit_rate: t.l2_load_hit_rate(),
+            dram_read_bytes: t.dram_read_bytes,
+            sensitive,
+        });
+        if sensitive {
+            let extra = arch::notes::cache_notes(Cc::new(8, 0), &self.preset, &self.residency, false, true);
+            if let Some(n) = extra.into_iter().find(|n| n.id == "cache-sensitive") {
+                self.notes.insert(1, n);
+            }
+        }
+        self
     }
 }
 

@@ -683,11 +683,25 @@ fn run_scenario(sc: &Scenario, origin: &str) -> Result<(Analysis, ProgramResult)
     let mut deadline = Deadline::new(sc.limits.max_seconds);
     let mut result = analysis.run(sc.blocks(), &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))?;
     if let Some(settings) = &sc.caches {
-        result.caches = Some(
-            analysis
-                .caches(sc.block_idx, settings, &mut deadline)
-                .map_err(|e| scenario_error(sc.run_error(e), origin))?,
-        );
+        // The grid's schedule check (the same model with another R) runs on a second thread beside the main run.
+        let (main, check) = std::thread::scope(|scope| {
+            let check = sc.block_idx.is_none().then(|| {
+                scope.spawn(|| {
+                    let a = sc.analysis().map_err(|e| scenario_error(e, origin))?;
+                    let mut deadline = Deadline::new(sc.limits.max_seconds);
+                    a.cache_schedule_check(settings, &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))
+                })
+            });
+            let main = analysis
+                .caches_alone(sc.block_idx, settings, &mut deadline)
+                .map_err(|e| scenario_error(sc.run_error(e), origin));
+            let check = match check {
+                Some(h) => h.join().unwrap_or_else(|_| Err("the schedule check stopped unexpectedly".into())),
+                None => Ok(None),
+            };
+            (main, check)
+        });
+        result.caches = Some(main?.with_schedule(check?));
     }
     Ok((analysis, result))
 }

@@ -13,8 +13,6 @@ use serde::{Deserialize, Serialize};
 
 /// Sectors per line.
 const SECTORS: u32 = 4;
-/// A slot index meaning "none".
-const NIL: u32 = u32::MAX;
 
 /// One sector an issue touches: its index (`address >> 5`) and the bytes of it the lanes touch (bit i = byte
 /// i). `request` is true on the first sector of each request.
@@ -127,66 +125,59 @@ pub fn rate(t: &Traffic) -> Option<f64> {
     (t.sectors > 0).then(|| 100.0 * t.hits as f64 / t.sectors as f64)
 }
 
-#[derive(Clone, Copy, Default)]
+/// A set-associative cache of 128-byte lines with true LRU per set: `sets` sets of `ways` ways, set = line mod
+/// sets, an empty way chosen before an eviction. Narrow sets (L2) keep their tags in recency order in one
+/// array (a search and a short move touch one or two host cache lines); wide sets (L1, with hundreds of ways)
+/// keep a map from line to slot and a linked list of slots in recency order.
+enum Lru<P> {
+    Narrow(Narrow<P>),
+    Wide(Wide<P>),
+}
+
+struct Narrow<P> {
+    ways: usize,
+    /// The number of sets, reduced for fast division (L2 set counts are rarely powers of two).
+    sets: strength_reduce::StrengthReducedU64,
+    /// Per set, `ways` tags, most recently used first; `EMPTY` for a free way (free ways are last).
+    tags: Vec<u64>,
+    data: Vec<P>,
+}
+
+/// A tag no line has (lines are addresses >> 7).
+const EMPTY: u64 = u64::MAX;
+/// No slot.
+const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
 struct Slot<P> {
-    tag: u64,
+    line: u64,
     prev: u32,
     next: u32,
     data: P,
 }
 
-/// A set-associative cache of 128-byte lines with true LRU per set: `sets` sets of `ways` ways, set = line mod
-/// sets, an empty way chosen before an eviction.
-struct Lru<P> {
-    sets: u64,
+struct Wide<P> {
     ways: u32,
+    /// sets - 1: the set count is a power of two (L1 has 4 sets).
+    set_mask: u64,
+    map: FxHashMap<u64, u32>,
     slots: Vec<Slot<P>>,
-    /// Per set: most recently used slot, least recently used slot, slots in use.
+    /// Per set: most and least recently used slot, slots in use.
     head: Vec<u32>,
     tail: Vec<u32>,
     used: Vec<u32>,
-    /// line -> slot, for wide sets (a linear search serves narrow ones).
-    map: Option<FxHashMap<u64, u32>>,
 }
 
-impl<P: Copy + Default> Lru<P> {
-    fn new(sets: u64, ways: u32) -> Lru<P> {
-        let n = usize::try_from(sets * u64::from(ways)).unwrap_or(0);
-        Lru {
-            sets,
-            ways,
-            slots: vec![Slot { tag: 0, prev: NIL, next: NIL, data: P::default() }; n],
-            head: vec![NIL; sets as usize],
-            tail: vec![NIL; sets as usize],
-            used: vec![0; sets as usize],
-            map: (ways > 16).then(FxHashMap::default),
-        }
-    }
-
-    fn set_of(&self, line: u64) -> usize {
-        (line % self.sets) as usize
-    }
-
-    fn find(&self, line: u64) -> Option<u32> {
-        if let Some(m) = &self.map {
-            return m.get(&line).copied();
-        }
-        let s = self.set_of(line);
-        let base = s as u32 * self.ways;
-        (base..base + self.used[s]).find(|&k| self.slots[k as usize].tag == line)
-    }
-
+impl<P: Copy + Default> Wide<P> {
     fn unlink(&mut self, s: usize, k: u32) {
         let (p, n) = (self.slots[k as usize].prev, self.slots[k as usize].next);
-        if p == NIL {
-            self.head[s] = n;
-        } else {
-            self.slots[p as usize].next = n;
+        match p {
+            NIL => self.head[s] = n,
+            p => self.slots[p as usize].next = n,
         }
-        if n == NIL {
-            self.tail[s] = p;
-        } else {
-            self.slots[n as usize].prev = p;
+        match n {
+            NIL => self.tail[s] = p,
+            n => self.slots[n as usize].prev = p,
         }
     }
 
@@ -194,56 +185,138 @@ impl<P: Copy + Default> Lru<P> {
         let h = self.head[s];
         self.slots[k as usize].prev = NIL;
         self.slots[k as usize].next = h;
-        if h == NIL {
-            self.tail[s] = k;
-        } else {
-            self.slots[h as usize].prev = k;
+        match h {
+            NIL => self.tail[s] = k,
+            h => self.slots[h as usize].prev = k,
         }
         self.head[s] = k;
     }
+}
 
-    /// Makes slot `k` of `line`'s set the most recently used.
-    fn touch(&mut self, line: u64, k: u32) {
-        let s = self.set_of(line);
-        if self.head[s] != k {
-            self.unlink(s, k);
-            self.push_front(s, k);
-        }
-    }
-
-    /// Allocates `line` (not present) as the most recently used line of its set; returns its slot and the
-    /// evicted line's data, if a line was evicted. `None` when the cache has no ways.
-    fn allocate(&mut self, line: u64) -> Option<(u32, Option<P>)> {
-        if self.ways == 0 {
-            return None;
-        }
-        let s = self.set_of(line);
-        let (k, old) = if self.used[s] < self.ways {
-            let k = s as u32 * self.ways + self.used[s];
-            self.used[s] += 1;
-            (k, None)
+impl<P: Copy + Default> Lru<P> {
+    fn new(sets: u64, ways: u32) -> Lru<P> {
+        if ways <= 32 || !sets.is_power_of_two() {
+            let n = usize::try_from(sets * u64::from(ways)).unwrap_or(0);
+            Lru::Narrow(Narrow {
+                ways: ways as usize,
+                sets: strength_reduce::StrengthReducedU64::new(sets.max(1)),
+                tags: vec![EMPTY; n],
+                data: vec![P::default(); n],
+            })
         } else {
-            let k = self.tail[s];
-            self.unlink(s, k);
-            let old = self.slots[k as usize];
-            if let Some(m) = &mut self.map {
-                m.remove(&old.tag);
-            }
-            (k, Some(old.data))
-        };
-        self.slots[k as usize] = Slot { tag: line, prev: NIL, next: NIL, data: P::default() };
-        self.push_front(s, k);
-        if let Some(m) = &mut self.map {
-            m.insert(line, k);
+            let n = usize::try_from(sets * u64::from(ways)).unwrap_or(0);
+            let mut map = FxHashMap::default();
+            map.reserve(n);
+            Lru::Wide(Wide {
+                ways,
+                set_mask: sets.next_power_of_two() - 1,
+                map,
+                slots: vec![Slot { line: 0, prev: NIL, next: NIL, data: P::default() }; n],
+                head: vec![NIL; sets as usize],
+                tail: vec![NIL; sets as usize],
+                used: vec![0; sets as usize],
+            })
         }
-        Some((k, old))
     }
 
-    fn iter(&self) -> impl Iterator<Item = &P> {
-        (0..self.sets as usize).flat_map(move |s| {
-            let base = s * self.ways as usize;
-            self.slots[base..base + self.used[s] as usize].iter().map(|x| &x.data)
-        })
+    /// Finds the line, making it the most recently used of its set: the index of its data.
+    fn find(&mut self, line: u64) -> Option<usize> {
+        match self {
+            Lru::Narrow(c) => {
+                if c.ways == 0 {
+                    return None;
+                }
+                let base = (line % c.sets) as usize * c.ways;
+                let set = &mut c.tags[base..base + c.ways];
+                let k = set.iter().position(|&t| t == line)?;
+                if k > 0 {
+                    set[..=k].rotate_right(1);
+                    c.data[base..=base + k].rotate_right(1);
+                }
+                Some(base)
+            }
+            Lru::Wide(c) => {
+                let k = *c.map.get(&line)?;
+                let s = (line & c.set_mask) as usize;
+                if c.head[s] != k {
+                    c.unlink(s, k);
+                    c.push_front(s, k);
+                }
+                Some(k as usize)
+            }
+        }
+    }
+
+    /// Allocates an absent line as the most recently used of its set, with default data: the index of its data
+    /// and the evicted line with its data. `None` in a cache with no ways.
+    fn insert(&mut self, line: u64) -> Option<(usize, Option<(u64, P)>)> {
+        match self {
+            Lru::Narrow(c) => {
+                if c.ways == 0 {
+                    return None;
+                }
+                let base = (line % c.sets) as usize * c.ways;
+                let last = base + c.ways - 1;
+                let old = (c.tags[last] != EMPTY).then_some((c.tags[last], c.data[last]));
+                c.tags[base..=last].rotate_right(1);
+                c.data[base..=last].rotate_right(1);
+                c.tags[base] = line;
+                c.data[base] = P::default();
+                Some((base, old))
+            }
+            Lru::Wide(c) => {
+                let s = (line & c.set_mask) as usize;
+                let (k, old) = if c.used[s] < c.ways {
+                    let k = s as u32 * c.ways + c.used[s];
+                    c.used[s] += 1;
+                    (k, None)
+                } else {
+                    let k = c.tail[s];
+                    c.unlink(s, k);
+                    let old = c.slots[k as usize];
+                    c.map.remove(&old.line);
+                    (k, Some((old.line, old.data)))
+                };
+                c.slots[k as usize] = Slot { line, prev: NIL, next: NIL, data: P::default() };
+                c.push_front(s, k);
+                c.map.insert(line, k);
+                Some((k as usize, old))
+            }
+        }
+    }
+
+    /// Asks the host to bring the line's set into its caches ahead of use (a hint; no effect on results).
+    #[inline]
+    fn prefetch(&self, line: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if let Lru::Narrow(c) = self {
+            if c.ways > 0 {
+                let base = (line % c.sets) as usize * c.ways;
+                // SAFETY: prefetching is a hint that never faults, and the pointers are in bounds.
+                unsafe {
+                    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                    _mm_prefetch::<_MM_HINT_T0>(c.tags.as_ptr().add(base).cast());
+                    _mm_prefetch::<_MM_HINT_T0>(c.data.as_ptr().add(base).cast());
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = line;
+    }
+
+    /// The data at an index [`Lru::find`] or [`Lru::insert`] gave.
+    fn data(&mut self, i: usize) -> &mut P {
+        match self {
+            Lru::Narrow(c) => &mut c.data[i],
+            Lru::Wide(c) => &mut c.slots[i].data,
+        }
+    }
+
+    fn for_each(&self, mut f: impl FnMut(&P)) {
+        match self {
+            Lru::Narrow(c) => c.tags.iter().zip(&c.data).filter(|(t, _)| **t != EMPTY).for_each(|(_, d)| f(d)),
+            Lru::Wide(c) => c.map.values().for_each(|&k| f(&c.slots[k as usize].data)),
+        }
     }
 }
 
@@ -251,7 +324,10 @@ impl<P: Copy + Default> Lru<P> {
 struct L2Line {
     valid: u8,
     dirty: u8,
-    written: [u32; 4],
+    /// Sectors whose 32 bytes were all written.
+    full: u8,
+    /// Sectors with some bytes written: which, in [`Machine::partial`].
+    partial: u8,
 }
 
 /// Sectors per page of the bounds' record (1 MiB of addresses).
@@ -316,6 +392,8 @@ pub struct Machine {
     l1: Vec<Lru<u8>>,
     read_only: Vec<Lru<u8>>,
     l2: Lru<L2Line>,
+    /// The written bytes of sectors in L2 that are partly written, by sector.
+    partial: FxHashMap<u64, u32>,
     bounds: Bounds,
     /// Per instruction.
     pub sites: Vec<SiteTraffic>,
@@ -338,6 +416,25 @@ pub struct Shape {
     pub l2_ways: u32,
 }
 
+/// One request from an SM's L1/TEX to L2 for one line: what [`Machine::l1`] passes on and [`Machine::l2`]
+/// serves, in the model's order.
+#[derive(Clone, Copy, Debug)]
+pub struct L2Request {
+    /// The line (`address >> 7`).
+    pub line: u64,
+    /// The sectors sent (bit i = sector i).
+    pub sectors: u8,
+    /// The sectors the lanes touched (a 2.x line fill sends more).
+    pub touched: u8,
+    kind: Kind,
+    op: u8,
+    local: bool,
+    /// The issuing instruction.
+    pub site: u32,
+    /// For stores and atomics, the bytes written per sector.
+    bytes: [u32; 4],
+}
+
 impl Machine {
     /// Empty caches (Nsight Compute's default cache control flushes them before a measured kernel).
     pub fn new(shape: Shape, sites: usize) -> Machine {
@@ -347,6 +444,7 @@ impl Machine {
             l1: (0..shape.sms).map(|_| Lru::new(4, l1_ways)).collect(),
             read_only: (0..if ro_ways > 0 { shape.sms } else { 0 }).map(|_| Lru::new(4, ro_ways)).collect(),
             l2: Lru::new(shape.l2_sets, shape.l2_ways),
+            partial: FxHashMap::default(),
             bounds: Bounds::default(),
             sites: vec![SiteTraffic::default(); sites],
             totals: Totals::default(),
@@ -358,20 +456,39 @@ impl Machine {
         self.l1.len()
     }
 
-    /// One warp issue of instruction `site` on SM `sm`: `acc` holds its sectors, request by request, each in
-    /// increasing address; `local` for local memory.
+    /// One warp issue of instruction `site` on SM `sm`, through L1 and then L2 at once.
     pub fn issue(&mut self, sm: usize, site: usize, u: L1Use, local: bool, acc: &[Access]) {
+        let mut out = Vec::new();
+        self.l1(sm, site, u, local, acc, &mut out);
+        for r in &out {
+            self.l2(r);
+        }
+    }
+
+    /// The L1/TEX part of one warp issue of instruction `site` on SM `sm`: `acc` holds its sectors, request by
+    /// request, each in increasing address. What goes on to L2 is appended to `out`, in order. An SM's L1 sees
+    /// only its own issues, so SMs may run their L1 parts apart as long as L2 then serves the requests in the
+    /// model's order.
+    pub fn l1(&mut self, sm: usize, site: usize, u: L1Use, local: bool, acc: &[Access], out: &mut Vec<L2Request>) {
         let op = op_index(u);
         let space = usize::from(local);
         let mut l1 = Traffic::default();
-        let mut l2 = Traffic::default();
-        let mut dram = 0u64;
         let mut i = 0;
+        let kind = match u {
+            L1Use::Store => Kind::Store,
+            L1Use::Atomic { .. } => Kind::Atomic,
+            _ => Kind::Load,
+        };
+        let through = match u {
+            L1Use::Cached { whole_line } => Some((false, whole_line)),
+            L1Use::ReadOnly => Some((!self.read_only.is_empty(), false)),
+            _ => None,
+        };
         while i < acc.len() {
             if acc[i].request || i == 0 {
                 l1.requests += 1;
             }
-            // One line: the run of sectors of this request with the same line.
+            // One line: the run of sectors of this request in the same line.
             let line = acc[i].sector >> 2;
             let mut j = i + 1;
             while j < acc.len() && !acc[j].request && acc[j].sector >> 2 == line {
@@ -383,109 +500,125 @@ impl Machine {
                 mask |= 1 << (a.sector & 3);
             }
             l1.sectors += u64::from(mask.count_ones());
-            let through = match u {
-                L1Use::Cached { whole_line } => Some((false, whole_line)),
-                L1Use::ReadOnly => Some((!self.read_only.is_empty(), false)),
-                _ => None,
+            let mut req = L2Request {
+                line,
+                sectors: mask,
+                touched: mask,
+                kind,
+                op: op as u8,
+                local,
+                site: site as u32,
+                bytes: [0; 4],
             };
             match through {
                 Some((ro, whole_line)) => {
                     let cache = if ro { &mut self.read_only[sm] } else { &mut self.l1[sm] };
-                    let (valid, slot) = match cache.find(line) {
-                        Some(k) => {
-                            cache.touch(line, k);
-                            (cache.slots[k as usize].data, Some(k))
-                        }
-                        None => (0, cache.allocate(line).map(|(k, _)| k)),
+                    let slot = match cache.find(line) {
+                        Some(k) => Some(k),
+                        None => cache.insert(line).map(|(k, _)| k),
                     };
+                    let valid = slot.map_or(0, |k| *cache.data(k));
                     l1.hits += u64::from((valid & mask).count_ones());
                     let mut missing = mask & !valid;
                     if whole_line && missing != 0 {
                         missing = 0xF & !valid;
                     }
                     if let Some(k) = slot {
-                        cache.slots[k as usize].data = valid | missing;
+                        *cache.data(k) = valid | missing;
                     }
                     if missing != 0 {
-                        l2.requests += 1;
-                        let (s, h, d) = self.l2_access(line, missing, &[0; 4], Kind::Load);
-                        l2.sectors += s;
-                        l2.hits += h;
-                        dram += d;
+                        req.sectors = missing;
+                        out.push(req);
                     }
                 }
                 None => {
                     if u == L1Use::Store {
                         let cache = &mut self.l1[sm];
                         if let Some(k) = cache.find(line) {
-                            cache.touch(line, k);
-                            cache.slots[k as usize].data |= mask;
+                            *cache.data(k) |= mask;
                         }
                     }
-                    let mut bytes = [0u32; 4];
-                    for a in run {
-                        bytes[(a.sector & 3) as usize] |= a.bytes;
+                    if kind != Kind::Load {
+                        for a in run {
+                            req.bytes[(a.sector & 3) as usize] |= a.bytes;
+                        }
                     }
-                    let kind = match u {
-                        L1Use::Store => Kind::Store,
-                        L1Use::Atomic { .. } => Kind::Atomic,
-                        _ => Kind::Load,
-                    };
-                    l2.requests += 1;
-                    let (s, h, d) = self.l2_access(line, mask, &bytes, kind);
-                    l2.sectors += s;
-                    l2.hits += h;
-                    dram += d;
-                }
-            }
-            for a in run {
-                match u {
-                    L1Use::Store => self.bounds.access(a.sector, false, a.bytes),
-                    L1Use::Atomic { .. } => self.bounds.access(a.sector, true, a.bytes),
-                    _ => self.bounds.access(a.sector, true, 0),
+                    out.push(req);
                 }
             }
             i = j;
         }
-        let s = &mut self.sites[site];
-        s.l1.add(&l1);
-        s.l2.add(&l2);
-        s.dram_read_bytes += dram;
+        self.sites[site].l1.add(&l1);
         self.totals.l1[space][op].add(&l1);
-        self.totals.l2[space][op].add(&l2);
-        self.totals.dram_read_bytes += dram;
     }
 
-    /// One L2 request for `mask`'s sectors of `line`: (sectors, hits, DRAM bytes read).
-    fn l2_access(&mut self, line: u64, mask: u8, bytes: &[u32; 4], kind: Kind) -> (u64, u64, u64) {
-        let k = match self.l2.find(line) {
-            Some(k) => {
-                self.l2.touch(line, k);
-                k
-            }
-            None => match self.l2.allocate(line) {
-                Some((k, old)) => {
-                    if let Some(old) = old {
-                        self.totals.dram_write_bytes += 32 * u64::from(old.dirty.count_ones());
-                    }
-                    k
+    /// L2's part of one request, in the model's order: tags, sectors, DRAM reads and write-backs, and the
+    /// bounds (an L1 hit is never a sector's first access, so the requests see every first access).
+    pub fn l2(&mut self, r: &L2Request) {
+        let line = r.line;
+        for s in 0..SECTORS {
+            if r.touched >> s & 1 != 0 {
+                let sector = line << 2 | u64::from(s);
+                match r.kind {
+                    Kind::Load => self.bounds.access(sector, true, 0),
+                    Kind::Store => self.bounds.access(sector, false, r.bytes[s as usize]),
+                    Kind::Atomic => self.bounds.access(sector, true, r.bytes[s as usize]),
                 }
-                None => return (u64::from(mask.count_ones()), 0, 32 * u64::from(mask.count_ones())),
+            }
+        }
+        let k = match self.l2.find(line) {
+            Some(k) => Some(k),
+            None => match self.l2.insert(line) {
+                Some((k, old)) => {
+                    if let Some((tag, old)) = old {
+                        self.totals.dram_write_bytes += 32 * u64::from(old.dirty.count_ones());
+                        for s in 0..SECTORS {
+                            if old.partial >> s & 1 != 0 {
+                                self.partial.remove(&(tag << 2 | u64::from(s)));
+                            }
+                        }
+                    }
+                    Some(k)
+                }
+                None => None,
             },
         };
-        let l = &mut self.l2.slots[k as usize].data;
-        let (mut sectors, mut hits, mut dram) = (0, 0, 0);
+        let mut spare = L2Line::default();
+        let l = match k {
+            Some(k) => self.l2.data(k),
+            None => &mut spare,
+        };
+        let (mut sectors, mut hits, mut dram) = (0u64, 0u64, 0u64);
         for s in 0..SECTORS {
-            if mask >> s & 1 == 0 {
+            if r.sectors >> s & 1 == 0 {
                 continue;
             }
             sectors += 1;
             let bit = 1u8 << s;
-            let present = l.valid & bit != 0 || l.written[s as usize] == u32::MAX;
-            match kind {
+            let present = (l.valid | l.full) & bit != 0;
+            let mut write = |l: &mut L2Line| {
+                let b = r.bytes[s as usize];
+                if l.full & bit != 0 || b == 0 {
+                    return;
+                }
+                let sector = line << 2 | u64::from(s);
+                let so_far = if l.partial & bit != 0 { self.partial.get(&sector).copied().unwrap_or(0) } else { 0 };
+                let now = so_far | b;
+                if now == u32::MAX {
+                    l.full |= bit;
+                    if l.partial & bit != 0 {
+                        self.partial.remove(&sector);
+                        l.partial &= !bit;
+                    }
+                } else {
+                    self.partial.insert(sector, now);
+                    l.partial |= bit;
+                }
+            };
+            match r.kind {
                 Kind::Store => {
                     hits += 1;
-                    l.written[s as usize] |= bytes[s as usize];
+                    write(l);
                     l.dirty |= bit;
                 }
                 Kind::Load | Kind::Atomic => {
@@ -495,26 +628,40 @@ impl Machine {
                         dram += 32;
                         l.valid |= bit;
                     }
-                    if kind == Kind::Atomic {
-                        l.written[s as usize] |= bytes[s as usize];
+                    if r.kind == Kind::Atomic {
+                        write(l);
                         l.dirty |= bit;
                     }
                 }
             }
         }
-        (sectors, hits, dram)
+        let t = Traffic { requests: 1, sectors, hits };
+        let site = &mut self.sites[r.site as usize];
+        site.l2.add(&t);
+        site.dram_read_bytes += dram;
+        self.totals.l2[usize::from(r.local)][usize::from(r.op)].add(&t);
+        self.totals.dram_read_bytes += dram;
+    }
+
+    /// Hints that request `r` comes soon, so that its L2 set is in the host's caches when [`Machine::l2`] serves it.
+    #[inline]
+    pub fn prefetch(&self, r: &L2Request) {
+        self.l2.prefetch(r.line);
     }
 
     /// Ends the run: counts the dirty sectors left in L2 and fills in the bounds.
-    pub fn finish(mut self) -> (Vec<SiteTraffic>, Totals) {
-        self.totals.dirty_at_end_bytes = self.l2.iter().map(|l| 32 * u64::from(l.dirty.count_ones())).sum();
-        self.totals.compulsory_read_bytes = self.bounds.compulsory;
-        self.totals.unique_written_bytes = self.bounds.unique_written;
-        (self.sites, self.totals)
+    pub fn finish(self) -> (Vec<SiteTraffic>, Totals) {
+        let mut totals = self.totals;
+        let mut dirty = 0;
+        self.l2.for_each(|l| dirty += 32 * u64::from(l.dirty.count_ones()));
+        totals.dirty_at_end_bytes = dirty;
+        totals.compulsory_read_bytes = self.bounds.compulsory;
+        totals.unique_written_bytes = self.bounds.unique_written;
+        (self.sites, totals)
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Load,
     Store,

@@ -278,6 +278,7 @@ pub type Proof = Option<Result<Vec<Constraint>, String>>;
 
 /// Runs block `b` of `launch` on its own into `sink` (with `track`, following `blockIdx` to prove which other
 /// blocks are translations of it): the cache model's way through a grid, which needs every block's addresses.
+#[allow(clippy::too_many_arguments)]
 pub fn run_one(
     prog: &Program,
     launch: &Launch,

@@ -122,7 +122,7 @@ pub fn residency(cc: Cc, p: &Preset, threads: u32, shared: u64) -> Residency {
                 Some(&c) => (c, r0),
                 None => {
                     let largest = caps.last().copied().unwrap_or(0);
-                    let r = if shared == 0 { r0 } else { u32::try_from(largest / shared).unwrap_or(u32::MAX).max(1) };
+                    let r = largest.checked_div(shared).map_or(r0, |n| u32::try_from(n).unwrap_or(u32::MAX).max(1));
                     (largest, r.min(r0))
                 }
             };

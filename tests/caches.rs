@@ -1,0 +1,150 @@
+//! The memory system across warps and blocks (MODEL.md J): kernel totals and per-instruction hit counts for
+//! the canonical examples of J, at sizes a debug build runs quickly, each number derived in its comment from
+//! J's rules ("model" below means MODEL.md section J, "The model" and "Exact reading").
+#![cfg(not(target_arch = "wasm32"))]
+
+use warpscope::analysis::caches::{CacheResult, CacheSettings};
+use warpscope::lang::Lang;
+use warpscope::model::arch::memsys::{residency, Preset};
+use warpscope::model::cache::Totals;
+use warpscope::program::launch::Dim3;
+use warpscope::scenario::Scenario;
+use warpscope::Cc;
+
+const COPY: &str = "__global__ void copy(const float *in, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i];
+}";
+
+const MISALIGNED: &str = "__global__ void copy(const float *in, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i + 1];
+}";
+
+const NAIVE: &str = "__global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++)
+        sum += A[r * K + k] * B[k * N + c];
+    C[r * N + c] = sum;
+}";
+
+fn run(cc: Cc, text: &str, block: &str, grid: &str, sets: &[&str], block_idx: Option<Dim3>) -> CacheResult {
+    let sc = Scenario {
+        cc,
+        lang: Lang::Cuda,
+        text: text.into(),
+        block: Dim3::parse(block, "block").expect("block"),
+        grid: Dim3::parse(grid, "grid").expect("grid"),
+        sets: sets.iter().map(|s| s.to_string()).collect(),
+        block_idx,
+        caches: Some(CacheSettings::default()),
+        ..Scenario::default()
+    };
+    let r = sc.run().unwrap_or_else(|e| panic!("{}:{}: {}", e.error.line, e.error.column, e.error.message));
+    r.caches.expect("the run models the caches")
+}
+
+fn loads(t: &[[warpscope::model::cache::Traffic; 4]; 2]) -> (u64, u64) {
+    let l = Totals::sum(t, &[0]);
+    (l.hits, l.sectors)
+}
+
+const A100: Cc = Cc::new(8, 0);
+
+#[test]
+fn coalesced_copy_reads_and_writes_each_byte_once() {
+    // J: "Coalesced copy out[i] = in[i], floats, N = 2^24, block 256: L1 load hit rate 0 %, DRAM read = DRAM
+    // write = 64 MiB (2 x N x 4 in all), whatever the schedule." Here N = 2^20 (grid 4096): 4 MiB each way.
+    let c = run(A100, COPY, "256", "4096", &[], None);
+    let t = &c.totals;
+    assert_eq!(loads(&t.l1), (0, 1 << 20 >> 3));
+    assert_eq!(t.dram_read_bytes, 4 << 20);
+    assert_eq!(t.dram_write_bytes + t.dirty_at_end_bytes, 4 << 20);
+    // The bounds: every loaded sector is read first; every written byte is distinct.
+    assert_eq!(t.compulsory_read_bytes, 4 << 20);
+    assert_eq!(t.unique_written_bytes, 4 << 20);
+    assert!(c.label.starts_with("modelled (LRU, lockstep schedule, 108 SMs, 8 blocks per SM, 40 MB L2, 16 ways"));
+}
+
+#[test]
+fn misaligned_copy_hits_l1_on_the_sector_the_warp_before_fetched() {
+    // J: "per block of 8 warps 40 load sectors, 7 of them L1 hits (17.5 %): each warp's first sector was
+    // fetched by the warp before it. DRAM read N x 4 + 32 bytes."
+    let one = run(A100, MISALIGNED, "256", "4096", &[], Some(Dim3 { x: 5, y: 0, z: 0 }));
+    assert_eq!(loads(&one.totals.l1), (7, 40));
+    assert_eq!(one.instructions[0].traffic.l2.sectors, 33);
+    assert_eq!(one.sms, 1);
+    assert!(one.notes.iter().any(|n| n.id == "cache-one-block"));
+    let grid = run(A100, MISALIGNED, "256", "4096", &[], None);
+    assert_eq!(grid.totals.dram_read_bytes, (1 << 20) * 4 + 32);
+    assert_eq!(loads(&grid.totals.l1), (7 * 4096, 40 * 4096));
+}
+
+#[test]
+fn fermi_fills_whole_lines() {
+    // J, 2.x: "a miss fills the whole line"; "the L1 counters count the 32-byte sectors the lanes touch; a
+    // whole-line fill sends the line's 4 sectors to L2". Warp 0 of the misaligned copy (bytes 4..131) misses
+    // two lines and fills both (8 sectors to L2). Warp k (bytes 128k+4 .. 128k+131) then finds its first line
+    // whole, filled by warp k-1: 4 hits, where 8.0 has 1; its second line misses and is filled (4 sectors).
+    // 7 x 4 = 28 hits of 40 sectors; 8 + 7 x 4 = 36 sectors reach L2, where 8.0 sends 33.
+    let one = run(Cc::new(2, 0), MISALIGNED, "256", "1", &[], None);
+    assert_eq!(loads(&one.totals.l1), (28, 40));
+    assert_eq!(one.instructions[0].traffic.l2.sectors, 36);
+}
+
+#[test]
+fn naive_sgemm_reuses_rows_of_a_and_b_in_l1() {
+    // J: the naive SGEMM's L1 load hit rate is 95.0 %. Per block of 32x32 and per k: each warp (one row r,
+    // 32 columns) reads one sector of A (a new one every 8 k: 7 of 8 hit) and the same 4 sectors of B as the
+    // other 31 warps (31 of 32 warps hit): A 32 sectors with 28 hits, B 128 with 124: 152 of 160 = 95 %.
+    // M = N = K = 256: 64 blocks, each on its own SM (A100: 108 SMs), 256 values of k.
+    let c = run(A100, NAIVE, "32x32", "8x8", &["M=256", "N=256", "K=256"], None);
+    let per_block_k = 64 * 256;
+    assert_eq!(loads(&c.totals.l1), (152 * per_block_k, 160 * per_block_k));
+    let a = &c.instructions[0].traffic;
+    let b = &c.instructions[1].traffic;
+    assert_eq!((a.l1.hits, a.l1.sectors), (28 * per_block_k, 32 * per_block_k));
+    assert_eq!((b.l1.hits, b.l1.sectors), (124 * per_block_k, 128 * per_block_k));
+    // L2 sees the 8 missing sectors per block and k: 131,072; DRAM reads A and B once (2 x 256 KB, the
+    // compulsory bound; 40 MB of L2 holds both), so 16,384 of them miss.
+    let l2 = Totals::sum(&c.totals.l2, &[0]);
+    assert_eq!((l2.hits, l2.sectors), (131_072 - 16_384, 131_072));
+    assert_eq!(c.totals.dram_read_bytes, 2 * 256 * 1024);
+    assert_eq!(c.totals.compulsory_read_bytes, 2 * 256 * 1024);
+    // C: 256 x 256 floats written once, still dirty in L2 at the end.
+    assert_eq!(c.totals.unique_written_bytes, 256 * 1024);
+    assert_eq!(c.totals.dirty_at_end_bytes, 256 * 1024);
+    // With one block per SM instead of 8 (fewer than 108 blocks: every block is alone on its SM either way),
+    // nothing changes: not sensitive to the schedule.
+    let s = c.schedule.expect("a grid run has a schedule check");
+    assert!(!s.sensitive);
+}
+
+#[test]
+fn residency_and_carveout_follow_step_one() {
+    // J step 1 on the A100 (8.0: 2048 threads, 32 blocks per SM, 192 KB unified, carveouts 0, 8, 16, 32, 64,
+    // 100, 132, 164 KB): 1024-thread blocks with 8 KB of shared memory: R0 = min(32, 2048/1024) = 2; 2 x 8 =
+    // 16 KB fits the 16 KB carveout; L1 = 192 - 16 = 176 KB.
+    let r = residency(A100, &Preset::of(A100), 1024, 8 * 1024);
+    assert_eq!((r.r0, r.r, r.carveout_bytes, r.l1_bytes), (2, 2, Some(16 * 1024), 176 * 1024));
+    // V100 (7.0: capacities up to 96 KB of 128): 256 threads with 48 KB each: R0 = 8, 8 x 48 KB fits no
+    // carveout, so the largest (96 KB) and R = 96 / 48 = 2; L1 = 32 KB.
+    let v = Cc::new(7, 0);
+    let r = residency(v, &Preset::of(v), 256, 48 * 1024);
+    assert_eq!((r.r0, r.r, r.carveout_bytes, r.l1_bytes), (8, 2, Some(96 * 1024), 32 * 1024));
+    // Before 7.0, R = R0 and L1 is the fixed size (J's table: 5.2 has 24 KB).
+    let m = Cc::new(5, 2);
+    let r = residency(m, &Preset::of(m), 256, 48 * 1024);
+    assert_eq!((r.r0, r.r, r.carveout_bytes, r.l1_bytes), (8, 8, None, 24 * 1024));
+}
+
+#[test]
+fn uncached_loads_on_maxwell_never_hit_l1() {
+    // J: 5.0 caches only read-only loads in L1; an ordinary load "sends all its sectors to L2 ... with no
+    // hits". The misaligned copy's block: 40 load sectors, 0 hits, all 40 reach L2 (one request per line).
+    let one = run(Cc::new(5, 0), MISALIGNED, "256", "1", &[], None);
+    assert_eq!(loads(&one.totals.l1), (0, 40));
+    assert_eq!(one.instructions[0].traffic.l2.sectors, 40);
+}
