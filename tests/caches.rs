@@ -148,3 +148,21 @@ fn uncached_loads_on_maxwell_never_hit_l1() {
     assert_eq!(loads(&one.totals.l1), (0, 40));
     assert_eq!(one.instructions[0].traffic.l2.sectors, 40);
 }
+
+#[test]
+fn a_given_pointer_leaves_the_others_at_their_defaults() {
+    // Each pointer's default base is the one its position gives it (0x700000000000, then 256 MB apart),
+    // whatever else is set: giving `in` its own default keeps `out` at the second base, so the copy's stores
+    // never land on the lines it loads.
+    let sc =
+        Scenario { lang: Lang::Cuda, text: COPY.into(), sets: vec!["in=0x700000000000".into()], ..Scenario::default() };
+    let t = sc.trace(1).expect("the copy runs");
+    let first = |k: usize| t.items[k].issues[0].addrs.0[0].expect("lane 0 is active");
+    assert_eq!(first(0), 0x7000_0000_0000);
+    assert_eq!(first(1), 0x7000_1000_0000);
+    // A given value inside another pointer's default region says so.
+    let sc = Scenario { sets: vec!["in=0x700010000040".into()], ..sc };
+    let r = sc.run().expect("the copy runs");
+    let n = r.notes.iter().find(|n| n.id == "cuda-overlapping-bases").expect("the overlap is noted");
+    assert!(n.text.contains("`in` = 0x700010000040 is inside `out`'s default region"), "{}", n.text);
+}

@@ -311,6 +311,8 @@ struct Lower<'a> {
     marks: Vec<usize>,
     globals: HashMap<String, u64>,
     next_global: u64,
+    /// Global bases given with `--set`, in declaration order: checked against the others' defaults.
+    given_bases: Vec<(String, u64)>,
     shared_top: u64,
     local_top: u64,
     /// The statement being lowered (its start) and the accesses so far in it: sites sort by these.
@@ -915,18 +917,27 @@ impl<'a> Lower<'a> {
         Ok((src, t))
     }
 
+    /// The base of a global array or pointer: the value given with `--set`, else its default. Every one takes
+    /// its default's place in declaration order whether or not it is given, so that giving one never moves
+    /// another onto it (`copy(in, out)` with `in` set keeps `out` one stride above `in`'s default).
     #[cold]
     fn global_base(&mut self, name: &str) -> u64 {
-        if let Some(&v) = self.vars.get(name) {
-            return v as u64;
+        let default = match self.globals.get(name) {
+            Some(&b) => b,
+            None => {
+                let b = self.next_global;
+                self.next_global += GLOBAL_STRIDE;
+                self.globals.insert(name.to_string(), b);
+                if let Some(&v) = self.vars.get(name) {
+                    self.given_bases.push((name.to_string(), v as u64));
+                }
+                b
+            }
+        };
+        match self.vars.get(name) {
+            Some(&v) => v as u64,
+            None => default,
         }
-        if let Some(&b) = self.globals.get(name) {
-            return b;
-        }
-        let b = self.next_global;
-        self.next_global += GLOBAL_STRIDE;
-        self.globals.insert(name.to_string(), b);
-        b
     }
 
     #[cold]
@@ -4135,6 +4146,7 @@ fn lower_kernel<'a>(
         marks: Vec::new(),
         globals: HashMap::new(),
         next_global: GLOBAL_BASE,
+        given_bases: Vec::new(),
         shared_top: 0,
         local_top: 0,
         stmt: 0,
@@ -4424,6 +4436,25 @@ fn lower_text(
                 l.array_homes.join("; ")
             ),
             "CUDA C++ Best Practices Guide, Local Memory; the PTX and SASS nvcc makes",
+        ));
+    }
+    let mut overlaps = Vec::new();
+    for (name, v) in &l.given_bases {
+        for (other, &d) in &l.globals {
+            if other != name && !l.vars.contains_key(other) && (d..d + GLOBAL_STRIDE).contains(v) {
+                overlaps.push(format!("`{name}` = 0x{v:x} is inside `{other}`'s default region (0x{d:x}, 256 MB)"));
+            }
+        }
+    }
+    if !overlaps.is_empty() {
+        overlaps.sort();
+        l.b.note(Note::new(
+            "cuda-overlapping-bases",
+            format!(
+                "{}: the two share addresses, and cache figures count one's accesses as hits on the other's lines. Give the other a value of its own with --set.",
+                overlaps.join("; ")
+            ),
+            "warpscope's default bases: each pointer or global array 256 MB after the one before, by declaration order",
         ));
     }
     l.b.note_uncosted("cuda-not-costed", "operations", &l.uncosted);
