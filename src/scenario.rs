@@ -4,6 +4,7 @@
 //! May import: `text`, `model`, `program`, `lang`, `analysis`. Settings enter through [`Scenario::set`] (one
 //! [`Setting`] enum for the CLI, links, labs and the page).
 
+use crate::analysis::caches::CacheSettings;
 use crate::analysis::{Analysis, ProgramResult, Trace};
 use crate::lang::{self, expr::Vars, InputError, Lang, Source, Span};
 use crate::model::access::{Instr, LaneSet};
@@ -64,7 +65,7 @@ pub struct Scenario {
     pub headers: Vec<lang::Header>,
     /// Model L1, L2 and DRAM across the run's warps and blocks (MODEL.md J) on this device, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub caches: Option<crate::analysis::caches::CacheSettings>,
+    pub caches: Option<CacheSettings>,
 }
 
 fn one_byte() -> u32 {
@@ -134,11 +135,14 @@ pub enum Setting {
     /// code runs and a loop does not repeat, the default), `true` (every lane), `false`, or a lane mask
     /// (`0x0000ffff`: lanes 0-15).
     DataBranches,
+    /// The memory system across warps and blocks (MODEL.md J): `off`, `on`, or `on` with the device's
+    /// changes (`on sms=108 l2=40MB ways=16 blocks_per_sm=2 carveout_kb=16`).
+    Caches,
 }
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 14] = [
+    pub const ALL: [Setting; 15] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
@@ -153,10 +157,11 @@ impl Setting {
         Setting::Layout,
         Setting::ElemBytes,
         Setting::DataBranches,
+        Setting::Caches,
     ];
 
     /// The settings a lab may lock.
-    pub const LOCKABLE: [Setting; 12] = [
+    pub const LOCKABLE: [Setting; 13] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
@@ -169,6 +174,7 @@ impl Setting {
         Setting::Layout,
         Setting::ElemBytes,
         Setting::DataBranches,
+        Setting::Caches,
     ];
 
     /// The name labs, links and messages use.
@@ -188,13 +194,14 @@ impl Setting {
             Setting::Layout => "layout",
             Setting::ElemBytes => "elem_bytes",
             Setting::DataBranches => "data_branches",
+            Setting::Caches => "caches",
         }
     }
 
     /// Whether the setting describes the machine the program runs on (CC, L1 choice, bank mode, shared
     /// model) rather than the program itself: two panes that differ only in these compare like with like.
     pub fn is_machine(self) -> bool {
-        matches!(self, Setting::Cc | Setting::L1 | Setting::BankMode | Setting::SharedModel)
+        matches!(self, Setting::Cc | Setting::L1 | Setting::BankMode | Setting::SharedModel | Setting::Caches)
     }
 
     /// What the page calls the setting's input.
@@ -214,6 +221,7 @@ impl Setting {
             Setting::Layout => "layout",
             Setting::ElemBytes => "element bytes",
             Setting::DataBranches => "data-dependent conditions",
+            Setting::Caches => "memory system",
         }
     }
 
@@ -230,7 +238,8 @@ impl Setting {
             | Setting::BankMode
             | Setting::SharedModel
             | Setting::Kernel
-            | Setting::DataBranches => Field::Pattern,
+            | Setting::DataBranches
+            | Setting::Caches => Field::Pattern,
             Setting::Layout | Setting::ElemBytes => Field::Layout,
         }
     }
@@ -331,6 +340,7 @@ impl Scenario {
                 })?
             }
             Setting::DataBranches => self.data_branches = DataBranches::parse(value).map_err(err)?,
+            Setting::Caches => self.caches = CacheSettings::parse(value).map_err(err)?,
         }
         Ok(())
     }
@@ -352,6 +362,7 @@ impl Scenario {
             Setting::Layout => self.layout.clone(),
             Setting::ElemBytes => self.elem_bytes.to_string(),
             Setting::DataBranches => self.data_branches.text(),
+            Setting::Caches => CacheSettings::text(self.caches.as_ref()),
         }
     }
 
@@ -663,7 +674,7 @@ mod tests {
         assert_eq!(
             "carveout".parse::<Setting>(),
             Err("unknown setting `carveout` (known: cc, lang, op, block, grid, pattern, sets, l1, bank_mode, \
-                 shared_model, kernel, layout, elem_bytes, data_branches)"
+                 shared_model, kernel, layout, elem_bytes, data_branches, caches)"
                 .into())
         );
         let e = sc.set(Setting::DataBranches, "maybe").unwrap_err();

@@ -84,7 +84,7 @@ fn bad_lab_files_name_the_problem_and_where() {
     );
     assert_eq!(
         err(&format!("{ONE}locked = [\"colour\"]\n")),
-        "8:11: `colour` cannot be locked (lockable: cc, lang, op, block, pattern, l1, bank_mode, shared_model, sets, layout, elem_bytes, data_branches)"
+        "8:11: `colour` cannot be locked (lockable: cc, lang, op, block, pattern, l1, bank_mode, shared_model, sets, layout, elem_bytes, data_branches, caches)"
     );
     let twice =
         format!("{ONE}[[exercise]]\nid = \"a\"\ntitle = \"B\"\ntext = \"y\"\npattern = \"0\"\nop = \"LDS.32\"\n");

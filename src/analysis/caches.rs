@@ -45,6 +45,80 @@ pub struct CacheSettings {
     pub shared_bytes: Option<u64>,
 }
 
+impl CacheSettings {
+    /// Reads `off`, `on`, or `on` followed by `sms=N l2=SIZE ways=N blocks_per_sm=N carveout_kb=N
+    /// shared_bytes=N` (SIZE: `40MB`, `1536KB` or bytes), separated by spaces or commas.
+    pub fn parse(text: &str) -> Result<Option<CacheSettings>, String> {
+        let mut words = text.split([' ', ',']).map(str::trim).filter(|w| !w.is_empty());
+        match words.next() {
+            None | Some("off") => return Ok(None),
+            Some("on") => {}
+            Some(w) => return Err(format!("caches: `{w}` is not `off` or `on`")),
+        }
+        let mut c = CacheSettings::default();
+        for w in words {
+            let (k, v) = w.split_once('=').ok_or_else(|| format!("caches: `{w}` is not NAME=VALUE"))?;
+            let n = || v.parse::<u64>().map_err(|_| format!("caches: {k} `{v}` is not a whole number"));
+            match k {
+                "sms" => c.sms = Some(u32::try_from(n()?.clamp(1, 4096)).unwrap_or(1)),
+                "l2" => c.l2_bytes = Some(parse_size(v).map_err(|e| format!("caches: l2 `{v}`: {e}"))?),
+                "ways" => c.l2_ways = Some(u32::try_from(n()?.clamp(1, 1024)).unwrap_or(1)),
+                "blocks_per_sm" => c.blocks_per_sm = Some(u32::try_from(n()?.clamp(1, 64)).unwrap_or(1)),
+                "carveout_kb" => c.carveout_bytes = Some(n()?.min(1 << 20) * 1024),
+                "shared_bytes" => c.shared_bytes = Some(n()?),
+                _ => {
+                    return Err(format!(
+                        "caches: unknown setting `{k}` (sms, l2, ways, blocks_per_sm, carveout_kb, shared_bytes)"
+                    ))
+                }
+            }
+        }
+        Ok(Some(c))
+    }
+
+    /// The text [`CacheSettings::parse`] reads back.
+    pub fn text(c: Option<&CacheSettings>) -> String {
+        let Some(c) = c else { return "off".into() };
+        let mut out = vec!["on".to_string()];
+        if let Some(v) = c.sms {
+            out.push(format!("sms={v}"));
+        }
+        if let Some(v) = c.l2_bytes {
+            out.push(if v % (1 << 20) == 0 { format!("l2={}MB", v >> 20) } else { format!("l2={v}") });
+        }
+        if let Some(v) = c.l2_ways {
+            out.push(format!("ways={v}"));
+        }
+        if let Some(v) = c.blocks_per_sm {
+            out.push(format!("blocks_per_sm={v}"));
+        }
+        if let Some(v) = c.carveout_bytes {
+            out.push(format!("carveout_kb={}", v / 1024));
+        }
+        if let Some(v) = c.shared_bytes {
+            out.push(format!("shared_bytes={v}"));
+        }
+        out.join(" ")
+    }
+}
+
+/// `40MB`, `1536KB`, `768K`, `1.5MB` or a number of bytes (binary units).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim().to_ascii_uppercase().replace(' ', "");
+    let (num, mul) = if let Some(n) = t.strip_suffix("MB").or_else(|| t.strip_suffix('M')) {
+        (n, 1u64 << 20)
+    } else if let Some(n) = t.strip_suffix("KB").or_else(|| t.strip_suffix('K')) {
+        (n, 1 << 10)
+    } else {
+        (t.strip_suffix('B').unwrap_or(&t), 1)
+    };
+    let v: f64 = num.parse().map_err(|_| "give bytes, or a size such as 40MB or 1536KB".to_string())?;
+    if !(v.is_finite() && v >= 128.0 / mul as f64) {
+        return Err("give a size of at least 128 bytes".into());
+    }
+    Ok((v * mul as f64).round() as u64)
+}
+
 /// One instruction's share of the modelled traffic.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SiteCache {
@@ -664,18 +738,7 @@ fn metrics(t: &Totals) -> Vec<Metric> {
     out
 }
 
-/// `12,345,678`.
-fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use crate::text::grouped;
 
 /// Bytes with their binary unit: `8,388,608 bytes (8 MiB)`.
 pub fn bytes_text(n: u64) -> String {

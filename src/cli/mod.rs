@@ -580,7 +580,7 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
         let mut c = sc.caches.take().unwrap_or_default();
         c.sms = a.sms.or(c.sms);
         if let Some(v) = &a.l2_size {
-            c.l2_bytes = Some(parse_size(v).map_err(|e| format!("--l2-size `{v}`: {e}"))?);
+            c.l2_bytes = Some(crate::analysis::caches::parse_size(v).map_err(|e| format!("--l2-size `{v}`: {e}"))?);
         }
         c.l2_ways = a.l2_ways.or(c.l2_ways);
         c.blocks_per_sm = a.blocks_per_sm.or(c.blocks_per_sm);
@@ -634,23 +634,6 @@ fn set(sc: &mut Scenario, setting: Setting, value: &str) -> Result<(), String> {
             None => m,
         }
     })
-}
-
-/// `40MB`, `1536KB`, `768K`, `1.5MB` or a number of bytes (binary units).
-fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim().to_ascii_uppercase().replace(' ', "");
-    let (num, mul) = if let Some(n) = t.strip_suffix("MB").or_else(|| t.strip_suffix('M')) {
-        (n, 1u64 << 20)
-    } else if let Some(n) = t.strip_suffix("KB").or_else(|| t.strip_suffix('K')) {
-        (n, 1 << 10)
-    } else {
-        (t.strip_suffix('B').unwrap_or(&t), 1)
-    };
-    let v: f64 = num.parse().map_err(|_| "give bytes, or a size such as 40MB or 1536KB".to_string())?;
-    if !(v.is_finite() && v > 0.0) {
-        return Err("give a positive size".into());
-    }
-    Ok((v * mul as f64).round() as u64)
 }
 
 /// `X`, `X,Y` or `X,Y,Z`: a block index (missing coordinates are 0).
