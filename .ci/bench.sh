@@ -6,7 +6,8 @@
 #   3. the page: time to interactive, keystroke to repaint on 1024-thread blocks, animation frame times;
 #   4. the CLI on 1024-thread blocks, end to end;
 #   5. the tiled SGEMM block against benches/sgemm_limit.c (gcc -O2), same run, counts checked equal;
-#   6. whole grids: SGEMM 32x32 blocks (and brute force), and --grid 1024 on a 1024-thread block.
+#   6. whole grids: SGEMM 32x32 blocks (and brute force), and --grid 1024 on a 1024-thread block;
+#   7. the cache model over the whole tiled SGEMM grid at N = 4096, against sgemm_limit in the same run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source .ci/setup.sh
@@ -78,3 +79,16 @@ node -e '
   const v = JSON.parse(require("fs").readFileSync("target/vadd.json", "utf8"));
   console.log(`--grid 1024 on a 1024-thread block: warp issues per instruction ${v.instructions.map((i) => i.warps).join(", ")}; blocks ${JSON.stringify(v.blocks)}`);'
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "  %.1f ms\n", (b - a) / 1e6 }'
+
+echo; echo "=== 7. the cache model (MODEL.md J) over a whole grid: tiled SGEMM N=4096, 16,384 blocks of 32x32"
+# Same-run native baseline: benches/sgemm_limit.c (gcc -O2) at N=4096, the project's native-limit program.
+# The cache run is one process: the main run and its schedule check (another R) on two threads.
+t0=$(date +%s%N)
+target/release/warpscope analyze --cuda benches/sgemm.cu --block 32x32 --grid 128x128 --set N=4096 --caches --format json > target/sgemm-caches.json
+t1=$(date +%s%N)
+limit=$(mean_ms target/sgemm_limit 4096)
+node -e '
+  const c = JSON.parse(require("fs").readFileSync("target/sgemm-caches.json", "utf8")).caches;
+  const sum = (lvl, op) => lvl.reduce((a, s) => a + s[op].requests, 0);
+  console.log(`global warp issues ${sum(c.totals.l1, 0) + sum(c.totals.l1, 1)}; L2 load hit rate ${(100 * c.totals.l2[0][0].hits / c.totals.l2[0][0].sectors).toFixed(4)} %; DRAM read ${c.totals.dram_read_bytes} bytes`);'
+awk -v a="$t0" -v b="$t1" -v l="$limit" 'BEGIN { printf "  cache model, whole grid: %.2f s (sgemm_limit 4096 in the same run: %.1f ms)\n", (b - a) / 1e9, l }'

@@ -524,7 +524,9 @@ impl Scenario {
         let a = self.analysis()?;
         let mut r = a.run(self.blocks(), control).map_err(|e| self.run_error(e))?;
         if let Some(settings) = &self.caches {
-            r.caches = Some(a.caches(self.block_idx, settings, control).map_err(|e| self.run_error(e))?);
+            let c = a.caches(self.block_idx, settings, control).map_err(|e| self.run_error(e))?;
+            r.cache_chart = Some(c.chart());
+            r.caches = Some(c);
         }
         Ok(r)
     }

@@ -341,7 +341,15 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
             }
         }
         let mut watch = watch(id, sc, reply);
-        let result = match analysis.run(sc.blocks(), &mut watch) {
+        let ran = analysis.run(sc.blocks(), &mut watch).and_then(|mut r| {
+            if let Some(settings) = &sc.caches {
+                let c = analysis.caches(sc.block_idx, settings, &mut watch)?;
+                r.cache_chart = Some(c.chart());
+                r.caches = Some(c);
+            }
+            Ok(r)
+        });
+        let result = match ran {
             Ok(r) => r,
             Err(e) => {
                 let e = sc.run_error(e);

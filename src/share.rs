@@ -68,6 +68,9 @@ pub struct PaneState {
     /// The files a CUDA text includes, given with it (absent: none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<crate::lang::Header>,
+    /// The memory system (`on`, with the device's changes; absent: off).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub caches: String,
 }
 
 impl Default for PaneState {
@@ -103,6 +106,7 @@ impl PaneState {
                 sc.value(Setting::DataBranches)
             },
             headers: sc.headers.clone(),
+            caches: if sc.caches.is_some() { sc.value(Setting::Caches) } else { String::new() },
         }
     }
 
@@ -128,6 +132,7 @@ impl PaneState {
             (Setting::Layout, &self.layout),
             (Setting::ElemBytes, &elem_bytes.to_string()),
             (Setting::DataBranches, &self.data_branches),
+            (Setting::Caches, &self.caches),
         ] {
             sc.set(setting, value).map_err(|e| e.error.message)?;
         }

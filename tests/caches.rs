@@ -166,3 +166,22 @@ fn a_given_pointer_leaves_the_others_at_their_defaults() {
     let n = r.notes.iter().find(|n| n.id == "cuda-overlapping-bases").expect("the overlap is noted");
     assert!(n.text.contains("`in` = 0x700010000040 is inside `out`'s default region"), "{}", n.text);
 }
+
+#[test]
+fn the_device_setting_reads_sizes_and_names_its_errors() {
+    use warpscope::analysis::caches::parse_size;
+    assert_eq!(parse_size("40MB"), Ok(40 << 20));
+    assert_eq!(parse_size("1.5MB"), Ok(3 << 19));
+    assert_eq!(parse_size("1536KB"), Ok(1536 << 10));
+    assert_eq!(parse_size("4096"), Ok(4096));
+    assert!(parse_size("lots").is_err());
+    assert!(parse_size("64").is_err());
+    let c = CacheSettings::parse("on sms=20 l2=2MB ways=8").expect("valid").expect("on");
+    assert_eq!((c.sms, c.l2_bytes, c.l2_ways), (Some(20), Some(2 << 20), Some(8)));
+    assert_eq!(CacheSettings::text(Some(&c)), "on sms=20 l2=2MB ways=8");
+    assert_eq!(CacheSettings::parse("off"), Ok(None));
+    assert_eq!(
+        CacheSettings::parse("on colour=red").unwrap_err(),
+        "caches: unknown setting `colour` (sms, l2, ways, blocks_per_sm, carveout_kb, shared_bytes)"
+    );
+}

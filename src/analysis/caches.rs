@@ -112,11 +112,21 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     } else {
         (t.strip_suffix('B').unwrap_or(&t), 1)
     };
-    let v: f64 = num.parse().map_err(|_| "give bytes, or a size such as 40MB or 1536KB".to_string())?;
-    if !(v.is_finite() && v >= 128.0 / mul as f64) {
+    // Whole numbers and decimals (`1.5MB`) in integers: the page's main thread carries no float parser.
+    let bad = || "give bytes, or a size such as 40MB or 1536KB".to_string();
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    if whole.is_empty() && frac.is_empty() || !(whole.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())) {
+        return Err(bad());
+    }
+    let w: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| bad())? };
+    let frac = &frac[..frac.len().min(6)];
+    let f: u64 = if frac.is_empty() { 0 } else { frac.parse().map_err(|_| bad())? };
+    let scale = 10u64.pow(frac.len() as u32);
+    let bytes = w.checked_mul(mul).ok_or_else(bad)? + f * mul / scale;
+    if bytes < 128 {
         return Err("give a size of at least 128 bytes".into());
     }
-    Ok((v * mul as f64).round() as u64)
+    Ok(bytes)
 }
 
 /// One instruction's share of the modelled traffic.
@@ -211,6 +221,41 @@ struct TIssue {
     coef: [i64; 3],
     start: u32,
     len: u32,
+}
+
+/// The memory chart as the page draws it: every figure already in words, so that the page's main thread
+/// carries neither the model's types nor float formatting.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CacheChart {
+    /// "modelled (LRU, ...) for the grid".
+    pub title: String,
+    /// The figures move with the schedule.
+    pub sensitive: bool,
+    /// Kernel, L1/TEX, L2, DRAM: (name, hit rate or total, size).
+    pub boxes: Vec<[String; 3]>,
+    /// Between the boxes: (above the arrow, below it).
+    pub arrows: Vec<[String; 2]>,
+    /// The bounds no schedule changes.
+    pub bounds: String,
+    /// The schedule check, when the grid ran.
+    pub schedule: Option<String>,
+    /// Per instruction: line, instruction, L1 hit %, L2 hit %, DRAM read.
+    pub lines: Vec<[String; 5]>,
+    /// The model's notes.
+    pub notes: Vec<Note>,
+}
+
+/// `1.50 MiB`, `512.0 KiB`, `96 B`.
+pub fn short_bytes(b: u64) -> String {
+    if b >= 1 << 30 {
+        format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+    } else if b >= 1 << 20 {
+        format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64)
+    } else if b >= 1 << 10 {
+        format!("{:.1} KiB", b as f64 / 1024.0)
+    } else {
+        format!("{b} B")
+    }
 }
 
 /// One block's issues, warp by warp.
@@ -771,6 +816,71 @@ pub fn trim_rate(r: f64) -> String {
 }
 
 impl CacheResult {
+    /// The memory chart's words.
+    pub fn chart(&self) -> CacheChart {
+        let t = &self.totals;
+        let l1 = Totals::sum(&t.l1, &[0, 1, 2, 3]);
+        let l1ld = Totals::sum(&t.l1, &[0]);
+        let l2 = Totals::sum(&t.l2, &[0, 1, 2, 3]);
+        let l2ld = Totals::sum(&t.l2, &[0]);
+        let pct = |x: Option<f64>| x.map_or("no loads".to_string(), |v| format!("{} % hit", trim_rate(v)));
+        let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{} %", trim_rate(v)));
+        CacheChart {
+            title: format!("{} for the {}", self.label, self.scope),
+            sensitive: self.schedule.as_ref().is_some_and(|s| s.sensitive),
+            boxes: vec![
+                ["Kernel".into(), format!("{} warp requests", grouped(l1.requests)), String::new()],
+                [
+                    "L1/TEX".into(),
+                    pct(rate(&l1ld)),
+                    format!("{} KB per SM x {}", self.residency.l1_bytes / 1024, self.sms),
+                ],
+                ["L2".into(), pct(rate(&l2ld)), format!("{} KB", self.preset.l2_bytes / 1024)],
+                ["DRAM".into(), short_bytes(t.dram_read_bytes + t.dram_write_bytes), "read + written".into()],
+            ],
+            arrows: vec![
+                [format!("{} req", grouped(l1.requests)), format!("{} sectors", grouped(l1.sectors))],
+                [format!("{} req", grouped(l2.requests)), format!("{} sectors", grouped(l2.sectors))],
+                [
+                    format!("read {}", short_bytes(t.dram_read_bytes)),
+                    format!("written {}", short_bytes(t.dram_write_bytes + t.dirty_at_end_bytes)),
+                ],
+            ],
+            bounds: format!(
+                "Bounds no schedule changes: compulsory DRAM read {}; unique bytes written {}; L1 sectors with no reuse {} (loads {}).",
+                bytes_text(t.compulsory_read_bytes),
+                bytes_text(t.unique_written_bytes),
+                grouped(l1.sectors),
+                grouped(l1ld.sectors)
+            ),
+            schedule: self.schedule.as_ref().map(|s| {
+                format!(
+                    "With {} block{} per SM instead of {}: L1 load hit rate {}, L2 load hit rate {}, DRAM read {}.",
+                    s.blocks_per_sm,
+                    if s.blocks_per_sm == 1 { "" } else { "s" },
+                    self.residency.r,
+                    opt(s.l1_load_hit_rate),
+                    opt(s.l2_load_hit_rate),
+                    bytes_text(s.dram_read_bytes)
+                )
+            }),
+            lines: self
+                .instructions
+                .iter()
+                .map(|i| {
+                    [
+                        i.line.to_string(),
+                        format!("{} {}", i.op, i.access),
+                        i.l1_hit_rate.map_or("-".into(), trim_rate),
+                        i.l2_hit_rate.map_or("-".into(), trim_rate),
+                        short_bytes(i.traffic.dram_read_bytes),
+                    ]
+                })
+                .collect(),
+            notes: self.notes.clone(),
+        }
+    }
+
     /// The section `warpscope analyze --caches` prints.
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;

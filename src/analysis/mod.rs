@@ -252,9 +252,15 @@ pub struct ProgramResult {
     /// The memory operations the totals leave out (atomics, `ld.const`, calls), by line.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uncounted: Vec<Uncounted>,
-    /// L1, L2 and DRAM across warps and blocks, modelled (MODEL.md J), when asked for.
+    /// L1, L2 and DRAM across warps and blocks, modelled (MODEL.md J), when asked for. The page gets
+    /// [`ProgramResult::cache_chart`] instead.
+    #[cfg_attr(target_arch = "wasm32", serde(skip))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caches: Option<caches::CacheResult>,
+    /// The memory chart's words, for the page (not in the command line's JSON, which has the numbers).
+    #[cfg_attr(not(target_arch = "wasm32"), serde(skip))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_chart: Option<caches::CacheChart>,
 }
 
 /// A memory operation the model does not count, where it is.
@@ -529,6 +535,7 @@ impl<'a> Collector<'a> {
             notes: Vec::new(),
             uncounted: Vec::new(),
             caches: None,
+            cache_chart: None,
         }
     }
 }

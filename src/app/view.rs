@@ -457,7 +457,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 if r.instructions.is_empty() {
                     <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
                 }
-                if let Some(c) = &r.caches { { memory_chart(k, c) } }
+                if let Some(c) = &r.cache_chart { { memory_chart(k, c) } }
                 { program_notes(k, r) }
                 if let (Some(_), Some(shown)) = (selected, pane.shown.as_deref()) {
                     if crate::figure::tile::shared_part(&shown.report).is_some() && !(state.all_warps && shown.others.len() > 1) {
@@ -540,87 +540,38 @@ fn caches_control(d: &Dispatch, k: usize, sc: &crate::scenario::Scenario, disabl
 
 /// The memory chart, as Nsight Compute's Memory Workload Analysis draws it: the kernel, L1/TEX (per SM), L2
 /// and DRAM as boxes, requests and sectors on the arrows between them, hit rates in the boxes, and the bounds
-/// no schedule changes beside the modelled figures.
-fn memory_chart(k: usize, c: &crate::analysis::caches::CacheResult) -> Html {
-    use crate::analysis::caches::{bytes_text, trim_rate};
-    use crate::model::cache::{rate, Totals};
-    let t = &c.totals;
-    let l1 = Totals::sum(&t.l1, &[0, 1, 2, 3]);
-    let l1ld = Totals::sum(&t.l1, &[0]);
-    let l2 = Totals::sum(&t.l2, &[0, 1, 2, 3]);
-    let l2ld = Totals::sum(&t.l2, &[0]);
-    let pct = |x: Option<f64>| x.map_or("no loads".to_string(), |v| format!("{} % hit", trim_rate(v)));
-    let short = |b: u64| {
-        if b >= 1 << 30 {
-            format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
-        } else if b >= 1 << 20 {
-            format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64)
-        } else if b >= 1 << 10 {
-            format!("{:.1} KiB", b as f64 / 1024.0)
-        } else {
-            format!("{b} B")
-        }
-    };
-    let sensitive = c.schedule.as_ref().is_some_and(|s| s.sensitive);
-    let boxes = [
-        (10, "Kernel", format!("{} warp requests", grouped(l1.requests)), String::new()),
-        (200, "L1/TEX", pct(rate(&l1ld)), format!("{} KB per SM x {}", c.residency.l1_bytes / 1024, c.sms)),
-        (390, "L2", pct(rate(&l2ld)), format!("{} KB", c.preset.l2_bytes / 1024)),
-        (580, "DRAM", short(t.dram_read_bytes + t.dram_write_bytes), "read + written".to_string()),
-    ];
-    let arrows = [
-        (130, format!("{} req", grouped(l1.requests)), format!("{} sectors", grouped(l1.sectors))),
-        (320, format!("{} req", grouped(l2.requests)), format!("{} sectors", grouped(l2.sectors))),
-        (
-            510,
-            format!("read {}", short(t.dram_read_bytes)),
-            format!("written {}", short(t.dram_write_bytes + t.dirty_at_end_bytes)),
-        ),
-    ];
+/// no schedule changes beside the modelled figures. The analysis wrote every figure in words.
+fn memory_chart(k: usize, c: &crate::analysis::caches::CacheChart) -> Html {
     html! {
         <section class="memory-chart" id={id("memory-chart", k)} aria-label="memory chart">
-            <h3>{ "Memory chart" }<span class="modelled">{ format!(" {} for the {}", c.label, c.scope) }</span>
-                if sensitive { <span class="sensitive" title="another number of resident blocks per SM moves these figures">{ " sensitive to the schedule" }</span> }
+            <h3>{ "Memory chart" }<span class="modelled">{ format!(" {}", c.title) }</span>
+                if c.sensitive { <span class="sensitive" title="another number of resident blocks per SM moves these figures">{ " sensitive to the schedule" }</span> }
             </h3>
             <svg viewBox="0 0 710 120" role="img" aria-label="kernel, L1/TEX, L2 and DRAM with the traffic between them">
-                { for boxes.iter().map(|(x, name, rate, size)| html! {
+                { for c.boxes.iter().enumerate().map(|(i, [name, rate, size])| { let x = 10 + 190 * i; html! {
                     <g class="mc-box">
                         <rect x={x.to_string()} y="20" width="120" height="80" rx="6" />
-                        <text x={(x + 60).to_string()} y="44" class="mc-name">{ *name }</text>
+                        <text x={(x + 60).to_string()} y="44" class="mc-name">{ name.clone() }</text>
                         <text x={(x + 60).to_string()} y="66" class="mc-rate">{ rate.clone() }</text>
                         <text x={(x + 60).to_string()} y="88" class="mc-size">{ size.clone() }</text>
                     </g>
-                }) }
-                { for arrows.iter().map(|(x, a, b)| html! {
+                } }) }
+                { for c.arrows.iter().enumerate().map(|(i, [a, b])| { let x = 130 + 190 * i; html! {
                     <g class="mc-arrow">
                         <line x1={x.to_string()} y1="60" x2={(x + 70).to_string()} y2="60" />
                         <path d={format!("M{} 55 L{} 60 L{} 65 Z", x + 64, x + 70, x + 64)} />
                         <text x={(x + 35).to_string()} y="48" class="mc-flow">{ a.clone() }</text>
                         <text x={(x + 35).to_string()} y="80" class="mc-flow">{ b.clone() }</text>
                     </g>
-                }) }
+                } }) }
             </svg>
-            <p class="mc-bounds">
-                { format!("Bounds no schedule changes: compulsory DRAM read {}; unique bytes written {}; L1 sectors with no reuse {} (loads {}).",
-                    bytes_text(t.compulsory_read_bytes), bytes_text(t.unique_written_bytes), grouped(l1.sectors), grouped(l1ld.sectors)) }
-            </p>
-            if let Some(s) = &c.schedule {
-                <p class="mc-schedule">{ format!("With {} block{} per SM instead of {}: L1 load hit rate {}, L2 load hit rate {}, DRAM read {}.",
-                    s.blocks_per_sm, if s.blocks_per_sm == 1 { "" } else { "s" }, c.residency.r,
-                    s.l1_load_hit_rate.map_or("-".into(), |v| format!("{} %", trim_rate(v))),
-                    s.l2_load_hit_rate.map_or("-".into(), |v| format!("{} %", trim_rate(v))), bytes_text(s.dram_read_bytes)) }</p>
-            }
+            <p class="mc-bounds">{ c.bounds.clone() }</p>
+            if let Some(s) = &c.schedule { <p class="mc-schedule">{ s.clone() }</p> }
             <table class="mc-lines">
                 <thead><tr><th>{ "line" }</th><th>{ "instruction" }</th><th>{ "L1 hit %" }</th><th>{ "L2 hit %" }</th><th>{ "DRAM read" }</th></tr></thead>
                 <tbody>
-                { for c.instructions.iter().map(|i| html! {
-                    <tr>
-                        <td>{ i.line }</td>
-                        <td class="mono">{ format!("{} {}", i.op, i.access) }</td>
-                        <td>{ i.l1_hit_rate.map_or("-".into(), trim_rate) }</td>
-                        <td>{ i.l2_hit_rate.map_or("-".into(), trim_rate) }</td>
-                        <td>{ short(i.traffic.dram_read_bytes) }</td>
-                    </tr>
+                { for c.lines.iter().map(|[line, ins, l1, l2, dram]| html! {
+                    <tr><td>{ line.clone() }</td><td class="mono">{ ins.clone() }</td><td>{ l1.clone() }</td><td>{ l2.clone() }</td><td>{ dram.clone() }</td></tr>
                 }) }
                 </tbody>
             </table>
