@@ -35,12 +35,16 @@ trunk build --release
 # (expressions, address lists, layouts) is 228 KB. What a second corpus of public kernels then found (variables
 # indexed at run time through a pointer are local memory, arrays passed on through nested calls stay in
 # registers, every unknown name at once, brace initialisers, external SASS calls) took it to 428,890 bytes:
-# its budget is 450 KB, the room CUDA's next constructs need, and it costs only pages that show CUDA.
+# its budget is 450 KB, the room CUDA's next constructs need, and it costs only pages that show CUDA. The cache
+# model (MODEL.md J: L1 per SM, L2, DRAM across warps and blocks, its trace of every block and the chart's words)
+# runs in the analysis workers, beside the program it needs: it took the CUDA worker from 428,890 to 465,748 bytes
+# and the PTX worker from 311,122 to 343,328 (SASS 295,773 to 329,120; the default worker 228,349 to 260,651).
+# Budgets: CUDA 470 KB, the others 345 KB.
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in
-    warpscope-engine-cuda*) BUDGET=450000 ;;
-    warpscope-engine*) BUDGET=335000 ;;
+    warpscope-engine-cuda*) BUDGET=470000 ;;
+    warpscope-engine*) BUDGET=345000 ;;
   esac
   gz=$(gzip -9 -c "$wasm" | wc -c)
   printf 'wasm: %s: %s bytes, %s bytes gzipped (budget %s)\n' "$(basename "$wasm")" "$(wc -c <"$wasm")" "$gz" "$BUDGET"

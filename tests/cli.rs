@@ -431,3 +431,29 @@ fn whole_grids_limits_and_steps() {
     fails(&["analyze", "--cuda", cu, "--block", "1024", "--max-memory-mb", "0"], &["--max-memory-mb"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn caches_from_the_command_line() {
+    // MODEL.md J, the misaligned copy: one block on one SM reads 40 load sectors, 7 of them L1 hits (each
+    // warp's first sector was fetched by the warp before it), and the device flags change the label.
+    let dir = std::env::temp_dir().join(format!("warpscope-cli-caches-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("copy.cu");
+    std::fs::write(
+        &file,
+        "__global__ void copy(const float *in, float *out) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    out[i] = in[i + 1];\n}\n",
+    )
+    .expect("write the kernel");
+    let path = file.to_str().expect("utf-8 path");
+    let v = json(&["analyze", "--cuda", path, "--block", "256", "--caches", "--sms", "4", "--l2-size", "2MB"]);
+    let c = &v["caches"];
+    assert_eq!(c["totals"]["l1"][0][0]["sectors"], 40);
+    assert_eq!(c["totals"]["l1"][0][0]["hits"], 7);
+    assert_eq!(c["label"], "modelled (LRU, lockstep schedule, 1 SM, 1 block per SM, 2 MB L2, 16 ways)");
+    assert!(c["metrics"].as_array().expect("metrics").iter().any(|m| m["name"] == "dram__bytes_read.sum"));
+    let (code, _, err) = warpscope(&["analyze", "--cuda", path, "--l2-size", "lots"]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("--l2-size `lots`: give bytes, or a size such as 40MB or 1536KB"), "{err}");
+    let (_, text, _) = warpscope(&["analyze", "--cuda", path, "--block", "256", "--caches"]);
+    assert!(text.contains("L1/TEX: 16 requests, 72 sectors; load hit rate 17.5 % (7 of 40)"), "{text}");
+}

@@ -829,14 +829,18 @@ impl CacheResult {
             title: format!("{} for the {}", self.label, self.scope),
             sensitive: self.schedule.as_ref().is_some_and(|s| s.sensitive),
             boxes: vec![
-                ["Kernel".into(), format!("{} warp requests", grouped(l1.requests)), String::new()],
+                ["Kernel".into(), grouped(l1.requests), "warp requests".into()],
                 [
                     "L1/TEX".into(),
                     pct(rate(&l1ld)),
                     format!("{} KB per SM x {}", self.residency.l1_bytes / 1024, self.sms),
                 ],
-                ["L2".into(), pct(rate(&l2ld)), format!("{} KB", self.preset.l2_bytes / 1024)],
-                ["DRAM".into(), short_bytes(t.dram_read_bytes + t.dram_write_bytes), "read + written".into()],
+                ["L2".into(), pct(rate(&l2ld)), short_bytes(self.preset.l2_bytes).replace(".00 ", " ")],
+                [
+                    "DRAM".into(),
+                    short_bytes(t.dram_read_bytes + t.dram_write_bytes + t.dirty_at_end_bytes),
+                    "read + written".into(),
+                ],
             ],
             arrows: vec![
                 [format!("{} req", grouped(l1.requests)), format!("{} sectors", grouped(l1.sectors))],

@@ -547,21 +547,21 @@ fn memory_chart(k: usize, c: &crate::analysis::caches::CacheChart) -> Html {
             <h3>{ "Memory chart" }<span class="modelled">{ format!(" {}", c.title) }</span>
                 if c.sensitive { <span class="sensitive" title="another number of resident blocks per SM moves these figures">{ " sensitive to the schedule" }</span> }
             </h3>
-            <svg viewBox="0 0 710 120" role="img" aria-label="kernel, L1/TEX, L2 and DRAM with the traffic between them">
-                { for c.boxes.iter().enumerate().map(|(i, [name, rate, size])| { let x = 10 + 190 * i; html! {
+            <svg viewBox="0 0 980 120" role="img" aria-label="kernel, L1/TEX, L2 and DRAM with the traffic between them">
+                { for c.boxes.iter().enumerate().map(|(i, [name, rate, size])| { let x = 10 + 270 * i; html! {
                     <g class="mc-box">
-                        <rect x={x.to_string()} y="20" width="120" height="80" rx="6" />
-                        <text x={(x + 60).to_string()} y="44" class="mc-name">{ name.clone() }</text>
-                        <text x={(x + 60).to_string()} y="66" class="mc-rate">{ rate.clone() }</text>
-                        <text x={(x + 60).to_string()} y="88" class="mc-size">{ size.clone() }</text>
+                        <rect x={x.to_string()} y="20" width="150" height="80" rx="6" />
+                        <text x={(x + 75).to_string()} y="44" class="mc-name">{ name.clone() }</text>
+                        <text x={(x + 75).to_string()} y="66" class="mc-rate">{ rate.clone() }</text>
+                        <text x={(x + 75).to_string()} y="88" class="mc-size">{ size.clone() }</text>
                     </g>
                 } }) }
-                { for c.arrows.iter().enumerate().map(|(i, [a, b])| { let x = 130 + 190 * i; html! {
+                { for c.arrows.iter().enumerate().map(|(i, [a, b])| { let x = 166 + 270 * i; html! {
                     <g class="mc-arrow">
-                        <line x1={x.to_string()} y1="60" x2={(x + 70).to_string()} y2="60" />
-                        <path d={format!("M{} 55 L{} 60 L{} 65 Z", x + 64, x + 70, x + 64)} />
-                        <text x={(x + 35).to_string()} y="48" class="mc-flow">{ a.clone() }</text>
-                        <text x={(x + 35).to_string()} y="80" class="mc-flow">{ b.clone() }</text>
+                        <line x1={x.to_string()} y1="60" x2={(x + 106).to_string()} y2="60" />
+                        <path d={format!("M{} 54 L{} 60 L{} 66 Z", x + 98, x + 108, x + 98)} />
+                        <text x={(x + 53).to_string()} y="50" class="mc-flow">{ a.clone() }</text>
+                        <text x={(x + 53).to_string()} y="80" class="mc-flow">{ b.clone() }</text>
                     </g>
                 } }) }
             </svg>

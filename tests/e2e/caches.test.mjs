@@ -1,7 +1,7 @@
 // The memory system on the page (MODEL.md J): the memory chart for a whole grid, light and dark, with the
 // model's label, the bounds and the schedule check beside the modelled figures. The numbers are J's: the
 // naive SGEMM at M = N = K = 256 (64 blocks of 32x32) reads each of A's sectors once every 8 k and B's row
-// once per block: L1 load hit rate 95 %, L2 load hit rate 87.5 %, DRAM read 512 KiB (tests/caches.rs).
+// once per block (32x32 threads: 2 resident blocks per SM): L1 load hit rate 95 %, L2 load hit rate 87.5 %, DRAM read 512 KiB (tests/caches.rs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -35,14 +35,17 @@ for (const theme of ['light', 'dark']) {
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(`${base}#${link(view)}`);
+    if (theme === 'dark') await page.click('#theme');
     await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
     const chart = await page.locator('#memory-chart').textContent();
-    assert.match(chart, /modelled \(LRU, lockstep schedule, 108 SMs, 8 blocks per SM, 40 MB L2, 16 ways\) for the grid/);
+    assert.match(chart, /modelled \(LRU, lockstep schedule, 108 SMs, 2 blocks per SM, 40 MB L2, 16 ways\) for the grid/);
     assert.match(chart, /L1\/TEX95 % hit/);
     assert.match(chart, /L287\.5 % hit/);
     assert.match(chart, /read 512\.0 KiB/);
+    assert.match(chart, /DRAM768\.0 KiBread \+ written/);
+    assert.match(chart, /L287\.5 % hit40 MiB/);
     assert.match(chart, /compulsory DRAM read 524,288 bytes/);
-    assert.match(chart, /With 4 blocks per SM instead of 8/);
+    assert.match(chart, /With 1 block per SM instead of 2/);
     assert.equal(await page.locator('#caches').inputValue(), 'on');
     await page.locator('#memory-chart').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}memory-chart-${theme}.png` });
