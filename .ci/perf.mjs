@@ -110,6 +110,12 @@ const sgemm = (i) => '#define TILE 32\n__global__ void sgemm(const float *A, con
   '    C[row * N + col] = acc;\n}\n';
 await edits('CUDA SGEMM N=1024, block 32x32', async (p) => { await p.selectOption('#preset', 'sgemm-tiled'); },
   Array.from({ length: 55 }, (_, i) => sgemm(i)));
+// The same block with the memory system on (MODEL.md J): one block on one SM through L1, L2 and DRAM, the
+// memory chart drawn with the figure (issue target: under 100 ms from keystroke to figure).
+await edits('CUDA SGEMM N=1024, block 32x32, memory system on', async (p) => {
+  await p.selectOption('#preset', 'sgemm-tiled');
+  await p.selectOption('#caches', 'on');
+}, Array.from({ length: 55 }, (_, i) => sgemm(i)));
 
 // 3. Animation with 32 warps on screen: the naive transpose's column read on a 32x32 block, every warp
 //    stacked, playing at the fastest speed. Frame intervals from requestAnimationFrame, and the page's

@@ -11,7 +11,7 @@ use super::Analysis;
 use crate::model::access::{Instr, Second, Space, WINDOW_BYTES};
 use crate::model::arch::memsys::{self, L1Use, Preset, Residency};
 use crate::model::arch::{self, Cc, MemoryAccess};
-use crate::model::cache::{rate, Access, L2Request, Machine, Shape, SiteTraffic, Totals, Traffic, OPS};
+use crate::model::cache::{rate, Access, Issue, L2Request, Machine, Shape, SiteTraffic, Totals, Traffic, OPS};
 use crate::model::count::gather;
 use crate::model::local;
 use crate::model::note::Note;
@@ -373,7 +373,6 @@ fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
 const ROUND: usize = 64;
 
 /// Plays one wave's blocks, SM by SM, in lockstep steps.
-#[allow(clippy::too_many_arguments)]
 fn play(
     m: &mut Machine,
     traces: &[BlockTrace],
@@ -381,14 +380,12 @@ fn play(
     s: usize,
     warps: u32,
     local_bytes: u64,
-    buf: &mut Vec<Access>,
-    out: &mut Vec<Vec<(u32, L2Request)>>,
+    out: &mut Vec<Vec<L2Request>>,
 ) {
     let steps = wave.iter().flat_map(|b| traces[b.trace].warps.iter().map(Vec::len)).max().unwrap_or(0);
     let sms = s.min(wave.len());
     out.resize_with(sms.max(out.len()), Vec::new);
-    let mut reqs = Vec::new();
-    let mut order: Vec<(u32, u32)> = Vec::new();
+    let mut at = vec![0usize; sms];
     let mut t0 = 0;
     while t0 < steps {
         let t1 = (t0 + ROUND).min(steps);
@@ -409,36 +406,28 @@ fn play(
                                 .wrapping_add(i.coef[2].wrapping_mul(b.delta[2]));
                             (d >> 5) as u64
                         };
-                        reqs.clear();
-                        if shift == 0 {
-                            m.l1(sm, i.site as usize, i.u, i.local, acc, &mut reqs);
-                        } else {
-                            buf.clear();
-                            buf.extend(acc.iter().map(|a| Access { sector: a.sector.wrapping_add(shift), ..*a }));
-                            m.l1(sm, i.site as usize, i.u, i.local, buf, &mut reqs);
-                        }
-                        o.extend(reqs.iter().map(|r| (t as u32, *r)));
+                        let issue = Issue {
+                            site: i.site as usize,
+                            u: i.u,
+                            local: i.local,
+                            acc,
+                            shift_lines: shift >> 2,
+                            step: t as u32,
+                        };
+                        m.l1(sm, &issue, o);
                     }
                 }
             }
         }
-        order.clear();
-        let mut at = vec![0usize; sms];
+        at.iter_mut().for_each(|a| *a = 0);
         for t in t0..t1 {
             for sm in 0..sms {
                 let o = &out[sm];
-                while at[sm] < o.len() && o[at[sm]].0 as usize == t {
-                    order.push((sm as u32, at[sm] as u32));
+                while at[sm] < o.len() && o[at[sm]].step as usize == t {
+                    m.l2(&o[at[sm]]);
                     at[sm] += 1;
                 }
             }
-        }
-        const AHEAD: usize = 16;
-        for (k, &(sm, i)) in order.iter().enumerate() {
-            if let Some(&(sm2, i2)) = order.get(k + AHEAD) {
-                m.prefetch(&out[sm2 as usize][i2 as usize].1);
-            }
-            m.l2(&out[sm as usize][i as usize].1);
         }
         t0 = t1;
     }
@@ -505,7 +494,6 @@ fn run_grid(
     let mut singletons_in_a_row = 0u32;
     let wave_of = |m: &(Machine, usize)| m.1;
     let biggest = shapes.iter().map(wave_of).max().unwrap_or(1);
-    let mut buf = Vec::new();
     let mut out = Vec::new();
     let mut waves = 0u64;
     // Blocks are traced in chunks of the largest wave; each machine plays its own waves from them.
@@ -575,7 +563,7 @@ fn run_grid(
                 while pending[k].len() >= *wave || (n + 1 == blocks.len() && !pending[k].is_empty()) {
                     let take = (*wave).min(pending[k].len());
                     let w: Vec<Member> = pending[k].drain(..take).collect();
-                    play(m, &traces, &w, s, warps, local_bytes, &mut buf, &mut out);
+                    play(m, &traces, &w, s, warps, local_bytes, &mut out);
                     if k == 0 {
                         waves += 1;
                     }

@@ -285,25 +285,6 @@ impl<P: Copy + Default> Lru<P> {
         }
     }
 
-    /// Asks the host to bring the line's set into its caches ahead of use (a hint; no effect on results).
-    #[inline]
-    fn prefetch(&self, line: u64) {
-        #[cfg(target_arch = "x86_64")]
-        if let Lru::Narrow(c) = self {
-            if c.ways > 0 {
-                let base = (line % c.sets) as usize * c.ways;
-                // SAFETY: prefetching is a hint that never faults, and the pointers are in bounds.
-                unsafe {
-                    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                    _mm_prefetch::<_MM_HINT_T0>(c.tags.as_ptr().add(base).cast());
-                    _mm_prefetch::<_MM_HINT_T0>(c.data.as_ptr().add(base).cast());
-                }
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = line;
-    }
-
     /// The data at an index [`Lru::find`] or [`Lru::insert`] gave.
     fn data(&mut self, i: usize) -> &mut P {
         match self {
@@ -366,23 +347,27 @@ impl Bounds {
         &mut self.store[idx]
     }
 
-    /// Records an access to `sector`: `read` when it reads (a load or an atomic), `bytes` written (0 for a load).
-    fn access(&mut self, sector: u64, read: bool, bytes: u32) {
-        let i = (sector as usize) & (PAGE_SECTORS - 1);
-        let p = self.page(sector);
-        let first = p.seen[i / 64] >> (i % 64) & 1 == 0;
-        p.seen[i / 64] |= 1 << (i % 64);
-        let mut compulsory = 0;
-        if first && read {
-            compulsory = 32;
-        }
+    /// Records an access to the sectors `mask` of `line`: `read` when it reads (a load or an atomic), `bytes`
+    /// written per sector (none for a load). A line's four sectors share one word of the page's bits.
+    fn access(&mut self, line: u64, mask: u8, read: bool, bytes: Option<&[u32; 4]>) {
+        let first = (line << 2) as usize & (PAGE_SECTORS - 1);
+        let p = self.page(line << 2);
+        let (word, shift) = (first / 64, first % 64);
+        let fresh = (!(p.seen[word] >> shift) as u8) & mask & 0xF;
+        p.seen[word] |= u64::from(mask) << shift;
         let mut new_bytes = 0;
-        if bytes != 0 {
+        if let Some(bytes) = bytes {
             let w = p.written.get_or_insert_with(|| vec![0; PAGE_SECTORS]);
-            new_bytes = u64::from((bytes & !w[i]).count_ones());
-            w[i] |= bytes;
+            for s in 0..4 {
+                if mask >> s & 1 != 0 {
+                    new_bytes += u64::from((bytes[s] & !w[first + s]).count_ones());
+                    w[first + s] |= bytes[s];
+                }
+            }
         }
-        self.compulsory += compulsory;
+        if read {
+            self.compulsory += 32 * u64::from(fresh.count_ones());
+        }
         self.unique_written += new_bytes;
     }
 }
@@ -416,6 +401,23 @@ pub struct Shape {
     pub l2_ways: u32,
 }
 
+/// One warp issue as [`Machine::l1`] takes it.
+#[derive(Clone, Copy, Debug)]
+pub struct Issue<'a> {
+    /// The instruction.
+    pub site: usize,
+    /// The cache it goes through.
+    pub u: L1Use,
+    /// Local memory.
+    pub local: bool,
+    /// Its sectors, request by request, each request in increasing address.
+    pub acc: &'a [Access],
+    /// Lines to add to every sector's line: a block played as a translation of another (a multiple of 128 bytes).
+    pub shift_lines: u64,
+    /// The schedule's step, passed on to the L2 requests.
+    pub step: u32,
+}
+
 /// One request from an SM's L1/TEX to L2 for one line: what [`Machine::l1`] passes on and [`Machine::l2`]
 /// serves, in the model's order.
 #[derive(Clone, Copy, Debug)]
@@ -431,6 +433,8 @@ pub struct L2Request {
     local: bool,
     /// The issuing instruction.
     pub site: u32,
+    /// The step of the schedule it was issued in.
+    pub step: u32,
     /// For stores and atomics, the bytes written per sector.
     bytes: [u32; 4],
 }
@@ -459,7 +463,7 @@ impl Machine {
     /// One warp issue of instruction `site` on SM `sm`, through L1 and then L2 at once.
     pub fn issue(&mut self, sm: usize, site: usize, u: L1Use, local: bool, acc: &[Access]) {
         let mut out = Vec::new();
-        self.l1(sm, site, u, local, acc, &mut out);
+        self.l1(sm, &Issue { site, u, local, acc, shift_lines: 0, step: 0 }, &mut out);
         for r in &out {
             self.l2(r);
         }
@@ -469,7 +473,8 @@ impl Machine {
     /// request, each in increasing address. What goes on to L2 is appended to `out`, in order. An SM's L1 sees
     /// only its own issues, so SMs may run their L1 parts apart as long as L2 then serves the requests in the
     /// model's order.
-    pub fn l1(&mut self, sm: usize, site: usize, u: L1Use, local: bool, acc: &[Access], out: &mut Vec<L2Request>) {
+    pub fn l1(&mut self, sm: usize, issue: &Issue, out: &mut Vec<L2Request>) {
+        let Issue { site, u, local, acc, shift_lines, step } = *issue;
         let op = op_index(u);
         let space = usize::from(local);
         let mut l1 = Traffic::default();
@@ -489,9 +494,10 @@ impl Machine {
                 l1.requests += 1;
             }
             // One line: the run of sectors of this request in the same line.
-            let line = acc[i].sector >> 2;
+            let line = (acc[i].sector >> 2).wrapping_add(shift_lines);
             let mut j = i + 1;
-            while j < acc.len() && !acc[j].request && acc[j].sector >> 2 == line {
+            let first = acc[i].sector >> 2;
+            while j < acc.len() && !acc[j].request && acc[j].sector >> 2 == first {
                 j += 1;
             }
             let run = &acc[i..j];
@@ -508,6 +514,7 @@ impl Machine {
                 op: op as u8,
                 local,
                 site: site as u32,
+                step,
                 bytes: [0; 4],
             };
             match through {
@@ -556,15 +563,10 @@ impl Machine {
     /// bounds (an L1 hit is never a sector's first access, so the requests see every first access).
     pub fn l2(&mut self, r: &L2Request) {
         let line = r.line;
-        for s in 0..SECTORS {
-            if r.touched >> s & 1 != 0 {
-                let sector = line << 2 | u64::from(s);
-                match r.kind {
-                    Kind::Load => self.bounds.access(sector, true, 0),
-                    Kind::Store => self.bounds.access(sector, false, r.bytes[s as usize]),
-                    Kind::Atomic => self.bounds.access(sector, true, r.bytes[s as usize]),
-                }
-            }
+        match r.kind {
+            Kind::Load => self.bounds.access(line, r.touched, true, None),
+            Kind::Store => self.bounds.access(line, r.touched, false, Some(&r.bytes)),
+            Kind::Atomic => self.bounds.access(line, r.touched, true, Some(&r.bytes)),
         }
         let k = match self.l2.find(line) {
             Some(k) => Some(k),
@@ -641,12 +643,6 @@ impl Machine {
         site.dram_read_bytes += dram;
         self.totals.l2[usize::from(r.local)][usize::from(r.op)].add(&t);
         self.totals.dram_read_bytes += dram;
-    }
-
-    /// Hints that request `r` comes soon, so that its L2 set is in the host's caches when [`Machine::l2`] serves it.
-    #[inline]
-    pub fn prefetch(&self, r: &L2Request) {
-        self.l2.prefetch(r.line);
     }
 
     /// Ends the run: counts the dirty sectors left in L2 and fills in the bounds.
