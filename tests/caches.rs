@@ -61,7 +61,9 @@ fn coalesced_copy_reads_and_writes_each_byte_once() {
     let t = &c.totals;
     assert_eq!(loads(&t.l1), (0, 1 << 20 >> 3));
     assert_eq!(t.dram_read_bytes, 4 << 20);
-    assert_eq!(t.dram_write_bytes + t.dirty_at_end_bytes, 4 << 20);
+    // J step 7: bytes written = dirty sectors evicted plus those still dirty at the end (the latter also apart).
+    assert_eq!(t.dram_write_bytes, 4 << 20);
+    assert!(t.dirty_at_end_bytes <= t.dram_write_bytes);
     // The bounds: every loaded sector is read first; every written byte is distinct.
     assert_eq!(t.compulsory_read_bytes, 4 << 20);
     assert_eq!(t.unique_written_bytes, 4 << 20);
@@ -92,6 +94,12 @@ fn fermi_fills_whole_lines() {
     let one = run(Cc::new(2, 0), MISALIGNED, "256", "1", &[], None);
     assert_eq!(loads(&one.totals.l1), (28, 40));
     assert_eq!(one.instructions[0].traffic.l2.sectors, 36);
+    // J step 8: the compulsory read counts the sectors the lanes load before any write, also those a line
+    // fill brought in and a later warp hit: in[1..256] is bytes 4..1027, sectors 0..32: 33 x 32 bytes.
+    assert_eq!(one.totals.compulsory_read_bytes, 33 * 32);
+    // 64 blocks: in[1..16384], bytes 4..65539, 2,049 sectors (an independent implementation of J agrees).
+    let grid = run(Cc::new(2, 0), MISALIGNED, "256", "64", &[], None);
+    assert_eq!(grid.totals.compulsory_read_bytes, 2049 * 32);
 }
 
 #[test]

@@ -826,7 +826,7 @@ impl CacheResult {
                 ["L2".into(), pct(rate(&l2ld)), short_bytes(self.preset.l2_bytes).replace(".00 ", " ")],
                 [
                     "DRAM".into(),
-                    short_bytes(t.dram_read_bytes + t.dram_write_bytes + t.dirty_at_end_bytes),
+                    short_bytes(t.dram_read_bytes + t.dram_write_bytes),
                     "read + written".into(),
                 ],
             ],
@@ -835,7 +835,7 @@ impl CacheResult {
                 [format!("{} req", grouped(l2.requests)), format!("{} sectors", grouped(l2.sectors))],
                 [
                     format!("read {}", short_bytes(t.dram_read_bytes)),
-                    format!("written {}", short_bytes(t.dram_write_bytes + t.dirty_at_end_bytes)),
+                    format!("written {}", short_bytes(t.dram_write_bytes)),
                 ],
             ],
             bounds: format!(
@@ -900,7 +900,7 @@ impl CacheResult {
         );
         let _ = writeln!(
             out,
-            "  DRAM: read {}, written {} (+ {} dirty at the end)",
+            "  DRAM: read {}, written {} (of which {} still dirty in L2 at the end)",
             bytes_text(t.dram_read_bytes),
             bytes_text(t.dram_write_bytes),
             bytes_text(t.dirty_at_end_bytes)

@@ -77,9 +77,10 @@ pub struct Totals {
     pub l2: [[Traffic; 4]; 2],
     /// Bytes read from device memory.
     pub dram_read_bytes: u64,
-    /// Bytes written to device memory by evictions during the run.
+    /// Bytes written to device memory: dirty sectors evicted during the run, plus those still dirty at the end
+    /// (MODEL.md J step 7; the second part is also reported apart, as `dirty_at_end_bytes`).
     pub dram_write_bytes: u64,
-    /// Dirty bytes still in L2 at the end (written back after the kernel; not in `dram_write_bytes`).
+    /// Of `dram_write_bytes`, the dirty bytes still in L2 at the end (written back after the kernel).
     pub dirty_at_end_bytes: u64,
     /// Bound: 32 x the distinct sectors whose first access in the run reads them.
     pub compulsory_read_bytes: u64,
@@ -536,6 +537,11 @@ impl Machine {
                     if missing != 0 {
                         req.sectors = missing;
                         out.push(req);
+                    } else if whole_line {
+                        // A 2.x line fill validates sectors no lane had touched: a later hit on one can be its
+                        // first access, which the bounds must see in the model's order. No L2 traffic.
+                        req.sectors = 0;
+                        out.push(req);
                     }
                 }
                 None => {
@@ -560,13 +566,17 @@ impl Machine {
     }
 
     /// L2's part of one request, in the model's order: tags, sectors, DRAM reads and write-backs, and the
-    /// bounds (an L1 hit is never a sector's first access, so the requests see every first access).
+    /// bounds (an L1 hit is never a sector's first access, except after a 2.x line fill, which sends a request with
+    /// no sectors for the bounds alone, so the requests see every first access).
     pub fn l2(&mut self, r: &L2Request) {
         let line = r.line;
         match r.kind {
             Kind::Load => self.bounds.access(line, r.touched, true, None),
             Kind::Store => self.bounds.access(line, r.touched, false, Some(&r.bytes)),
             Kind::Atomic => self.bounds.access(line, r.touched, true, Some(&r.bytes)),
+        }
+        if r.sectors == 0 {
+            return;
         }
         let k = match self.l2.find(line) {
             Some(k) => Some(k),
@@ -651,6 +661,7 @@ impl Machine {
         let mut dirty = 0;
         self.l2.for_each(|l| dirty += 32 * u64::from(l.dirty.count_ones()));
         totals.dirty_at_end_bytes = dirty;
+        totals.dram_write_bytes += dirty;
         totals.compulsory_read_bytes = self.bounds.compulsory;
         totals.unique_written_bytes = self.bounds.unique_written;
         (self.sites, totals)
