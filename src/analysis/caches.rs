@@ -665,7 +665,8 @@ impl Analysis {
             (None, false) => "grid".to_string(),
         };
         let label = arch::notes::cache_label(&p, shape.sms, res.r);
-        let notes = arch::notes::cache_notes(self.cc, &p, &res, one, false);
+        let shared = settings.shared_bytes.or(self.config.windows.shared_alloc_bytes);
+        let notes = arch::notes::cache_notes(self.cc, &p, &res, shared, one, false);
         Ok(CacheResult {
             scope,
             metrics: metrics(&totals),
@@ -723,7 +724,7 @@ impl CacheResult {
             sensitive,
         });
         if sensitive {
-            let extra = arch::notes::cache_notes(Cc::new(8, 0), &self.preset, &self.residency, false, true);
+            let extra = arch::notes::cache_notes(Cc::new(8, 0), &self.preset, &self.residency, None, false, true);
             if let Some(n) = extra.into_iter().find(|n| n.id == "cache-sensitive") {
                 self.notes.insert(1, n);
             }

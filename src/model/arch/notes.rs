@@ -285,6 +285,7 @@ pub fn cache_notes(
     cc: Cc,
     p: &super::memsys::Preset,
     res: &super::memsys::Residency,
+    shared: Option<u64>,
     one_block: bool,
     sensitive: bool,
 ) -> Vec<Note> {
@@ -298,11 +299,19 @@ pub fn cache_notes(
         CACHE_SOURCE,
     )];
     let r = res.r;
+    let blocks = |n: u32| format!("{n} block{}", if n == 1 { "" } else { "s" });
     let rest = match res.carveout_bytes {
         Some(c) => format!(
-            "{} KB of shared memory per SM (the smallest carveout that holds {} blocks' shared memory), leaving {} KB of L1",
+            "a {} KB shared-memory carveout per SM (the smallest that holds {} of {}), leaving {} KB of L1",
             c / 1024,
-            r,
+            blocks(res.r0),
+            match shared {
+                Some(b) => format!("{b} bytes of shared memory"),
+                None =>
+                    "no shared memory (the model is not told a block's shared memory: give it with --shared-bytes, \
+                         or shared_bytes=N in the page's device field)"
+                        .to_string(),
+            },
             res.l1_bytes / 1024
         ),
         None => format!("{} KB of L1 per SM", res.l1_bytes / 1024),
@@ -310,13 +319,13 @@ pub fn cache_notes(
     out.push(Note::new(
         "cache-device",
         format!(
-            "Device: {} on CC {cc}, {} SMs, {} KB of L2 in {} ways; {} resident blocks per SM ({} by the thread and \
+            "Device: {} on CC {cc}, {} SMs, {} KB of L2 in {} ways; {} resident per SM ({} by the thread and \
              block limits); {rest}. {}.",
             p.gpu,
             p.sms,
             p.l2_bytes / 1024,
             p.l2_ways,
-            r,
+            blocks(r),
             res.r0,
             p.source
         ),
