@@ -42,6 +42,8 @@ async function stillWorks(page, problems, what) {
   await page.fill('#block', '32');
   await page.fill('#pattern', '4*lane');
   await settled(page);
+  // The figure is drawn in the render after the answer arrives: wait for it rather than count at once.
+  await page.waitForSelector('svg#figure', { timeout: 60000 }).catch(() => {});
   assert.equal(await page.locator('svg#figure').count(), 1, `${what}: the figure comes back`);
   assert.equal(await read(page, '#pane-a [data-metric="sectors"]'), '4', `${what}: the page still answers`);
   assert.deepEqual(problems, [], what);
