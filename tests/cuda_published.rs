@@ -95,17 +95,17 @@ fn arrays_indexed_by_constants_stay_in_registers_and_the_others_are_local_memory
 }
 
 #[test]
-fn constant_memory_is_listed_as_not_counted() {
+fn constant_memory_is_counted_in_passes() {
     let r = run("__constant__ float c_Kernel[16];
 __global__ void k(const float *x, float *y) {
     y[threadIdx.x] = c_Kernel[threadIdx.x % 16] * x[threadIdx.x];
 }
 ");
-    assert_eq!(accesses(&r), [acc(3, "LDG.E.32", 1, 4), acc(3, "STG.E.32", 1, 4)]);
-    assert_eq!(
-        note(&r, "cuda-not-costed"),
-        "These operations move memory but warpscope does not count them, so the totals leave them out: __constant__ read → LDC (line 3)."
-    );
+    // The constant read is no L1/TEX traffic (no sectors); MODEL.md L: one pass per distinct address, 16 here,
+    // all in one 64-byte line (c_Kernel is the first __constant__ variable, at offset 0).
+    assert_eq!(accesses(&r), [acc(3, "LDC.32", 1, 0), acc(3, "LDG.E.32", 1, 4), acc(3, "STG.E.32", 1, 4)]);
+    assert_eq!(r.instructions[0].constant.map(|k| (k.passes, k.lines_64)), Some((16, 1)));
+    assert_eq!(note(&r, "cuda-not-costed"), "");
 }
 
 #[test]
@@ -298,7 +298,9 @@ fn sass_calls_through_constant_bank_4_are_external_functions_listed_as_not_count
     let mut sc = common::scenario(Lang::Sass, sass, "32", None);
     sc.sets = vec!["c[0x0][0x160]=0x10000".into(), "c[0x0][0x164]=0".into()];
     let r = common::ok(&sc);
-    assert_eq!(accesses(&r), [acc(6, "LDG.E", 1, 4)]);
+    // The LDC of the function's address is a constant load at a per-thread offset (all lanes 0: 1 pass).
+    assert_eq!(accesses(&r), [acc(2, "LDC.64", 1, 0), acc(6, "LDG.E", 1, 4)]);
+    assert_eq!(r.instructions[0].constant.map(|k| k.passes), Some(1));
     assert_eq!(
         note(&r, "sass-not-costed"),
         "These instructions move memory but warpscope does not count them, so the totals leave them out: CALL.ABS.NOINC R2 (line 3)."

@@ -46,6 +46,9 @@ fn add_detail(r: &warpscope::Report, mem: &mut [u64; 4], banks: &mut [u64; 3]) {
                 *t += u64::from(v);
             }
         }
+        Cost::Constant(k) => {
+            assert_eq!(k.constant_passes.len() as u32, k.passes, "{}: the drawn passes are the counted ones", r.op)
+        }
         Cost::Split { parts } => parts.iter().for_each(|p| add_detail(p, mem, banks)),
     }
 }

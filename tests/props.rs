@@ -82,7 +82,7 @@ fn check_invariants(r: &Report) -> Result<(), TestCaseError> {
                 let in_steps: u32 = b.phases.iter().map(|ph| ph.wavefronts.len() as u32).sum();
                 prop_assert_eq!(in_steps, b.wavefronts);
             }
-            Cost::Split { .. } => prop_assert!(false, "parts are never split again"),
+            Cost::Split { .. } | Cost::Constant(_) => prop_assert!(false, "parts are never split again or constant"),
         }
     }
     Ok(())
@@ -134,7 +134,7 @@ proptest! {
         match &r.cost {
             Cost::Memory(m) => prop_assert_eq!((m.requests, m.lines, m.sectors, m.transactions), (1, 1, 1, 1)),
             Cost::Banks(b) => prop_assert_eq!((b.wavefronts, b.ideal_wavefronts, b.bank_conflicts), (1, 1, 0)),
-            Cost::Split { .. } => prop_assert!(false),
+            Cost::Split { .. } | Cost::Constant(_) => prop_assert!(false),
         }
     }
 

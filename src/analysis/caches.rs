@@ -334,7 +334,8 @@ impl Sink for Recorder<'_> {
             let g = gather(&instr.copy_source(), src, mask & reads, None, &a.config);
             let lanes = g.lanes[Space::Global as usize];
             self.push(site, warp, instr, Space::Global, &lanes);
-        } else if instr.base.fixed_space() != Some(Space::Shared) {
+        } else if instr.base.fixed_space() != Some(Space::Shared) && !instr.base.is_constant() {
+            // Constant loads go through the constant cache, not L1/TEX (MODEL.md L).
             let g = gather(instr, addrs, mask, second.plg(), &a.config);
             for space in [Space::Global, Space::Local] {
                 let lanes = g.lanes[space as usize];
@@ -661,7 +662,7 @@ impl Analysis {
             .collect();
         let scope = match (block, one) {
             (Some(b), _) => format!("block ({},{},{})", b.x, b.y, b.z),
-            (None, true) => "the launch's one block".to_string(),
+            (None, true) => "launch's one block".to_string(),
             (None, false) => "grid".to_string(),
         };
         let label = arch::notes::cache_label(&p, shape.sms, res.r);

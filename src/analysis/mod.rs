@@ -172,6 +172,12 @@ pub struct InstrResult {
     /// Shared sums.
     #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
     pub banks: Option<BankTotals>,
+    /// For an atomic or reduction: read-modify-writes and their serialization, summed (MODEL.md K).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub atomic: Option<AtomicTotals>,
+    /// For a constant-bank load: passes through the constant cache, summed (MODEL.md L).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub constant: Option<ConstantTotals>,
     /// The sums under Nsight Compute's metric names.
     pub ncu: BTreeMap<String, u64>,
     /// The same sums divided by the requests they came from (global and local requests; for shared memory
@@ -263,6 +269,26 @@ pub struct ProgramResult {
     pub cache_chart: Option<caches::CacheChart>,
 }
 
+/// An atomic's read-modify-writes over its issues (MODEL.md K).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtomicTotals {
+    /// Read-modify-writes: the active lanes of every issue.
+    pub ops: u64,
+    /// Per issue, the most lanes on one address (done one after another), summed.
+    pub serial: u64,
+    /// The most lanes on one address in any issue.
+    pub max_serial: u64,
+}
+
+/// A constant-bank load's passes over its issues (MODEL.md L).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstantTotals {
+    /// Passes: distinct addresses per issue, summed.
+    pub passes: u64,
+    /// The alternative count: distinct 64-byte lines per issue, summed.
+    pub lines_64: u64,
+}
+
 /// A memory operation the model does not count, where it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Uncounted {
@@ -292,6 +318,15 @@ impl ProgramResult {
                 Some(h) => format!("data-dependent branches: {h}"),
                 None => "data-dependent branches assumed".to_string(),
             });
+        }
+        let data_atomics: Vec<String> = self
+            .instructions
+            .iter()
+            .filter(|i| i.notes.iter().any(|n| n.id == "atomic-address-data"))
+            .map(|i| format!("line {}", i.line))
+            .collect();
+        if !data_atomics.is_empty() {
+            parts.push(format!("atomics whose address is data not counted ({})", data_atomics.join(", ")));
         }
         if !self.uncounted.is_empty() {
             let mut ops: Vec<String> = Vec::new();
@@ -343,11 +378,24 @@ pub struct Sums {
     banks: [u64; 4],
     /// Issues that reached each space.
     space_issues: [u64; 3],
+    /// Atomics: read-modify-writes, serial ones summed, the most serial in one issue.
+    atomic: [u64; 3],
+    /// Constant loads: passes, 64-byte lines.
+    constant: [u64; 2],
 }
 
 impl Sums {
     fn add(&mut self, c: &Counts) {
         self.issues += 1;
+        if let Some(k) = c.constant {
+            self.constant[0] += u64::from(k.passes);
+            self.constant[1] += u64::from(k.lines_64);
+        }
+        if let Some(a) = c.atomic {
+            self.atomic[0] += u64::from(a.ops);
+            self.atomic[1] += u64::from(a.serial);
+            self.atomic[2] = self.atomic[2].max(u64::from(a.serial));
+        }
         for p in c.parts() {
             if !(c.copy && p.space == Space::Global) {
                 self.active_lanes += u64::from(p.active_lanes);
@@ -393,6 +441,13 @@ impl Sums {
         for k in 0..3 {
             self.space_issues[k] += o.space_issues[k] * times;
         }
+        self.constant[0] += o.constant[0] * times;
+        self.constant[1] += o.constant[1] * times;
+        self.atomic[0] += o.atomic[0] * times;
+        self.atomic[1] += o.atomic[1] * times;
+        if times > 0 {
+            self.atomic[2] = self.atomic[2].max(o.atomic[2]);
+        }
     }
 }
 
@@ -409,6 +464,8 @@ struct SiteInfo {
     warnings_total: u64,
     issues: Vec<IssueSummary>,
     passes: Vec<u32>,
+    /// For an atomic: why some issues' addresses were unknown (data), so they were not counted.
+    unknown: Option<String>,
 }
 
 /// Costs every issue and adds block sums up: the sink a run hands its issues to.
@@ -424,6 +481,9 @@ pub struct Collector<'a> {
     current: Vec<Sums>,
     total: Vec<Sums>,
     info: Vec<SiteInfo>,
+    /// The current block's distinct 4-byte words of constant memory, and the most any block read.
+    const_words: std::collections::HashSet<u64>,
+    max_const_words: usize,
 }
 
 impl<'a> Collector<'a> {
@@ -448,6 +508,8 @@ impl<'a> Collector<'a> {
             current: vec![Sums::default(); sites.len()],
             total: vec![Sums::default(); sites.len()],
             info: (0..sites.len()).map(|_| SiteInfo::default()).collect(),
+            const_words: std::collections::HashSet::new(),
+            max_const_words: 0,
         }
     }
 
@@ -508,6 +570,11 @@ impl<'a> Collector<'a> {
 
     /// The results, once every block was added.
     pub fn finish(self, launch: Launch, blocks: BlockStats) -> ProgramResult {
+        let const_bytes = 4 * self.max_const_words.max(self.const_words.len()) as u64;
+        let mut notes = Vec::new();
+        if const_bytes > CONSTANT_WORKING_SET {
+            notes.push(crate::model::arch::notes::constant_working_set(const_bytes));
+        }
         let instructions = self
             .sites
             .iter()
@@ -522,8 +589,8 @@ impl<'a> Collector<'a> {
                 }
                 instr_result(k, site, &t, info)
             })
-            // An instruction no lane reached is not listed.
-            .filter(|r| r.warps > 0)
+            // An instruction no lane reached is not listed; an atomic whose address was data is, with its note.
+            .filter(|r| r.warps > 0 || r.notes.iter().any(|n| n.id == "atomic-address-data"))
             .collect();
         ProgramResult {
             cc: self.cc,
@@ -532,13 +599,16 @@ impl<'a> Collector<'a> {
             instructions,
             kernel: None,
             kernels: Vec::new(),
-            notes: Vec::new(),
+            notes,
             uncounted: Vec::new(),
             caches: None,
             cache_chart: None,
         }
     }
 }
+
+/// The constant cache's working set per SM, in bytes (PG, Compute Capabilities table: 8 KB on every CC).
+const CONSTANT_WORKING_SET: u64 = 8 << 10;
 
 impl Sink for Collector<'_> {
     fn issue(&mut self, site: SiteId, warp: u32, pass: u32, addrs: &[u64; 32], mask: u32, second: Second) -> bool {
@@ -547,9 +617,24 @@ impl Sink for Collector<'_> {
             return true;
         }
         let Some(instr) = self.sites.get(site as usize).map(|s| &s.instr) else { return true };
+        if instr.base.is_constant() {
+            let size = u64::from(instr.size_bytes);
+            for l in (0..32).filter(|l| mask >> l & 1 != 0) {
+                let a = addrs[l] & !(size - 1);
+                for w in 0..size.div_ceil(4) {
+                    self.const_words.insert(a / 4 + w);
+                }
+            }
+        }
         let c = count_lanes(self.cc, instr, addrs, mask, second, &self.cfg);
         self.issue_counts(site as usize, warp, pass, &c);
         true
+    }
+
+    fn unknown_address(&mut self, site: SiteId, why: &str) {
+        if let Some(info) = self.info.get_mut(site as usize) {
+            info.unknown.get_or_insert_with(|| why.to_string());
+        }
     }
 }
 
@@ -557,6 +642,8 @@ impl Costing for Collector<'_> {
     type Partial = Vec<Sums>;
 
     fn begin_block(&mut self, b: Dim3) {
+        self.max_const_words = self.max_const_words.max(self.const_words.len());
+        self.const_words.clear();
         self.block = b;
         self.listing = b == self.listed;
     }
@@ -579,6 +666,8 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
         Base::Ldsm => "ldsm",
         Base::Stsm => "stsm",
         Base::Ldgsts => "ldgsts",
+        Base::Red => "red",
+        Base::Atomg | Base::Atom | Base::Atoms => "atom",
         _ if instr.is_store() => "st",
         _ => "ld",
     };
@@ -647,11 +736,15 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
         .collect();
     let space = match seen.as_slice() {
         _ if instr.base == Base::Ldgsts => SpaceTag::GlobalToShared,
+        _ if instr.base.is_constant() => SpaceTag::Constant,
         [one] => SpaceTag::from(*one),
         [] => instr.base.fixed_space().map_or(SpaceTag::Global, SpaceTag::from),
         _ => SpaceTag::Generic,
     };
     let mut notes = site.notes.clone();
+    if let Some(why) = &info.unknown {
+        notes.push(crate::model::arch::notes::atomic_address_data(why, t.issues == 0));
+    }
     for mut n in info.notes {
         if let Some(b) = &banks {
             crate::model::arch::notes::refill(&mut n, b.wavefronts, b.other_model_wavefronts.unwrap_or(b.wavefronts));
@@ -672,6 +765,12 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
         active_lanes: t.active_lanes,
         memory,
         banks,
+        constant: instr.base.is_constant().then_some(ConstantTotals { passes: t.constant[0], lines_64: t.constant[1] }),
+        atomic: instr.base.is_atomic().then_some(AtomicTotals {
+            ops: t.atomic[0],
+            serial: t.atomic[1],
+            max_serial: t.atomic[2],
+        }),
         ncu,
         ncu_per_request: per_request,
         notes,
@@ -776,7 +875,9 @@ impl Analysis {
             r.kernels =
                 self.program.kernels.iter().map(|(s, n)| KernelName { symbol: s.clone(), name: n.clone() }).collect();
         }
+        let from_run = std::mem::take(&mut r.notes);
         r.notes = self.program.notes.clone();
+        r.notes.extend(from_run);
         r.uncounted =
             self.program.uncounted.iter().map(|(line, op)| Uncounted { line: *line, op: op.clone() }).collect();
         r.notes.extend(self.program.decision_notes(&r.blocks.decisions, &self.source));
@@ -891,6 +992,20 @@ impl ProgramResult {
                     out,
                     "  wavefronts {}, ideal {}, bank conflicts {}, worst {}-way",
                     b.wavefronts, b.ideal_wavefronts, b.bank_conflicts, b.conflict_degree
+                );
+            }
+            if let Some(k) = &r.constant {
+                let _ = writeln!(
+                    out,
+                    "  constant cache: {} passes (one per distinct address; {} with 64-byte lines)",
+                    k.passes, k.lines_64
+                );
+            }
+            if let Some(a) = &r.atomic {
+                let _ = writeln!(
+                    out,
+                    "  atomic: {} read-modify-writes, {} in series (most lanes on one address, summed over issues), at most {} in one issue",
+                    a.ops, a.serial, a.max_serial
                 );
             }
             for w in r.warnings.iter().take(4) {

@@ -215,6 +215,23 @@ pub fn steps(report: &Report) -> Vec<Step> {
                     }
                 }
             }
+            Cost::Constant(k) => {
+                let n = k.constant_passes.len();
+                for (i, c) in k.constant_passes.iter().enumerate() {
+                    out.push(Step {
+                        part: pi,
+                        group: 0,
+                        index: i,
+                        lanes: c.lanes,
+                        text: format!(
+                            "pass {} of {n}: the constant cache serves {} to {}",
+                            i + 1,
+                            hex(c.addr),
+                            c.lanes.phrase()
+                        ),
+                    });
+                }
+            }
             Cost::Split { .. } => {}
         }
         // cp.async: say which half of the copy each step belongs to.
@@ -424,6 +441,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             SpaceTag::Global => "global memory",
             SpaceTag::Local => "local memory (interleaved)",
             SpaceTag::Shared => "shared memory",
+            SpaceTag::Constant => "constant cache (one address per pass)",
             SpaceTag::Generic | SpaceTag::GlobalToShared => "memory",
         };
         // Right-aligned on a background box, drawn last so that the arrows fanning out from the lanes pass
@@ -458,6 +476,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         y = match &p.cost {
             Cost::Memory(m) => memory_view(&mut items, p, m, from_y, y, done_in_part, cur),
             Cost::Banks(b) => bank_view(&mut items, p, b, from_y, y, done_in_part, cur),
+            Cost::Constant(k) => constant_view(&mut items, k, from_y, y, done_in_part, cur),
             Cost::Split { .. } => y,
         };
         y += 24.0;
@@ -695,6 +714,61 @@ fn memory_view(
         plural(m.transactions, "transaction"),
         m.transaction_bytes,
         base.map(|b| format!("; lines are labelled by their offset from {}", hex(b))).unwrap_or_default()
+    );
+    paragraph(items, LINE_X0, bottom + 26.0, &legend, Class::Muted) - 24.0
+}
+
+/// A constant-bank load: one box per distinct address, in the order the passes serve them, with an arrow from
+/// each lane to its address.
+fn constant_view(
+    items: &mut Vec<Item>,
+    k: &crate::model::report::ConstantCost,
+    from_y: f64,
+    y0: f64,
+    done: usize,
+    current: Option<&Step>,
+) -> f64 {
+    const PER_ROW: usize = 8;
+    let box_w = (WIDTH - LINE_X0 - 40.0) / PER_ROW as f64 - 8.0;
+    let row_h = 80.0;
+    let top = y0 + 44.0;
+    for (i, c) in k.constant_passes.iter().enumerate() {
+        let x = LINE_X0 + (i % PER_ROW) as f64 * (box_w + 8.0);
+        let y = top + (i / PER_ROW) as f64 * row_h;
+        let class = if current.is_some_and(|s| s.index == i) {
+            Class::CellCurrent
+        } else if i < done {
+            Class::CellDone
+        } else {
+            Class::CellTouched
+        };
+        let tip = format!("pass {}: {} for {}", i + 1, hex(c.addr), c.lanes.phrase());
+        items.push(rect(x, y, box_w, 36.0, class, Some(tip)));
+        items.push(text(
+            x + box_w / 2.0,
+            y + 26.0,
+            fit(&hex(c.addr), TEXT, box_w - 6.0),
+            TEXT,
+            ink_on(class),
+            Anchor::Middle,
+        ));
+        let cur = current.is_some_and(|s| s.index == i);
+        for l in c.lanes.iter() {
+            items.push(line(
+                lane_x(l) + LANE_W / 2.0,
+                from_y,
+                x + box_w / 2.0,
+                y,
+                if cur { Class::ArrowCurrent } else { Class::Arrow },
+            ));
+        }
+    }
+    let rows = k.constant_passes.len().div_ceil(PER_ROW).max(1);
+    let bottom = top + rows as f64 * row_h - 40.0;
+    let legend = format!(
+        "{} through the constant cache, one per distinct address (with 64-byte lines: {}); boxes are the addresses in the constant bank",
+        if k.passes == 1 { "1 pass".to_string() } else { format!("{} passes", k.passes) },
+        plural(k.lines_64, "line")
     );
     paragraph(items, LINE_X0, bottom + 26.0, &legend, Class::Muted) - 24.0
 }

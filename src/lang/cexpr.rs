@@ -249,8 +249,10 @@ pub struct Parser<'a> {
 }
 
 /// Built-in type names a cast may start with.
-pub const BUILTIN_TYPES: [&str; 51] = [
+pub const BUILTIN_TYPES: [&str; 53] = [
     "void",
+    "cudaTextureObject_t",
+    "cudaSurfaceObject_t",
     "bool",
     "char",
     "short",

@@ -36,12 +36,41 @@ pub enum Base {
     /// `cp.async`: each lane copies 4, 8 or 16 bytes from global to shared memory in one instruction
     /// (`LDGSTS`, CC 8.0+). Its address is the shared destination; the global source is a second operand.
     Ldgsts,
+    /// A global atomic whose old value is used (`ATOMG`; PTX `atom.global`): a read-modify-write performed
+    /// in L2 (MODEL.md K).
+    Atomg,
+    /// A generic atomic (`ATOM`; PTX `atom` without a space): the address picks global or shared memory.
+    Atom,
+    /// A global reduction, an atomic whose old value is not used (`RED`, `REDG`; PTX `red`, or an `atom`
+    /// whose result ptxas found unused).
+    Red,
+    /// A shared-memory atomic (`ATOMS`, CC 5.0+; `ATOMS.POPC.INC` for `atomicAdd(&s[i], 1)`).
+    Atoms,
+    /// A constant-bank load at a per-thread offset (`LDC Rd, c[bank][Ra + imm]`; PTX `ld.const`, CUDA
+    /// `__constant__` arrays indexed per thread): served by the constant cache, one pass per distinct address
+    /// (MODEL.md L). Its addresses are offsets in the constant bank.
+    Ldc,
 }
 
 impl Base {
     /// True for stores.
     pub fn is_store(self) -> bool {
         matches!(self, Base::Stg | Base::St | Base::Sts | Base::Stl | Base::Stsm)
+    }
+
+    /// True for atomics and reductions (MODEL.md K).
+    pub fn is_atomic(self) -> bool {
+        matches!(self, Base::Atomg | Base::Atom | Base::Red | Base::Atoms)
+    }
+
+    /// True for a constant-bank load (MODEL.md L): not L1/TEX traffic.
+    pub fn is_constant(self) -> bool {
+        self == Base::Ldc
+    }
+
+    /// True for what writes memory: stores, atomics and reductions.
+    pub fn writes(self) -> bool {
+        self.is_store() || self.is_atomic()
     }
 
     /// True for `ldmatrix` / `stmatrix`: one phase per 8x8 matrix.
@@ -52,10 +81,11 @@ impl Base {
     /// The space the mnemonic names, or `None` for the generic `LD`/`ST`.
     pub fn fixed_space(self) -> Option<Space> {
         match self {
-            Base::Ldg | Base::Stg => Some(Space::Global),
-            Base::Lds | Base::Sts | Base::Ldsm | Base::Stsm | Base::Ldgsts => Some(Space::Shared),
+            // A constant load is costed apart (MODEL.md L); its offsets are checked like global addresses.
+            Base::Ldg | Base::Stg | Base::Atomg | Base::Red | Base::Ldc => Some(Space::Global),
+            Base::Lds | Base::Sts | Base::Ldsm | Base::Stsm | Base::Ldgsts | Base::Atoms => Some(Space::Shared),
             Base::Ldl | Base::Stl => Some(Space::Local),
-            Base::Ld | Base::St => None,
+            Base::Ld | Base::St | Base::Atom => None,
         }
     }
 
@@ -73,6 +103,11 @@ impl Base {
             Base::Ldsm => "LDSM",
             Base::Stsm => "STSM",
             Base::Ldgsts => "LDGSTS",
+            Base::Atomg => "ATOMG",
+            Base::Atom => "ATOM",
+            Base::Red => "RED",
+            Base::Atoms => "ATOMS",
+            Base::Ldc => "LDC",
         }
     }
 
@@ -82,6 +117,8 @@ impl Base {
             Base::Ldsm => "ldmatrix",
             Base::Stsm => "stmatrix",
             Base::Ldgsts => "cp.async",
+            Base::Red => "red",
+            Base::Atomg | Base::Atom | Base::Atoms => "atom",
             b if b.is_store() => "st",
             _ => "ld",
         }
@@ -96,6 +133,8 @@ impl Base {
             Base::Ldsm => Some(Cc::new(7, 5)),
             Base::Ldgsts => Some(Cc::new(8, 0)),
             Base::Stsm => Some(Cc::new(9, 0)),
+            // Native shared atomics from Maxwell; 2.x and 3.x lock and retry with LDSLK/STSCUL (MODEL.md K).
+            Base::Atoms => Some(Cc::new(5, 0)),
             _ => None,
         }
     }
@@ -170,6 +209,9 @@ pub struct Instr {
     /// For `LDSM`/`STSM`: `.MT88`, the transposing form (the same rows are read; only the registers differ).
     #[serde(default)]
     pub trans: bool,
+    /// For atomics: the operation (`ADD`, `CAS`, `POPC.INC`, ...); empty for every other instruction.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub atomic_op: String,
     /// The mnemonic as the user wrote it, upper-cased.
     pub text: String,
 }
@@ -215,11 +257,16 @@ impl Instr {
             "LDSM" => Base::Ldsm,
             "STSM" => Base::Stsm,
             "LDGSTS" => Base::Ldgsts,
+            "ATOMG" => Base::Atomg,
+            "ATOM" => Base::Atom,
+            "RED" | "REDG" => Base::Red,
+            "ATOMS" => Base::Atoms,
+            "LDC" => Base::Ldc,
             "" => return Err(OpError { message: "empty instruction".into(), column: lead, len: 1 }),
             other => {
                 return Err(OpError {
                     message: format!(
-                        "`{other}` is not a memory instruction warpscope knows (LDG, STG, LD, ST, LDS, STS, LDL, STL, LDSM, STSM, LDGSTS)"
+                        "`{other}` is not a memory instruction warpscope knows (LDG, STG, LD, ST, LDS, STS, LDL, STL, LDSM, STSM, LDGSTS, ATOMG, ATOM, RED, REDG, ATOMS, LDC)"
                     ),
                     column: lead,
                     len: other.len().max(1),
@@ -235,10 +282,14 @@ impl Instr {
             uniform_hint: false,
             matrices: 0,
             trans: false,
+            atomic_op: String::new(),
             text: upper.clone(),
         };
         if base.is_matrix() {
             return parse_matrix(instr, &parts);
+        }
+        if base.is_atomic() {
+            return parse_atomic(instr, &parts);
         }
         let mut seen_cop: Option<usize> = None;
         let mut seen_size: Option<usize> = None;
@@ -246,7 +297,7 @@ impl Instr {
         while i < parts.len() {
             let (col, m) = parts[i];
             let err = |message: String| OpError { message, column: col, len: m.len().max(1) };
-            let window = matches!(base, Base::Lds | Base::Sts | Base::Ldl | Base::Stl);
+            let window = matches!(base, Base::Lds | Base::Sts | Base::Ldl | Base::Stl | Base::Ldc);
             let cop = match (m, store) {
                 ("CA", false) => Some(CacheOp::Ca),
                 ("CG", _) => Some(CacheOp::Cg),
@@ -261,6 +312,9 @@ impl Instr {
             if let Some(cop) = cop {
                 if matches!(base, Base::Lds | Base::Sts) {
                     return Err(err(format!("shared-memory instructions take no cache operator, found `.{m}`")));
+                }
+                if base == Base::Ldc {
+                    return Err(err(format!("LDC takes no cache operator, found `.{m}`")));
                 }
                 if base == Base::Ldgsts && !matches!(cop, CacheOp::Ca | CacheOp::Cg) {
                     return Err(err(format!("LDGSTS takes .CA or .BYPASS (cp.async.cg), not `.{m}`")));
@@ -318,6 +372,8 @@ impl Instr {
                 // they do not change which bytes move.
                 "SYS" | "GPU" | "CTA" | "SM" | "STRONG" | "WEAK" | "MMIO" | "EF" | "EN" | "EL" | "LTC64B" | "LTC128B"
                 | "LTC256B" | "ZFILL" | "NA" | "PRIVATE" | "BYPASS" => {}
+                // LDC's index-clamping modes (`.IL`, `.IS`, `.ISL`) change no address warpscope counts.
+                "IL" | "IS" | "ISL" if base == Base::Ldc => {}
                 "" => return Err(err("empty modifier (two dots in a row or a trailing dot)".into())),
                 _ => {
                     return Err(err(format!(
@@ -384,6 +440,12 @@ impl Instr {
         self.base.is_store()
     }
 
+    /// `ATOMS.POPC.INC`: the whole warp's increments of one word done as one (MODEL.md K: it "counts each
+    /// word once").
+    pub fn is_popc_inc(&self) -> bool {
+        self.atomic_op == "POPC.INC"
+    }
+
     /// For `LDGSTS`, its global side as a global load of the same width and cache operator (MODEL.md G:
     /// "cost the global side as a global load of that width"); the text stays the instruction's.
     pub fn copy_source(&self) -> Instr {
@@ -437,6 +499,45 @@ fn parse_matrix(mut instr: Instr, parts: &[(usize, &str)]) -> Result<Instr, OpEr
             len: 1,
         });
     }
+    Ok(instr)
+}
+
+/// The operations of `ATOM`, `ATOMG`, `ATOMS`, `RED` and `REDG` (the PTX ISA's `atom`/`red` operations as
+/// SASS spells them).
+const ATOMIC_OPS: [&str; 14] =
+    ["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS", "CAST", "POPC", "SAFEADD", "ARRIVE"];
+
+/// The modifiers of an atomic: its operation, the operand type (which gives the size: `.64`, `.U64`, `.F64`
+/// are 8 bytes, `.128` 16, the rest 4), `.E`, and memory-ordering scopes that move no other bytes.
+fn parse_atomic(mut instr: Instr, parts: &[(usize, &str)]) -> Result<Instr, OpError> {
+    let mut op: Vec<&str> = Vec::new();
+    for &(col, m) in &parts[1..] {
+        let err = |message: String| OpError { message, column: col, len: m.len().max(1) };
+        match m {
+            "E" if instr.base == Base::Atoms => {
+                return Err(err("`.E` (64-bit address) does not apply to ATOMS: it addresses the shared window".into()))
+            }
+            "E" => instr.extended = true,
+            _ if ATOMIC_OPS.contains(&m) => op.push(m),
+            // `POPC.INC`, `CAS.SPIN` (Maxwell's compare-and-swap loops), `CAST.SPIN`.
+            "INC" | "SPIN" if !op.is_empty() => op.push(m),
+            "64" | "U64" | "S64" | "F64" => instr.size_bytes = 8,
+            "128" => instr.size_bytes = 16,
+            "32" | "U32" | "S32" | "F32" | "F16X2" | "BF16X2" => instr.size_bytes = 4,
+            "F16" | "BF16" => instr.size_bytes = 2,
+            "FTZ" | "RN" | "RZ" | "SYS" | "GPU" | "CTA" | "SM" | "STRONG" | "WEAK" | "MMIO" | "EF" | "EN" | "EL"
+            | "PACKED" | "NOFTZ" | "PRIVATE" | "VSM" => {}
+            "" => return Err(err("empty modifier (two dots in a row or a trailing dot)".into())),
+            _ => {
+                return Err(err(format!(
+                    "unknown modifier `.{m}` for {} (operations: {}; types .32 .64 .U64 .S32 .F32 .F64 .128)",
+                    instr.base.name(),
+                    ATOMIC_OPS.map(|o| format!(".{o}")).join(" ")
+                )))
+            }
+        }
+    }
+    instr.atomic_op = if op.is_empty() { "ADD".into() } else { op.join(".") };
     Ok(instr)
 }
 

@@ -72,6 +72,9 @@ pub fn part_notes(cc: Cc, instr: &Instr, cfg: &Config, p: &Part) -> Vec<Note> {
 
 /// The notes of a whole issue: each part's, once each, in the order global, shared, local.
 pub fn issue_notes(cc: Cc, instr: &Instr, cfg: &Config, c: &Counts) -> Vec<Note> {
+    if let Some(k) = c.constant {
+        return arch::notes::constant_notes(k);
+    }
     let mut notes = Vec::new();
     for p in c.parts() {
         push_unique(&mut notes, part_notes(cc, instr, cfg, p));
@@ -175,6 +178,7 @@ pub fn analyze_with(
         cost: Cost::Split { parts: vec![read, write] },
         notes,
         warnings,
+        atomic: None,
     }
 }
 
@@ -186,6 +190,30 @@ fn analyze_one(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cf
             addrs[l] = *x;
             mask |= 1 << l;
         }
+    }
+    if instr.base.is_constant() {
+        let (k, by_addr) = crate::model::count::ConstCounts::of(&addrs, mask, instr.size_bytes);
+        let align = !(u64::from(instr.size_bytes) - 1);
+        return Report {
+            cc,
+            op: instr.text.clone(),
+            space: SpaceTag::Constant,
+            size: instr.size_bytes,
+            active_lanes: mask.count_ones(),
+            cost: Cost::Constant(crate::model::report::ConstantCost {
+                passes: k.passes,
+                lines_64: k.lines_64,
+                constant_passes: by_addr
+                    .into_iter()
+                    .map(|(addr, lanes)| crate::model::report::ConstantPass { addr, lanes })
+                    .collect(),
+            }),
+            error_lanes: LaneSet::default(),
+            addresses: warp.0.iter().map(|a| a.map(|a| a & align)).collect(),
+            notes: arch::notes::constant_notes(k),
+            warnings: Vec::new(),
+            atomic: None,
+        };
     }
     let mut g = crate::model::count::gather(instr, &addrs, mask, plg.map(|p| p.0), cfg);
     let mut counts =
@@ -237,6 +265,7 @@ fn analyze_one(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cf
             addresses: lanes.to_options().to_vec(),
             notes: part_notes(cc, instr, cfg, &p),
             warnings: Vec::new(),
+            atomic: None,
         });
     }
     if instr.is_store() {
@@ -260,9 +289,14 @@ fn analyze_one(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cf
             error_lanes: LaneSet::default(),
             notes,
             warnings: Vec::new(),
+            atomic: None,
         }
     };
     report.error_lanes = counts.error_lanes;
     report.warnings = warnings(instr, cfg, &counts);
+    if instr.base.is_atomic() {
+        report.atomic =
+            Some(crate::model::count::AtomicCounts::of(&addrs, mask & !counts.error_lanes.0, instr.size_bytes));
+    }
     report
 }

@@ -54,6 +54,77 @@ pub struct Counts {
     /// A copy in one instruction (`cp.async`): its global and shared parts are the same lanes' read and
     /// write, so its active lanes are the shared part's, not the sum.
     pub copy: bool,
+    /// For an atomic or reduction: its operations and their serialization (MODEL.md K).
+    pub atomic: Option<AtomicCounts>,
+    /// For a constant-bank load: its passes (MODEL.md L). It has no parts: it is not L1/TEX traffic.
+    pub constant: Option<ConstCounts>,
+}
+
+/// What a constant-bank load costs (MODEL.md L): the constant cache serves one address per pass, "split into
+/// as many separate requests as there are different memory addresses in the initial request" (PG, Constant
+/// Memory).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ConstCounts {
+    /// Passes: distinct addresses among the active lanes (each rounded down to the access size).
+    pub passes: u32,
+    /// The alternative count Nsight's IDC description suggests: distinct 64-byte lines.
+    pub lines_64: u32,
+}
+
+impl ConstCounts {
+    /// The passes of the lanes of `mask` at `addrs`, and the addresses themselves with their lanes, ascending.
+    pub fn of(addrs: &[u64; WARP_LANES], mask: u32, size: u32) -> (ConstCounts, Vec<(u64, LaneSet)>) {
+        let align = !(u64::from(size) - 1);
+        let mut by_addr: Vec<(u64, LaneSet)> = Vec::new();
+        let mut m = mask;
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = addrs[lane] & align;
+            match by_addr.binary_search_by_key(&a, |x| x.0) {
+                Ok(k) => by_addr[k].1.insert(lane),
+                Err(k) => by_addr.insert(k, (a, LaneSet(1 << lane))),
+            }
+        }
+        let mut lines: Vec<u64> = by_addr.iter().map(|x| x.0 / 64).collect();
+        lines.dedup();
+        (ConstCounts { passes: by_addr.len() as u32, lines_64: lines.len() as u32 }, by_addr)
+    }
+}
+
+/// What an atomic's lanes do (MODEL.md K): `ops` read-modify-writes, the most of them on one address done one
+/// after another ("each read/modify/write to that location occurs and they are all serialized", PG "Atomic
+/// Functions").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AtomicCounts {
+    /// Read-modify-writes: the lanes that moved data.
+    pub ops: u32,
+    /// The most lanes on one address.
+    pub serial: u32,
+}
+
+impl AtomicCounts {
+    /// The counts of the lanes of `mask` at `addrs`, addresses aligned down to `size` bytes.
+    pub fn of(addrs: &[u64; WARP_LANES], mask: u32, size: u32) -> AtomicCounts {
+        let align = !(u64::from(size) - 1);
+        let mut a: [u64; WARP_LANES] = [u64::MAX; WARP_LANES];
+        let mut n = 0;
+        let mut m = mask;
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            a[n] = addrs[lane] & align;
+            n += 1;
+        }
+        let a = &mut a[..n];
+        a.sort_unstable();
+        let (mut serial, mut run) = (u32::from(n > 0), 0u32);
+        for k in 0..n {
+            run = if k > 0 && a[k] == a[k - 1] { run + 1 } else { 1 };
+            serial = serial.max(run);
+        }
+        AtomicCounts { ops: n as u32, serial }
+    }
 }
 
 /// The spaces' counts added together: the numbers a block total adds up.
@@ -118,6 +189,17 @@ impl Counts {
 
     /// The one-line summary, word for word what [`crate::model::report::Report::summary`] says for the same issue.
     pub fn summary(&self) -> String {
+        if let Some(k) = self.constant {
+            return crate::model::report::constant_summary(k.passes, k.lines_64);
+        }
+        let s = self.cost_summary();
+        match self.atomic {
+            Some(a) => format!("{s}; {}", crate::model::report::atomic_summary(a)),
+            None => s,
+        }
+    }
+
+    fn cost_summary(&self) -> String {
         let parts: Vec<&Part> = self.parts().collect();
         let one = |p: &Part| match &p.cost {
             PartCost::Memory(m) => crate::model::report::memory_summary(
@@ -148,7 +230,10 @@ impl Counts {
     /// the two paths equal.
     pub fn of_report(r: &crate::model::report::Report) -> Counts {
         let copy = r.space == crate::model::report::SpaceTag::GlobalToShared;
-        let mut c = Counts { error_lanes: r.error_lanes, copy, ..Counts::default() };
+        let mut c = Counts { error_lanes: r.error_lanes, copy, atomic: r.atomic, ..Counts::default() };
+        if let crate::model::report::Cost::Constant(k) = &r.cost {
+            c.constant = Some(ConstCounts { passes: k.passes, lines_64: k.lines_64 });
+        }
         for w in &r.warnings {
             match w.kind {
                 crate::model::report::WarningKind::OutOfWindow => c.out_of_window = w.lanes,
@@ -198,7 +283,7 @@ impl Counts {
                     bank_bytes: b.bank_bytes,
                     other_model_wavefronts: b.other_model_wavefronts.unwrap_or(0),
                 }),
-                crate::model::report::Cost::Split { .. } => continue,
+                crate::model::report::Cost::Split { .. } | crate::model::report::Cost::Constant(_) => continue,
             };
             c.parts[space as usize] = Some(Part { space, active_lanes: p.active_lanes, cost, flags: f });
         }
@@ -314,10 +399,35 @@ pub fn count_lanes(
     if let Second::Src(src, reads) = second {
         return count_copy(cc, instr, addrs, src, mask, reads, cfg);
     }
+    if instr.base.is_constant() {
+        let (k, _) = ConstCounts::of(addrs, mask, instr.size_bytes);
+        return Counts { constant: Some(k), ..Counts::default() };
+    }
+    if instr.base.is_atomic() {
+        let mut c = if let Some(space) = instr.base.fixed_space() {
+            count_fixed(cc, instr, space, addrs, mask, cfg)
+        } else {
+            count_generic(cc, instr, addrs, mask, second.plg(), cfg)
+        };
+        c.atomic = Some(AtomicCounts::of(addrs, mask & !c.error_lanes.0, instr.size_bytes));
+        return c;
+    }
     let plg = second.plg();
     if let (Some(space), false) = (instr.base.fixed_space(), instr.is_store()) {
         return count_fixed(cc, instr, space, addrs, mask, cfg);
     }
+    count_generic(cc, instr, addrs, mask, plg, cfg)
+}
+
+/// A generic access or a store: lanes gathered into the spaces they reach.
+fn count_generic(
+    cc: Cc,
+    instr: &Instr,
+    addrs: &[u64; WARP_LANES],
+    mask: u32,
+    plg: Option<u32>,
+    cfg: &Config,
+) -> Counts {
     let mut g = gather(instr, addrs, mask, plg, cfg);
     let mut c =
         Counts { error_lanes: g.errors, misaligned: g.misaligned, out_of_window: g.out_of_window, ..Counts::default() };
@@ -464,6 +574,11 @@ pub fn part<T: global::TxSink, W: shared::WaveSink>(
     match space {
         Space::Shared => {
             let rule = arch::bank_rule(cc, size, cfg.bank_mode);
+            // A shared atomic: every lane's read-modify-write is a pass (MODEL.md K); POPC.INC counts a word once.
+            if instr.base.is_atomic() && !instr.is_popc_inc() {
+                let b = shared::cost_atomic(rule, lanes, size, waves);
+                return Part { space, active_lanes, cost: PartCost::Banks(b), flags: 0 };
+            }
             // ldmatrix/stmatrix take one phase per matrix, whatever the rows' addresses (MODEL.md F).
             let mut flags = if instr.base.is_matrix() { 0 } else { arch::shared_exception_flags(cc, size, lanes) };
             if flags & flags::MEASURED_MERGE == 0 {

@@ -50,6 +50,8 @@ pub enum SpaceTag {
     /// A copy from global to shared memory in one instruction (`cp.async`, `LDGSTS`): `parts` holds its
     /// global read (sectors) and its shared write (wavefronts).
     GlobalToShared,
+    /// Constant memory through the constant cache (`LDC`, MODEL.md L).
+    Constant,
 }
 
 impl From<Space> for SpaceTag {
@@ -88,6 +90,9 @@ pub struct Report {
     pub notes: Vec<Note>,
     /// Problems with some lanes.
     pub warnings: Vec<Warning>,
+    /// For an atomic or reduction: its read-modify-writes and their serialization (MODEL.md K).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub atomic: Option<crate::model::count::AtomicCounts>,
 }
 
 /// The cost of an instruction: memory transactions, shared-memory wavefronts, or parts of a generic op.
@@ -98,6 +103,8 @@ pub enum Cost {
     Memory(MemoryCost),
     /// Shared memory.
     Banks(BankCost),
+    /// A constant-bank load: passes through the constant cache.
+    Constant(ConstantCost),
     /// A generic op split across spaces: one report per space, in the order global, shared, local.
     Split {
         /// The parts.
@@ -154,6 +161,26 @@ pub struct TransactionStep {
     /// 1 for a 32-byte transaction.
     pub sector_mask: u8,
     /// The lanes whose bytes it carries.
+    pub lanes: LaneSet,
+}
+
+/// What a constant-bank load costs (MODEL.md L).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConstantCost {
+    /// Passes: one per distinct address among the active lanes.
+    pub passes: u32,
+    /// Distinct 64-byte lines: the alternative count in the model's notes.
+    pub lines_64: u32,
+    /// Each pass: the address it serves and its lanes, ascending.
+    pub constant_passes: Vec<ConstantPass>,
+}
+
+/// One pass of the constant cache.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstantPass {
+    /// The offset in the constant bank.
+    pub addr: u64,
+    /// The lanes it serves.
     pub lanes: LaneSet,
 }
 
@@ -236,11 +263,20 @@ impl Report {
 
     /// The one-line summary used in the text form and the page's metric line.
     pub fn summary(&self) -> String {
+        let s = self.cost_summary();
+        match self.atomic {
+            Some(a) => format!("{s}; {}", atomic_summary(a)),
+            None => s,
+        }
+    }
+
+    fn cost_summary(&self) -> String {
         match &self.cost {
             Cost::Memory(m) => {
                 memory_summary(m.requests, m.lines, m.sectors, m.transactions, m.transaction_bytes, m.efficiency)
             }
             Cost::Banks(b) => bank_summary(b.wavefronts, b.ideal_wavefronts, b.conflict_degree),
+            Cost::Constant(k) => constant_summary(k.passes, k.lines_64),
             Cost::Split { parts } if self.space == SpaceTag::GlobalToShared => {
                 parts.iter().map(|p| format!("{}: {}", self.part_name(p), p.summary())).collect::<Vec<_>>().join("; ")
             }
@@ -262,6 +298,11 @@ impl Report {
             self.op, self.cc, facts.family, facts.example_gpu, self.size, self.active_lanes
         );
         self.write_body(&mut out, "");
+        if let Some(a) = self.atomic {
+            let _ = writeln!(out, "atomic read-modify-writes:");
+            let _ = writeln!(out, "  {:<20} {}", "operations", a.ops);
+            let _ = writeln!(out, "  {:<20} {}", "serial (one address)", a.serial);
+        }
         if !self.notes.is_empty() {
             let _ = writeln!(out, "model notes:");
             for n in &self.notes {
@@ -309,6 +350,15 @@ impl Report {
                     }
                 }
             }
+            Cost::Constant(k) => {
+                let _ = writeln!(out, "{indent}constant memory, constant cache");
+                row(out, "passes", k.passes.to_string());
+                row(out, "64-byte lines", k.lines_64.to_string());
+                let _ = writeln!(out, "{indent}steps:");
+                for (i, p) in k.constant_passes.iter().enumerate() {
+                    let _ = writeln!(out, "{indent}  pass {}: {:#x} for lanes {}", i + 1, p.addr, p.lanes.ranges());
+                }
+            }
             Cost::Split { parts } if self.space == SpaceTag::GlobalToShared => {
                 let _ = writeln!(out, "{indent}copy global -> shared in one instruction:");
                 for p in parts {
@@ -349,6 +399,7 @@ impl Report {
             SpaceTag::Local => "local",
             SpaceTag::Generic => "generic",
             SpaceTag::GlobalToShared => "global to shared",
+            SpaceTag::Constant => "constant",
         }
     }
 }
@@ -369,6 +420,17 @@ pub fn memory_summary(
         plural(sectors, "sector"),
         efficiency * 100.0
     )
+}
+
+/// The summary of a constant-bank load.
+pub fn constant_summary(passes: u32, lines_64: u32) -> String {
+    let p = if passes == 1 { "1 pass".to_string() } else { format!("{passes} passes") };
+    format!("{p} (one per distinct address), {} of 64 B", plural(lines_64, "line"))
+}
+
+/// The atomic part of a summary: `32 operations, 32 serial on one address`.
+pub fn atomic_summary(a: crate::model::count::AtomicCounts) -> String {
+    format!("{}, {} serial on one address", plural(a.ops, "operation"), a.serial)
 }
 
 /// The summary of a shared access.

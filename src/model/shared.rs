@@ -126,6 +126,59 @@ pub fn cost<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut 
     }
 }
 
+/// Costs one warp's shared atomic (`ATOMS`, MODEL.md K, a model not yet measured): the phases of section B,
+/// but every lane's read-modify-write of a word is its own pass of the word's bank, so a bank's cost is the
+/// number of active lanes on its words, not the number of distinct words. The ideal is section B's (distinct
+/// words over 32 banks). `ATOMS.POPC.INC` does one increment per word: it is costed by [`cost`].
+pub fn cost_atomic<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut S) -> BankCounts {
+    let words = u64::from(size_bytes.div_ceil(4));
+    let per = rule.lanes_per_phase;
+    let shift = per.trailing_zeros();
+    let (mut wavefronts, mut ideal, mut degree) = (0u32, 0u32, 0u32);
+    let mut k = 0;
+    while k < l.n {
+        let phase = u32::from(l.lane[k]) >> shift;
+        let mut end = k;
+        while end < l.n && u32::from(l.lane[end]) >> shift == phase {
+            end += 1;
+        }
+        if S::DETAIL {
+            sink.begin_phase(LaneSet::group(phase, per));
+        }
+        let (distinct, _) = hashed_phase(rule, l, k, end, words, &mut NoWaves);
+        let mut per_bank = [0u32; BANKS as usize];
+        let mut worst = 0;
+        for j in k..end {
+            let first = l.addr[j] & !3;
+            for w in 0..words {
+                let word = first + 4 * w;
+                let bank = rule.banking.bank(word);
+                let b = bank as usize & 31;
+                if S::DETAIL {
+                    sink.word(per_bank[b], usize::from(l.lane[j]), bank, word);
+                }
+                per_bank[b] += 1;
+                worst = worst.max(per_bank[b]);
+            }
+        }
+        k = end;
+        let phase_ideal = distinct.div_ceil(BANKS).max(1);
+        if S::DETAIL {
+            sink.end_phase(phase_ideal, worst);
+        }
+        wavefronts += worst;
+        ideal += phase_ideal;
+        degree = degree.max(worst);
+    }
+    BankCounts {
+        wavefronts,
+        ideal_wavefronts: ideal,
+        conflict_degree: degree,
+        bank_bytes: rule.banking.bank_bytes(),
+        other_model_wavefronts: 0,
+    }
+}
+
 /// The two phases most code makes, answered without the hash set: every lane on one word (a broadcast, 1
 /// wavefront), or every word in a bank of its own (no conflict, 1 wavefront). `None` for anything else. Returns
 /// (distinct bank words, wavefronts), as [`hashed_phase`] would.

@@ -49,6 +49,9 @@ pub trait Sink {
     /// Before an issue of a run that follows `blockIdx` (a whole grid's equivalence proof): the issue's global
     /// addresses at block `b` are its addresses here plus `c · (b - b0)` bytes (for `cp.async`, its sources').
     fn moves(&mut self, _c: [i64; 3]) {}
+
+    /// An atomic at `site` whose address depends on `why` (data) was not issued: it cannot be counted.
+    fn unknown_address(&mut self, _site: SiteId, _why: &str) {}
 }
 
 /// What every warp of a block shares.
@@ -663,6 +666,14 @@ impl Warp {
                     let run = if unsure != 0 { run | self.assumed(prog, pc, unsure, gwhy) } else { run };
                     if run != 0 {
                         let (ua, wa) = self.src_unk(Src::Reg(*addr));
+                        let atomic = prog.sites.get(*site as usize).is_some_and(|s| s.instr.base.is_atomic());
+                        if ua & run != 0 && atomic && prog.data_whys.contains(&wa) {
+                            // An atomic whose address is data (a histogram's `&bins[in[i]]`): not counted, and
+                            // the result says so; what it returns is data.
+                            sink.unknown_address(*site, &prog.whys[wa as usize]);
+                            self.stack.last_mut().expect("a frame runs").pc = next;
+                            continue;
+                        }
                         if ua & run != 0 {
                             return Err(ExecError {
                                 span: inst.span,
@@ -719,6 +730,18 @@ impl Warp {
                             return Ok(Status::Stopped);
                         }
                     }
+                }
+                Op::Aggregate { dst, addr, val } => {
+                    let (ua, _) = self.src_unk(Src::Reg(*addr));
+                    let (uv, _) = self.src_unk(*val);
+                    let a = &self.regs[*addr as usize];
+                    let v = self.src(*val);
+                    let first = run.trailing_zeros() as usize;
+                    let same = run != 0
+                        && (ua | uv) & run == 0
+                        && (0..32).all(|l| run >> l & 1 == 0 || (a[l] == a[first] && v[l] == v[first]));
+                    let p = if same { 1u32 << first } else { ALL };
+                    self.write_pred(*dst, p, run, 0, 0);
                 }
                 Op::Converged { dst } => {
                     let live = self.valid & !self.exited;

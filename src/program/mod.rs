@@ -424,6 +424,17 @@ pub enum Op {
         /// For a load: the register that receives the data, and why its value is unknown (data).
         data: Option<(Reg, WhyId)>,
     },
+    /// nvcc's warp aggregation of an atomic (MODEL.md K): dst = true in the lowest running lane alone when every
+    /// running lane has the same known `addr` and the same known `val`, else true in every running lane. The
+    /// atomic it guards is then one lane's operation (a popcount's worth of adds), or every lane's.
+    Aggregate {
+        /// Destination.
+        dst: Pred,
+        /// The atomic's address.
+        addr: Reg,
+        /// The value it applies.
+        val: Src,
+    },
     /// dst = true in every running lane when the warp runs all its live lanes together (SASS `BRA.DIV`
     /// branches when it does not).
     Converged {
@@ -927,6 +938,7 @@ impl Program {
                 | Op::Trap { .. }
                 | Op::Shfl { .. }
                 | Op::Vote { .. }
+                | Op::Aggregate { .. }
                 | Op::Converged { .. } => {
                     r.pure = false;
                     (None, None)
@@ -1144,6 +1156,11 @@ impl Builder {
     pub fn site(&mut self, key: SiteKey, site: Site) -> SiteId {
         self.sites.push((key, site));
         (self.sites.len() - 1) as SiteId
+    }
+
+    /// A site added before, to add notes to it.
+    pub fn site_mut(&mut self, id: SiteId) -> Option<&mut Site> {
+        self.sites.get_mut(id as usize).map(|(_, s)| s)
     }
 
     /// Appends an instruction.
@@ -1514,6 +1531,7 @@ impl Program {
                     src(idx)
                 ),
                 Op::Converged { dst } => format!("p{dst} = converged"),
+                Op::Aggregate { dst, addr, val } => format!("p{dst} = aggregate r{addr}, {}", src(val)),
                 Op::Bra { target } => format!("bra {target}"),
                 Op::Exit => "exit".into(),
                 Op::Bar => "bar".into(),

@@ -191,6 +191,17 @@ pub fn why(report: &Report) -> Vec<String> {
                 }
             }
         }
+        Cost::Constant(k) => {
+            lines.push(format!(
+                "{} read {}: the constant cache serves one address per pass, so the warp takes {}.",
+                plural(u64::from(report.active_lanes), "active lane"),
+                plural(u64::from(k.passes), "distinct address"),
+                plural(u64::from(k.passes), "pass")
+            ));
+            if k.passes > 1 {
+                lines.push("Constant memory is fast when every lane of a warp reads the same address; per-thread indices serialize.".into());
+            }
+        }
         Cost::Split { parts } => {
             let spaces: Vec<String> = parts
                 .iter()
@@ -324,7 +335,7 @@ pub fn fixes(sc: &Scenario, result: &ProgramResult, instr: usize, report: &Repor
                 }
             }
         }
-        Cost::Banks(_) | Cost::Split { .. } => {}
+        Cost::Banks(_) | Cost::Constant(_) | Cost::Split { .. } => {}
     }
     out
 }

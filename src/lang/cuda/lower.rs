@@ -167,6 +167,32 @@ enum MemSpace {
     Reg,
 }
 
+/// CUDA's texture and surface functions (CUDA C++ Programming Guide, Texture and Surface Functions).
+const TEXTURE_FUNCTIONS: [&str; 22] = [
+    "tex1Dfetch",
+    "tex1D",
+    "tex2D",
+    "tex3D",
+    "tex1DLayered",
+    "tex2DLayered",
+    "texCubemap",
+    "texCubemapLayered",
+    "tex2Dgather",
+    "tex1DLod",
+    "tex2DLod",
+    "tex3DLod",
+    "tex1DGrad",
+    "tex2DGrad",
+    "tex3DGrad",
+    "surf1Dread",
+    "surf2Dread",
+    "surf3Dread",
+    "surf1Dwrite",
+    "surf2Dwrite",
+    "surf3Dwrite",
+    "surfCubemapread",
+];
+
 /// An integer type after C's rules: its width in bits and signedness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct IntTy {
@@ -314,6 +340,9 @@ struct Lower<'a> {
     /// Global bases given with `--set`, in declaration order: checked against the others' defaults.
     given_bases: Vec<(String, u64)>,
     shared_top: u64,
+    /// `__constant__` variables' offsets in the constant bank, in declaration order, and where the next goes.
+    const_offsets: HashMap<String, u64>,
+    const_top: u64,
     local_top: u64,
     /// The statement being lowered (its start) and the accesses so far in it: sites sort by these.
     stmt: usize,
@@ -340,6 +369,9 @@ struct Lower<'a> {
     salt: usize,
     /// Memory operations warpscope does not count (atomics): (line, op).
     uncosted: Vec<(usize, String)>,
+    /// While an atomic's target is evaluated: an index that depends on data is allowed (a histogram's
+    /// `&bins[in[i]]`); the run then reports that atomic as not counted instead of stopping.
+    data_index_ok: bool,
     /// Names a fragment uses without declaring them, and what warpscope took them for.
     assumed: Vec<String>,
     /// Where dynamic shared memory was first used, if it was.
@@ -811,6 +843,8 @@ impl<'a> Lower<'a> {
                 self.rvalue(&pre).map(|_| ())
             }
             E::Call(n, args) if n == "__comma" => args.iter().try_for_each(|a| self.discard(a)),
+            // An atomic whose result is not used: ptxas makes it a reduction (MODEL.md K).
+            E::Call(n, args) if n.starts_with("atomic") => self.atomic(n, args, e, true).map(|_| ()),
             _ => self.rvalue(e).map(|_| ()),
         }
     }
@@ -910,7 +944,7 @@ impl<'a> Lower<'a> {
             Val::Ptr { .. } => return Err(self.err(e.span, format!("{what} is a pointer, not a number"))),
             Val::Agg { .. } => return Err(self.err(e.span, format!("{what} is a struct, not a number"))),
         };
-        if self.unknown_src(src) {
+        if self.unknown_src(src) && !self.data_index_ok {
             let ctx = self.b.ctx(format!("{what} depends on "));
             self.emit(Op::Require { a: src, ctx }, e.span);
         }
@@ -1000,14 +1034,35 @@ impl<'a> Lower<'a> {
                 self.shared_top = off + size;
                 Binding::Mem(Place { space: MemSpace::Shared, addr: Src::Imm(off), ty, read_only: false })
             }
-            Storage::Global | Storage::ConstMem if !d.dims.is_empty() => {
+            Storage::Global if !d.dims.is_empty() => {
                 let base = self.global_base(&d.name);
-                let space = if d.storage == Storage::ConstMem { MemSpace::Const } else { MemSpace::Global };
-                Binding::Mem(Place { space, addr: Src::Imm(base), ty, read_only: false })
+                Binding::Mem(Place { space: MemSpace::Global, addr: Src::Imm(base), ty, read_only: false })
             }
+            // `__constant__` variables: offsets in the constant bank, each at its type's alignment, in
+            // declaration order as nvcc lays them out (MODEL.md L: 64 KB in all).
             Storage::ConstMem => {
-                let base = self.global_base(&d.name);
-                Binding::Mem(Place { space: MemSpace::Const, addr: Src::Imm(base), ty, read_only: false })
+                let off = match self.const_offsets.get(&*d.name) {
+                    Some(&o) => o,
+                    None => {
+                        let t = types(self);
+                        let (size, align) = (t.size(&ty), t.align(&ty).max(4));
+                        let off = self.const_top.div_ceil(align) * align;
+                        if off + size > 64 << 10 {
+                            return Err(self.err(
+                                d.span,
+                                format!(
+                                    "`{}` ends at byte {} of constant memory, which holds 64 KB",
+                                    d.name,
+                                    off + size
+                                ),
+                            ));
+                        }
+                        self.const_top = off + size;
+                        self.const_offsets.insert(d.name.to_string(), off);
+                        off
+                    }
+                };
+                Binding::Mem(Place { space: MemSpace::Const, addr: Src::Imm(off), ty, read_only: false })
             }
             Storage::Param | Storage::Global => match &ty {
                 Ty::Ptr(elem) => {
@@ -1610,21 +1665,8 @@ impl<'a> Lower<'a> {
             }
             return Ok(());
         }
-        if place.space == MemSpace::Const {
-            // Constant memory: an LDC through the constant cache, listed as not counted (MODEL.md section L
-            // describes its broadcast and serialisation; the totals cover loads and stores of the other
-            // spaces). Its data is not followed.
-            let line = self.site_line(span);
-            let what = if store { "a store to __constant__ memory" } else { "__constant__ read → LDC" };
-            if !self.uncosted.iter().any(|u| u.0 == line && u.1 == what) {
-                self.uncosted.push((line, what.to_string()));
-            }
-            if let Some((d, _)) = data {
-                let why = format!("data read from constant memory ({})", self.pos(span));
-                let w = self.b.data_why(why);
-                self.emit(Op::Unknown { dst: d, why: w }, span);
-            }
-            return Ok(());
+        if place.space == MemSpace::Const && store {
+            return Err(self.err(span, "a store to __constant__ memory: kernels cannot write it"));
         }
         let units = self.units(place, store, span)?;
         let local = place.space == MemSpace::Local;
@@ -2854,7 +2896,11 @@ impl<'a> Lower<'a> {
                 }
                 Ok(Val::Agg { ty, leaves })
             }
-            _ if name.starts_with("atomic") => self.atomic(name, args, e),
+            _ if name.starts_with("atomic") => self.atomic(name, args, e, false),
+            _ if TEXTURE_FUNCTIONS.iter().any(|t| name.split('<').next() == Some(*t)) => Err(self.err(
+                e.op_span,
+                format!("`{name}` reads through the texture or surface path, which warpscope does not model: how that path splits a warp's request and how its block-linear layouts place data are not published (MODEL.md L), so warpscope refuses it rather than guess"),
+            )),
             _ => {
                 // A functional cast, `int(x)` or `float4(v)`; a class's constructor.
                 if let Some(ty) = self.lookup_type(name, e.op_span)? {
@@ -3547,9 +3593,13 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// `atomicAdd(p, v)` and friends: a read-modify-write warpscope lists but does not count.
+    /// `atomicAdd(p, v)` and friends (MODEL.md K): a read-modify-write of `*p`, costed as the SASS nvcc makes of
+    /// it: `ATOMS` in shared memory (`ATOMS.POPC.INC` for `atomicAdd(&s[i], 1)` whose result is unused), `RED`
+    /// for a global atomic whose result is unused, `ATOMG` otherwise. An add, min, max, and or or applies
+    /// nvcc's warp aggregation where the warp's lanes share the address and the value (an assumption about the
+    /// compiler, said in a note). What an atomic returns is data.
     #[cold]
-    fn atomic(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Val> {
+    fn atomic(&mut self, name: &str, args: &[Ex], e: &Ex, unused: bool) -> R<Val> {
         const OPS: [(&str, &str); 11] = [
             ("atomicAdd", "ADD"),
             ("atomicSub", "ADD"),
@@ -3572,32 +3622,90 @@ impl<'a> Lower<'a> {
         let Some(first) = args.first() else {
             return Err(self.err(e.span, format!("`{name}` takes a pointer first")));
         };
-        // The atomic is not counted, so its address need not be known (a histogram's `&bins[data[i]]`): the index
-        // is evaluated for what it reads, and the array gives the memory and the element type.
-        let target = match &first.kind {
-            E::Unary(UnOp::AddrOf, a) => match &a.kind {
-                E::Index(b, i) => {
-                    self.rvalue(i)?;
-                    self.rvalue(b)?
-                }
-                _ => self.rvalue(first)?,
-            },
-            _ => self.rvalue(first)?,
-        };
-        let (space, to) = match target {
-            Val::Ptr { space, to, .. } => (space, to),
+        self.data_index_ok = true;
+        let target = self.rvalue(first);
+        self.data_index_ok = false;
+        let (addr, space, to) = match target? {
+            Val::Ptr { src, space, to, .. } => (src, space, to),
             _ => return Err(self.err(first.span, format!("`{name}` takes a pointer first"))),
         };
+        let mut vals = Vec::new();
         for a in &args[1..] {
-            self.rvalue(a)?;
+            vals.push(self.rvalue(a)?);
         }
         let size = types(self).size(&to);
-        let sass = match space {
-            MemSpace::Shared => format!("ATOMS.{op}"),
-            _ => format!("ATOMG.E.{op}{}", if size == 8 { ".64" } else { "" }),
+        let width = match size {
+            2 => ".F16",
+            4 => "",
+            8 => ".64",
+            16 => ".128",
+            _ => {
+                return Err(
+                    self.err(first.span, format!("`{name}` on a {size}-byte value: atomics move 2, 4, 8 or 16 bytes"))
+                )
+            }
         };
-        let line = self.lines.line(e.span.start);
-        self.uncosted.push((line, format!("{name} → {sass}")));
+        let value = vals.first().and_then(Val::src);
+        let shared = match space {
+            MemSpace::Shared => true,
+            MemSpace::Global => false,
+            MemSpace::Const => {
+                return Err(self.err(first.span, format!("`{name}` on __constant__ memory, which kernels cannot write")))
+            }
+            MemSpace::Local | MemSpace::Reg => {
+                return Err(self.err(
+                    first.span,
+                    format!("`{name}` on a thread's own variable: atomics work on global or shared memory"),
+                ))
+            }
+        };
+        let popc = shared && unused && op == "ADD" && base == "atomicAdd" && size == 4 && value == Some(Src::Imm(1));
+        let mnemonic = match (shared, unused && !matches!(op, "CAS" | "EXCH")) {
+            _ if popc => "ATOMS.POPC.INC.32".to_string(),
+            (true, _) => format!("ATOMS.{op}{width}"),
+            (false, true) => format!("RED.E.{op}{width}"),
+            (false, false) => format!("ATOMG.E.{op}{width}"),
+        };
+        let instr = Instr::parse(&mnemonic).map_err(|err| self.err(e.span, err.message))?;
+        // nvcc aggregates in global and shared memory alike (its SASS for `atomicAdd(&s[5], 2)` is one lane's
+        // ATOMS.ADD of a popcount's worth); an increment by one in shared memory is ATOMS.POPC.INC instead.
+        let aggregate = !popc && matches!(op, "ADD" | "MIN" | "MAX" | "AND" | "OR");
+        let line = self.site_line(e.span);
+        let text = self.lines.text(line).trim().to_string();
+        let at = first.span.start.min(self.src.len());
+        let written = self.src[at..first.span.end.min(self.src.len())].to_string();
+        let mut notes = Vec::new();
+        if aggregate {
+            notes.push(Note::new(
+                "cuda-atomic-aggregation",
+                "Assumed, as nvcc does \"in many cases\": where every active lane of a warp applies the same value at the same address, one lane performs the atomic for the warp (a popcount's worth of adds). This is an assumption about the compiler; the kernel's PTX or SASS shows what it did",
+                "PG, Atomic Functions; MODEL.md section K",
+            ));
+        }
+        let site = self.b.site(
+            (self.stmt, self.seq.saturating_add(self.salt)),
+            Site { line, text, access: written, instr, notes, source: self.header_source(e.span) },
+        );
+        self.seq += 1;
+        let addr = match addr {
+            Src::Reg(r) => r,
+            imm => {
+                let r = self.temp();
+                self.emit(Op::Mov { dst: r, a: imm }, e.span);
+                r
+            }
+        };
+        let ctx = self.b.ctx(format!("the address of this {mnemonic} depends on "));
+        let mem = Op::Mem { site, addr, plg: None, src: None, ctx, data: None };
+        match (aggregate, value) {
+            (true, Some(val)) => {
+                let p = self.b.pred();
+                self.emit(Op::Aggregate { dst: p, addr, val }, e.span);
+                self.track(&mem);
+                self.b.emit(mem, Some(PredRef::of(p)), e.span);
+            }
+            _ => self.emit(mem, e.span),
+        }
         let why =
             format!("the old value an atomic returns ({}); warpscope follows addresses, not data", self.pos(e.span));
         let w = self.b.data_why(why);
@@ -4148,6 +4256,8 @@ fn lower_kernel<'a>(
         next_global: GLOBAL_BASE,
         given_bases: Vec::new(),
         shared_top: 0,
+        const_offsets: HashMap::new(),
+        const_top: 0,
         local_top: 0,
         stmt: 0,
         seq: 0,
@@ -4161,6 +4271,7 @@ fn lower_kernel<'a>(
         calls: 0,
         salt: 0,
         uncosted: Vec::new(),
+        data_index_ok: false,
         store_at: None,
         site_at: 0,
         regions,

@@ -800,6 +800,8 @@ fn read<'s>(
     let mut parser = Parser::new(src, toks);
     parser.types = types_set;
     parser.templates = GROUP_TEMPLATES.iter().map(|s| s.to_string()).collect();
+    // Texture and surface reads are templates (`tex1Dfetch<float>(t, i)`): parsed, then refused with the reason.
+    parser.templates.extend(["tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex2DLayered", "surf2Dread"].map(String::from));
     parser.templates.extend(LIBRARY.iter().filter(|n| !n.ends_with("_type")).map(|s| s.to_string()));
     let mut cp = CudaParser {
         p: parser,

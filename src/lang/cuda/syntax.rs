@@ -72,7 +72,11 @@ pub(super) fn scalar(name: &str) -> Option<Ty> {
         | "size_t"
         | "uint64_t"
         | "uintptr_t"
-        | "ulong" => int(8, false),
+        | "ulong"
+        // Texture and surface objects are 64-bit handles (cuda's texture_types.h); reading through one is
+        // refused where it happens.
+        | "cudaTextureObject_t"
+        | "cudaSurfaceObject_t" => int(8, false),
         "float" => Some(Ty::Float { bytes: 4 }),
         "double" => Some(Ty::Float { bytes: 8 }),
         "half" | "__half" | "__nv_bfloat16" | "nv_bfloat16" => Some(Ty::Float { bytes: 2 }),

@@ -244,7 +244,8 @@ struct Lw<'a> {
     locals: HashMap<String, u64>,
     local_top: u64,
     globals: HashMap<String, u64>,
-    consts: HashSet<String>,
+    /// `.const` variables: their offsets in the constant bank (MODEL.md L), in declaration order.
+    consts: HashMap<String, u64>,
     sites: HashMap<usize, SiteId>,
     /// Lines of instructions that move memory but are not costed (atomics, constant and texture reads).
     uncosted: BTreeSet<(usize, String)>,
@@ -387,8 +388,8 @@ impl<'a> Lw<'a> {
         if let Some(&g) = self.globals.get(name) {
             return Some(Ok(g));
         }
-        if self.consts.contains(name) {
-            return Some(Err(format!("the address of constant-memory variable {name}")));
+        if let Some(&o) = self.consts.get(name) {
+            return Some(Ok(o));
         }
         if self.frame().slots.contains_key(name) {
             return Some(Err(format!("the address of parameter {name}")));
@@ -726,7 +727,7 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
         locals: HashMap::new(),
         local_top: 0,
         globals: HashMap::new(),
-        consts: HashSet::new(),
+        consts: HashMap::new(),
         sites: HashMap::new(),
         uncosted: BTreeSet::new(),
     };
@@ -758,6 +759,7 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
         }
     }
     let mut shared_top = 0u64;
+    let mut const_top = 0u64;
     let mut dynamic = Vec::new();
     let body_decls = funcs.iter().flat_map(|f| f.body.iter().flatten()).filter_map(|s| match s {
         Stmt::Decl(d) => Some(d),
@@ -774,8 +776,10 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
                     shared_top = off + decl_bytes(d, n);
                     lw.shared.insert(n.name.clone(), off);
                 }
-                Space::Const => {
-                    lw.consts.insert(n.name.clone());
+                Space::Const if !lw.consts.contains_key(&n.name) => {
+                    let off = align_up(const_top, d.align.unwrap_or(d.elem_bytes()).max(4));
+                    const_top = off + decl_bytes(d, n);
+                    lw.consts.insert(n.name.clone(), off);
                 }
                 _ => {}
             }
@@ -952,7 +956,9 @@ fn body(lw: &mut Lw, f: &Func, depth: usize) -> R<()> {
                 }
                 Space::Const => {
                     for n in &d.names {
-                        lw.consts.insert(n.name.clone());
+                        let top = lw.consts.values().max().copied().unwrap_or(0) + 256;
+                        let off = align_up(top, d.align.unwrap_or(d.elem_bytes()).max(4));
+                        lw.consts.entry(n.name.clone()).or_insert(off);
                     }
                 }
                 Space::Shared => {}
@@ -1129,13 +1135,7 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
         }
         "bfe" | "bfi" | "prmt" | "lop3" | "shf" => bits_op(lw, i, root, ty)?,
         "ld" | "ldu" | "st" => memory(lw, i, root)?,
-        "atom" | "red" => {
-            let text = i.opcode();
-            lw.uncosted.insert((i.line, text.clone()));
-            if root == "atom" {
-                lw.set_unknown(op(i, 0).0, op(i, 0).1, &why(&format!("the value {text} returned")))?;
-            }
-        }
+        "atom" | "red" => atomic(lw, i, root)?,
         "bra" => {
             need(lw, i, 1)?;
             let (t, ts) = op(i, 0);
@@ -1270,7 +1270,15 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
                 }
             }
         }
-        "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" | "multimem" | "tensormap" | "tcgen05" => {
+        "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" => {
+            let what = format!(
+                "{} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (MODEL.md L), so warpscope refuses it rather than guess",
+                i.opcode()
+            );
+            let ctx = lw.b.ctx(what);
+            lw.emit(Op::Trap { ctx });
+        }
+        "wmma" | "multimem" | "tensormap" | "tcgen05" => {
             let what = format!(
                 "{}: warpscope does not model this instruction yet; it moves memory, so its cost cannot be left out",
                 i.opcode()
@@ -1893,12 +1901,8 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
         }
         return Ok(());
     }
-    if space.as_deref() == Some("const") {
-        lw.uncosted.insert((i.line, i.opcode()));
-        if !store {
-            lw.set_data(data, data_span, &format!("data read from constant memory at line {}", i.line))?;
-        }
-        return Ok(());
+    if space.as_deref() == Some("const") && store {
+        return Err(lw.err(i.op_span, format!("{}: kernels cannot write constant memory", i.opcode())));
     }
     if !matches!(bytes, 1 | 2 | 4 | 8 | 16) {
         return Err(lw.err(
@@ -1908,6 +1912,8 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     }
     // The SASS instruction it becomes.
     let (head, wide) = match (space.as_deref(), store) {
+        // A constant-bank load at an offset: LDC through the constant cache (MODEL.md L).
+        (Some("const"), _) => ("LDC", false),
         (Some("global"), false) => ("LDG", true),
         (Some("global"), true) => ("STG", true),
         (Some("shared"), false) => ("LDS", false),
@@ -1930,7 +1936,7 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
         (16, _) => ".128",
         _ => "",
     };
-    if head != "LDS" && head != "STS" {
+    if head != "LDS" && head != "STS" && head != "LDC" {
         let cop = if root == "ldu" || i.has("nc") {
             Some("CONSTANT")
         } else {
@@ -1952,6 +1958,68 @@ fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     mem_site(lw, i, addr_span, instr, addr, None);
     if !store {
         lw.set_data(data, data_span, &format!("data loaded at line {}", i.line))?;
+    }
+    Ok(())
+}
+
+/// `atom` and `red` (MODEL.md K): `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and
+/// `red{.sem}{.scope}{.space}.op.type [a], b`, costed as the SASS they become: `ATOMG` (or `RED` for `red`) for
+/// `.global`, `ATOMS` for `.shared`, generic `ATOM` otherwise. What `atom` returns is data.
+fn atomic(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
+    need(lw, i, 2)?;
+    let red = root == "red";
+    let (addr_op, addr_span) = if red { op(i, 0) } else { op(i, 1) };
+    let Opnd::Addr { base, off } = addr_op else {
+        return Err(lw.err(addr_span, format!("{} needs an address in brackets, such as [%rd4]", i.opcode())));
+    };
+    let ty = types(i).last().copied().unwrap_or("b32");
+    let vec: u32 = i.parts.iter().find_map(|p| p.strip_prefix('v').and_then(|n| n.parse().ok())).unwrap_or(1);
+    let bytes = type_bits(ty).unwrap_or(32).div_ceil(8) * vec;
+    let space = i.parts[1..].iter().find_map(|p| {
+        let s = p.split("::").next().unwrap_or(p);
+        matches!(s, "global" | "shared" | "local" | "const" | "param").then(|| s.to_string())
+    });
+    let ops = ["add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"];
+    let Some(what) = i.parts[1..].iter().find(|p| ops.contains(&p.as_str())) else {
+        return Err(lw.err(i.op_span, format!("{}: which operation? ({})", i.opcode(), ops.join(", "))));
+    };
+    let head = match (space.as_deref(), red) {
+        (Some("global"), false) => "ATOMG.E",
+        (Some("global"), true) => "RED.E",
+        (Some("shared"), _) => "ATOMS",
+        (None, _) => "ATOM.E",
+        (Some(other), _) => {
+            return Err(lw.err(i.op_span, format!("{}: an atomic on the .{other} space is not valid PTX", i.opcode())))
+        }
+    };
+    let size = match bytes {
+        2 => ".F16",
+        4 => "",
+        8 => ".64",
+        16 => ".128",
+        _ => {
+            return Err(lw.err(
+                i.op_span,
+                format!("{}: a {bytes}-byte atomic is not one warpscope costs (2, 4, 8 or 16 bytes)", i.opcode()),
+            ))
+        }
+    };
+    let name = format!("{head}.{}{size}", what.to_ascii_uppercase());
+    let instr = Instr::parse(&name).map_err(|e| lw.err(i.op_span, format!("{}: {}", i.opcode(), e.message)))?;
+    let addr = address(lw, base.as_deref(), *off, addr_span, instr.address_bits(), 0)?;
+    mem_site(lw, i, addr_span, instr, addr, None);
+    if let Some(s) = lw.sites.get(&i.span.start).copied().and_then(|id| lw.b.site_mut(id)) {
+        if s.notes.is_empty() {
+            s.notes.push(Note::new(
+                "ptx-atomic-as-written",
+                "Counted as the PTX writes it, one read-modify-write per active lane. ptxas often does better: it aggregates a warp's atomics on one address into one lane's (a popcount's worth of adds), makes an atom whose result is unused a RED, and a shared increment by one ATOMS.POPC.INC. The kernel's SASS shows what it did",
+                "MODEL.md section K; PG, Atomic Functions",
+            ));
+        }
+    }
+    if !red {
+        let (d, dspan) = op(i, 0);
+        lw.set_data(d, dspan, &format!("the value {} returned at line {}", i.opcode(), i.line))?;
     }
     Ok(())
 }

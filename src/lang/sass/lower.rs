@@ -63,6 +63,28 @@ fn f16_bits(x: f64) -> u16 {
 
 type R<T> = Result<T, InputError>;
 
+/// Atomics and reductions: costed as memory instructions (MODEL.md K); what they return is data.
+const ATOMIC_OPS: [&str; 5] = ["ATOM", "ATOMG", "ATOMS", "RED", "REDG"];
+
+/// The old value an atomic returns, and the outcome predicate of a compare-and-swap, are data.
+fn atomic_results(lw: &mut Lower, l: &Line) {
+    if let Some((Operand::Reg { idx: Some(i), .. }, _)) = l.ops.iter().find(|(o, _)| matches!(o, Operand::Reg { .. })) {
+        if !matches!(l.ops.first(), Some((Operand::Mem { .. }, _))) {
+            let w = lw.b.data_why(format!("R{i} holds the old value an atomic returned at line {}", l.no));
+            let d = lw.reg(*i);
+            lw.emit(Op::Unknown { dst: d, why: w });
+        }
+    }
+    for (o, _) in &l.ops {
+        if let Operand::Pred { idx: Some(_), .. } = o {
+            let v = lw.b.data_why(format!("an atomic's outcome at line {}", l.no));
+            let t = lw.tmp();
+            lw.emit(Op::Unknown { dst: t, why: v });
+            lw.set(o, Src::Reg(t));
+        }
+    }
+}
+
 const MEMORY_OPS: [&str; 11] = ["LDG", "STG", "LD", "ST", "LDS", "STS", "LDL", "STL", "LDSM", "STSM", "LDGSTS"];
 /// Instructions that change nothing warpscope follows: scheduling, barriers for convergence (the machine
 /// reconverges at post-dominators by itself), fences, cache control, and the waits and barrier arrivals of
@@ -764,6 +786,11 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
         let mark = lw.b.temps_mark();
         if MEMORY_OPS.contains(&l.opcode.as_str()) {
             memory(lw, l, k)?;
+        } else if ATOMIC_OPS.contains(&l.opcode.as_str()) {
+            memory(lw, l, k)?;
+            atomic_results(lw, l);
+        } else if l.opcode == "LDC" && matches!(l.ops.get(1), Some((Operand::CBankIdx { reg: Some(_), .. }, _))) {
+            constant_load(lw, l, k)?;
         } else {
             match l.opcode.as_str() {
                 "BRA" | "JMP" => {
@@ -884,6 +911,14 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
                     Some(back) => lw.b.bra(back, lw.guard, l.span),
                     None => lw.emit(Op::Exit),
                 },
+                "TEX" | "TLD" | "TLD4" | "TXD" | "TMML" | "TXQ" | "TEXS" | "TLDS" | "TLD4S" | "SULD" | "SUST"
+                | "SURED" | "SUATOM" | "SUQUERY" => {
+                    let c = lw.b.ctx(format!(
+                        "{} at line {} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (MODEL.md L), so warpscope refuses it rather than guess",
+                        l.opcode, l.no
+                    ));
+                    lw.emit(Op::Trap { ctx: c });
+                }
                 "BRX" | "JMX" | "BPT" => {
                     let c = lw.b.ctx(format!(
                         "{} at line {} is reached: warpscope does not follow indirect branches or breakpoints",
@@ -974,7 +1009,7 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
             .and_then(|(o, _)| lw.pred_ref(o)),
         _ => None,
     };
-    let store = instr.is_store() || copy;
+    let store = instr.base.writes() || copy;
     let site = match lw.sites.get(&k) {
         Some(&site) => site,
         None => {
@@ -1009,6 +1044,59 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
                 let d = lw.reg(i + r);
                 lw.emit(Op::Unknown { dst: d, why: w });
             }
+        }
+    }
+    Ok(())
+}
+
+/// `LDC Rd, c[bank][Ra + imm]`: a constant-bank load at a per-thread offset, costed in passes (MODEL.md L).
+/// Its address is the offset in the bank (the bank is in the site's text); the data it loads is data.
+fn constant_load(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
+    let Some(&(Operand::CBankIdx { bank, reg: Some(r), off }, span)) = l.ops.get(1) else { return Ok(()) };
+    let text = std::iter::once(l.opcode.clone()).chain(l.mods.iter().cloned()).collect::<Vec<_>>().join(".");
+    let instr = Instr::parse(&text).map_err(|e| {
+        InputError::at(lw.src, Span { start: l.span.start + e.column, end: l.span.start + e.column + e.len }, e.message)
+    })?;
+    let base = Src::Reg(lw.reg(r));
+    let a = lw.bin(BinOp::Add, Width::W32, base, Src::Imm(u64::from(off)));
+    let a = lw.bin(BinOp::And, Width::W64, a, Src::Imm(0xFFFF));
+    let addr = match a {
+        Src::Reg(r) => r,
+        imm => {
+            let t = lw.tmp();
+            lw.emit(Op::Mov { dst: t, a: imm });
+            t
+        }
+    };
+    lw.span = span;
+    let site = match lw.sites.get(&k) {
+        Some(&site) => site,
+        None => {
+            let access = lw.src[span.start..span.end.min(lw.src.len())].trim().to_string();
+            let site = lw.b.site(
+                (k, 0),
+                Site {
+                    line: l.no,
+                    text: l.text.clone(),
+                    access,
+                    instr: instr.clone(),
+                    notes: Vec::new(),
+                    source: l.source.as_ref().map(|s| SourceLine { file: s.file.clone(), line: s.line }),
+                },
+            );
+            lw.sites.insert(k, site);
+            site
+        }
+    };
+    let ctx = lw
+        .b
+        .ctx(format!("the offset of this LDC in constant bank {bank:#x} depends on a value warpscope does not know: "));
+    lw.emit(Op::Mem { site, addr, plg: None, src: None, ctx, data: None });
+    if let Some((Operand::Reg { idx: Some(i), .. }, _)) = l.ops.first() {
+        for w in 0..instr.size_bytes.div_ceil(4) {
+            let why = lw.b.data_why(format!("R{} holds data LDC read from constant memory at line {}", i + w, l.no));
+            let d = lw.reg(i + w);
+            lw.emit(Op::Unknown { dst: d, why });
         }
     }
     Ok(())
@@ -1759,25 +1847,10 @@ fn execute(lw: &mut Lower, l: &Line) -> R<()> {
             lw.emit(Op::Shfl { mode, dst: d, pdst, a, b, c, inactive });
             lw.set(&op(1), Src::Reg(d));
         }
-        // Atomics and reductions move memory that warpscope lists but does not count; the old value they
-        // return is data.
-        "ATOM" | "ATOMG" | "ATOMS" | "RED" | "REDG" | "REDAS" => {
+        // A distributed-shared-memory reduction (9.0's cluster): another block's shared memory, which the
+        // model does not reach.
+        "REDAS" => {
             lw.uncosted.push((l.no, l.text.clone()));
-            if let Some((Operand::Reg { idx: Some(i), .. }, _)) =
-                l.ops.iter().find(|(o, _)| matches!(o, Operand::Reg { .. }))
-            {
-                let w = lw.b.data_why(format!("R{i} holds the old value an atomic returned at line {}", l.no));
-                let d = lw.reg(*i);
-                lw.emit(Op::Unknown { dst: d, why: w });
-            }
-            for (o, _) in &l.ops {
-                if let Operand::Pred { idx: Some(_), .. } = o {
-                    let v = lw.b.data_why(format!("an atomic's outcome at line {}", l.no));
-                    let t = lw.tmp();
-                    lw.emit(Op::Unknown { dst: t, why: v });
-                    lw.set(o, Src::Reg(t));
-                }
-            }
         }
         _ => lw.unmodelled(l),
     }

@@ -182,6 +182,9 @@ pub fn l1_use(cc: Cc, instr: &Instr, space: Space, l1: L1Choice) -> L1Use {
     if instr.is_store() {
         return L1Use::Store;
     }
+    if instr.base.is_atomic() {
+        return L1Use::Atomic { reduction: instr.base == Base::Red };
+    }
     // cp.async's global side is a load; `.CG` (16-byte copies) bypasses L1 like any `.CG` load.
     let cop = if instr.base == Base::Ldgsts { instr.cop } else { instr.effective_cop() };
     if matches!(cop, CacheOp::Cg | CacheOp::Cv) {

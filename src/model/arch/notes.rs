@@ -51,7 +51,7 @@ pub struct Situation {
 
 impl Situation {
     fn load(&self) -> bool {
-        !self.base.is_store()
+        !self.base.writes()
     }
     fn memory_load(&self) -> bool {
         self.space != Space::Shared && self.load()
@@ -81,6 +81,18 @@ pub struct NoteRule {
 
 /// Every model note, in the order a result lists them.
 pub const NOTES: &[NoteRule] = &[
+    NoteRule {
+        id: "atomic-l2",
+        when: |s| s.space == Space::Global && s.base.is_atomic(),
+        text: "An atomic passes through L1 to L2, which performs it: one request, its distinct sectors, never an L1 hit. Lanes on one address are each a read-modify-write, done one after another (the serial count). How Nsight Compute's lts__t_sectors_op_atom/op_red count lanes that share a word is not documented, so the sector count is the distinct sectors",
+        source: "PG, Atomic Functions; NCU memory tables; MODEL.md section K",
+    },
+    NoteRule {
+        id: "atomic-shared-unmeasured",
+        when: |s| s.space == Space::Shared && s.base.is_atomic(),
+        text: "Model, unmeasured: a shared atomic takes section B's phases, but each lane's read-modify-write of a word is its own pass of the bank (ATOMS.POPC.INC does one per word), so lanes on one word serialize instead of broadcasting. No published measurement confirms it; a device run can",
+        source: "MODEL.md section K (shared rule, to measure on a device)",
+    },
     NoteRule {
         id: "local-interleave",
         when: |s| s.space == Space::Local && s.size_bytes > 4,
@@ -362,4 +374,38 @@ pub fn cache_notes(
         ));
     }
     out
+}
+
+/// The notes of a constant-bank load (MODEL.md L): the count is passes per distinct address; Nsight's IDC
+/// description counts distinct lines instead, shown as the alternative.
+pub fn constant_notes(_k: crate::model::count::ConstCounts) -> Vec<Note> {
+    vec![Note::new(
+        "constant-passes",
+        "The constant cache serves one address per pass: a warp's request \"is split into as many separate requests as there are different memory addresses\", so lanes reading one address cost one pass and per-thread indices serialize. Nsight Compute's description of the IDC unit counts distinct cache lines instead; the count with 64-byte lines is shown beside the passes as the alternative. Constant loads are not L1/TEX traffic",
+        "PG, Constant Memory; NCU, IDC; MODEL.md section L",
+    )]
+}
+
+/// An atomic whose address depends on data (a histogram's `&bins[in[i]]`): its issues are left out (all of
+/// them when `all`), with what MODEL.md K expects of such data.
+pub fn atomic_address_data(why: &str, all: bool) -> Note {
+    Note::new(
+        "atomic-address-data",
+        format!(
+            "Not counted where its address is data: this atomic's address depends on data ({why}), so those issues are left out of every count here{}. MODEL.md K's expectations for such data: 256 bins over uniformly random bytes touch 20.41 distinct sectors per request on average; all-equal data, 1 sector with 32 lanes in series",
+            if all { " (all of them)" } else { "" }
+        ),
+        "MODEL.md section K",
+    )
+}
+
+/// A block reads more distinct constant bytes than the constant cache's 8 KB working set per SM.
+pub fn constant_working_set(bytes: u64) -> Note {
+    Note::new(
+        "constant-working-set",
+        format!(
+            "A block reads {bytes} distinct bytes of constant memory, more than the constant cache's 8 KB working set per SM: its reads miss and wait for memory (64 KB of constant memory in all)"
+        ),
+        "PG, Compute Capabilities table (constant cache working set per SM); MODEL.md section L",
+    )
 }

@@ -58,7 +58,8 @@ pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice) -> MemoryRule {
     };
     let l2_only_cop = acc.cop.bypasses_l1();
     let family = cc.family();
-    let store = acc.base.is_store();
+    // Atomics and reductions pass through L1 to L2, which performs them (MODEL.md J, K): costed as stores are.
+    let store = acc.base.writes();
     rule(match (family, acc.space, store) {
         // Local memory on 2.x/3.x is cached in L1 and L2 (128-byte transactions), loads and stores alike.
         (Family::Fermi | Family::Kepler, Space::Local, _) => DataPath::L1,
