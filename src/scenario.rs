@@ -161,11 +161,12 @@ impl Setting {
     ];
 
     /// The settings a lab may lock.
-    pub const LOCKABLE: [Setting; 13] = [
+    pub const LOCKABLE: [Setting; 14] = [
         Setting::Cc,
         Setting::Lang,
         Setting::Op,
         Setting::Block,
+        Setting::Grid,
         Setting::Pattern,
         Setting::L1,
         Setting::BankMode,

@@ -7,6 +7,7 @@ use warpscope::teach::lab_file::{markdown, parse};
 
 const MEMORY: &str = include_str!("../www/labs/memory.toml");
 const TENSOR_CORE_SMEM: &str = include_str!("../www/labs/tensor-core-smem.toml");
+const CACHES: &str = include_str!("../www/labs/caches.toml");
 
 #[test]
 fn the_memory_lab_is_solvable_exercise_by_exercise() {
@@ -16,6 +17,53 @@ fn the_memory_lab_is_solvable_exercise_by_exercise() {
 #[test]
 fn the_tensor_core_lab_is_solvable_exercise_by_exercise() {
     solvable(TENSOR_CORE_SMEM, 6);
+}
+
+#[test]
+fn the_caches_lab_is_solvable_exercise_by_exercise() {
+    solvable(CACHES, 3);
+}
+
+/// The caches lab's goals describe the idea: the known wrong answers fail them.
+#[test]
+fn the_caches_lab_rejects_wrong_ideas() {
+    use warpscope::teach::lab::Answer;
+    let lab = parse(CACHES).expect("parses");
+    let ex = |id: &str| lab.exercises.iter().find(|e| e.id == id).expect("exercise");
+    let pattern = |p: &str| Answer { pattern: Some(p.into()), ..Default::default() };
+    let fails = |id: &str, a: Answer, why: &str| {
+        let g = grade_exercise(ex(id), Some(&a));
+        assert!(g.error.is_none(), "{id}: {why}: {:?}", g.error);
+        assert!(g.goals.iter().any(|g| !g.pass), "{id}: {why} must not pass");
+    };
+    // 1. The memory system left off has no hits to show; the read stays misaligned (the pattern is locked).
+    fails("misaligned-copy", Answer { caches: Some("off".into()), ..Default::default() }, "the memory system off");
+    assert!(ex("misaligned-copy").is_locked(warpscope::scenario::Setting::Pattern));
+    // 2. One load of the same float, or the three reads of one address, hit in L1 without the read-only path
+    // doing the work the task asks for.
+    let blur = |body: &str| {
+        format!("__global__ void blur(const float *in, float *out) {{\n    int i = blockIdx.x * blockDim.x + threadIdx.x + 1;\n    {body}\n}}\n")
+    };
+    fails("ldg-maxwell", pattern(&blur("out[i] = 3 * __ldg(&in[i]);")), "one load instead of three");
+    fails(
+        "ldg-maxwell",
+        pattern(&blur("out[i] = __ldg(&in[0]) + __ldg(&in[1]) + __ldg(&in[2]);")),
+        "the same three floats for every thread",
+    );
+    fails("ldg-maxwell", pattern(&blur("out[i] = in[i - 1] + in[i] + in[i + 1];")), "the loads left as they were");
+    // The locked L1 setting cannot be turned on instead (graded on the exercise's default).
+    let g = grade_exercise(ex("ldg-maxwell"), Some(&Answer { l1: Some("on".into()), ..Default::default() }));
+    assert!(g.goals.iter().any(|g| !g.pass), "-dlcm=ca is locked");
+    // 3. Dropping the atomic, or one lane per warp adding for all, is not spreading the counter.
+    let count = |body: &str| {
+        format!("__global__ void count_odd(const int *in, int *total) {{\n    __shared__ int s_count;\n    if (threadIdx.x == 0) s_count = 0;\n    __syncthreads();\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    {body}\n    __syncthreads();\n    if (threadIdx.x == 0) atomicAdd(total, s_count);\n}}\n")
+    };
+    fails("shared-counter", pattern(&count("s_count += in[i] & 1;")), "no atomic at all");
+    fails(
+        "shared-counter",
+        pattern(&count("if (threadIdx.x % 32 == 0) atomicAdd(&s_count, in[i] & 1);")),
+        "one lane per warp",
+    );
 }
 
 fn solvable(text: &str, at_least: usize) {
@@ -72,7 +120,7 @@ fn bad_lab_files_name_the_problem_and_where() {
     assert!(err(&format!("{ONE}colour = \"red\"\n")).starts_with("8:1: unknown field `colour`"));
     assert_eq!(
         err(&format!("{ONE}[[exercise.goal]]\ncheck = \"sector <= 4\"\ntext = \"x\"\n")),
-        "9:10: unknown metric `sector` (known: requests, lines, sectors, transactions, transaction_bytes, bytes_requested, bytes_unique, bytes_moved, efficiency, sectors_per_request, wavefronts, ideal_wavefronts, bank_conflicts, conflict_degree, warps, lanes, size, instructions)"
+        "9:10: unknown metric `sector` (known: requests, lines, sectors, transactions, transaction_bytes, bytes_requested, bytes_unique, bytes_moved, efficiency, sectors_per_request, wavefronts, ideal_wavefronts, bank_conflicts, conflict_degree, warps, lanes, size, instructions, l1_hit_rate, l2_hit_rate, l1_hits, l1_sectors, l2_hits, l2_sectors, dram_read_bytes, ops, serial, passes)"
     );
     assert_eq!(
         err(&format!("{ONE}[[exercise.goal]]\ncheck = \"sectors <=\"\ntext = \"x\"\n")),
@@ -84,7 +132,7 @@ fn bad_lab_files_name_the_problem_and_where() {
     );
     assert_eq!(
         err(&format!("{ONE}locked = [\"colour\"]\n")),
-        "8:11: `colour` cannot be locked (lockable: cc, lang, op, block, pattern, l1, bank_mode, shared_model, sets, layout, elem_bytes, data_branches, caches)"
+        "8:11: `colour` cannot be locked (lockable: cc, lang, op, block, grid, pattern, l1, bank_mode, shared_model, sets, layout, elem_bytes, data_branches, caches)"
     );
     let twice =
         format!("{ONE}[[exercise]]\nid = \"a\"\ntitle = \"B\"\ntext = \"y\"\npattern = \"0\"\nop = \"LDS.32\"\n");

@@ -241,6 +241,10 @@ pub struct CacheChart {
     pub schedule: Option<String>,
     /// Per instruction: line, instruction, L1 hit %, L2 hit %, DRAM read.
     pub lines: Vec<[String; 5]>,
+    /// Per source line with instructions (the source view's columns): the line, its loads' L1 hit %, its L2
+    /// hit %, the bytes its misses read from DRAM.
+    #[serde(default)]
+    pub per_line: Vec<(usize, [String; 3])>,
     /// The model's notes.
     pub notes: Vec<Note>,
 }
@@ -648,7 +652,7 @@ impl Analysis {
             .filter(|(_, t)| t.l1.requests > 0)
             .map(|(k, t)| {
                 let s = &self.program.sites[k];
-                let load = !s.instr.is_store();
+                let load = !s.instr.base.writes();
                 SiteCache {
                     site: k,
                     line: s.line,
@@ -871,8 +875,34 @@ impl CacheResult {
                     ]
                 })
                 .collect(),
+            per_line: self.per_line(),
             notes: self.notes.clone(),
         }
+    }
+
+    /// The source view's columns, per line: its loads' L1 hits over their sectors, all its L2 hits over L2
+    /// sectors, its DRAM reads.
+    fn per_line(&self) -> Vec<(usize, [String; 3])> {
+        let mut by_line: std::collections::BTreeMap<usize, (Traffic, Traffic, u64)> = Default::default();
+        for i in &self.instructions {
+            let e = by_line.entry(i.line).or_default();
+            if i.l1_hit_rate.is_some() {
+                e.0.requests += i.traffic.l1.requests;
+                e.0.sectors += i.traffic.l1.sectors;
+                e.0.hits += i.traffic.l1.hits;
+            }
+            e.1.requests += i.traffic.l2.requests;
+            e.1.sectors += i.traffic.l2.sectors;
+            e.1.hits += i.traffic.l2.hits;
+            e.2 += i.traffic.dram_read_bytes;
+        }
+        by_line
+            .into_iter()
+            .map(|(line, (l1, l2, dram))| {
+                let pct = |t: &Traffic| rate(t).map_or("-".into(), |r| format!("{} %", trim_rate(r)));
+                (line, [pct(&l1), pct(&l2), short_bytes(dram)])
+            })
+            .collect()
     }
 
     /// The section `warpscope analyze --caches` prints.

@@ -228,6 +228,10 @@ fn cell(name: &'static str, value: Option<String>) -> Html {
 
 fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
     let metrics = line_metrics(r);
+    // With the memory system on: each line's modelled L1 and L2 hit rates and DRAM reads (MODEL.md J).
+    let caches: BTreeMap<usize, [String; 3]> =
+        r.cache_chart.as_ref().map(|c| c.per_line.iter().cloned().collect()).unwrap_or_default();
+    let cached = r.cache_chart.is_some();
     let worst = metrics.values().map(LineMetrics::excess).max().unwrap_or(0);
     let text: Vec<&str> = p.text.lines().collect();
     let selected = r.instructions.get(p.instr).map(|i| i.line);
@@ -286,6 +290,11 @@ fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
                 { cell("excess_sectors", m.and_then(|m| num(m.memory, m.excess_sectors))) }
                 { cell("wavefronts", m.and_then(|m| num(m.shared, m.wavefronts))) }
                 { cell("bank_conflicts", m.and_then(|m| num(m.shared, m.conflicts))) }
+                if cached {
+                    { for ["l1_hit", "l2_hit", "dram_read"].into_iter().enumerate().map(|(k, name)| {
+                        cell(name, caches.get(&n).map(|c| c[k].clone()))
+                    }) }
+                }
                 <td class="code">{ line }</td>
             </tr>
         }
@@ -302,6 +311,9 @@ fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
                     <span class={classes!("swatch", format!("heat-{l}"))}>{ *label }</span>
                 }) }
                 { ". Click a line to see its instruction." }
+                if cached {
+                    { " L1 hit, L2 hit and DRAM are modelled (the memory chart says how)." }
+                }
             </p>
             <div class="source-scroll">
                 <table class="source-table" aria-label="metrics per source line">
@@ -311,6 +323,11 @@ fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
                             <th scope="col" title="sectors per request">{ "sectors / req" }</th><th scope="col">{ "sectors" }</th>
                             <th scope="col" title="sectors beyond one per request and 32 bytes each">{ "excess" }</th>
                             <th scope="col">{ "wavefronts" }</th><th scope="col">{ "conflicts" }</th>
+                            if cached {
+                                <th scope="col" title="modelled: the line's loads' L1 sector hit rate">{ "L1 hit" }</th>
+                                <th scope="col" title="modelled: the line's L2 sector hit rate">{ "L2 hit" }</th>
+                                <th scope="col" title="modelled: bytes its L2 misses read from DRAM">{ "DRAM" }</th>
+                            }
                             <th scope="col" class="code">{ "source" }</th>
                         </tr>
                     </thead>
@@ -319,7 +336,7 @@ fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
                             Row::Line(n) => row(n),
                             Row::Fold { from, n } => html! {
                                 <tr class="fold"><td class="ln">{ format!("{from}–{}", from + n - 1) }</td>
-                                    <td colspan="7">{ format!("⋯ {n} lines without memory instructions") }</td></tr>
+                                    <td colspan={if cached { "10" } else { "7" }}>{ format!("⋯ {n} lines without memory instructions") }</td></tr>
                             },
                         }) }
                     </tbody>

@@ -832,6 +832,8 @@ fn record_answer(s: &mut State) {
     a.op = Some(sc.op.clone());
     a.cc = Some(sc.cc.to_string());
     a.block = Some(pane.block_text.clone());
+    a.grid = Some(pane.grid_text.clone());
+    a.caches = Some(sc.value(Setting::Caches));
     a.l1 = Some(sc.value(Setting::L1));
     a.bank_mode = Some(sc.config.bank_mode.bytes());
     a.shared_model = Some(sc.value(Setting::SharedModel));

@@ -479,6 +479,12 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
             Cost::Constant(k) => constant_view(&mut items, k, from_y, y, done_in_part, cur),
             Cost::Split { .. } => y,
         };
+        if p.atomic.is_some_and(|a| a.serial > 1) {
+            // A shared atomic's steps are its wavefronts, one lane's operation each where lanes share a word:
+            // the queue marks them.
+            let now = cur.filter(|_| matches!(p.cost, Cost::Banks(_))).map(|s| s.lanes);
+            y = queue_view(&mut items, p, y + 12.0, now);
+        }
         y += 24.0;
         step_base += part_steps;
     }
@@ -716,6 +722,57 @@ fn memory_view(
         base.map(|b| format!("; lines are labelled by their offset from {}", hex(b))).unwrap_or_default()
     );
     paragraph(items, LINE_X0, bottom + 26.0, &legend, Class::Muted) - 24.0
+}
+
+/// An atomic's lanes that share an address, drawn as the queue they form (MODEL.md K: "each read/modify/write to
+/// that location occurs and they are all serialized"): the three longest queues, lanes in order.
+fn queue_view(items: &mut Vec<Item>, p: &Report, y0: f64, now: Option<LaneSet>) -> f64 {
+    let mut by_addr: Vec<(u64, Vec<usize>)> = Vec::new();
+    for (l, a) in p.addresses.iter().enumerate() {
+        let Some(a) = a else { continue };
+        match by_addr.iter_mut().find(|(x, _)| x == a) {
+            Some((_, ls)) => ls.push(l),
+            None => by_addr.push((*a, vec![l])),
+        }
+    }
+    by_addr.retain(|(_, ls)| ls.len() > 1);
+    by_addr.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    let queues = by_addr.len();
+    let mut y = y0;
+    const SHOWN: usize = 16;
+    let box_w = 48.0;
+    for (a, lanes) in by_addr.iter().take(3) {
+        y += LINE_H;
+        let place = if p.space == SpaceTag::Global { " (performed in L2)" } else { "" };
+        let head = format!("At {}{place}: {} read-modify-writes, one after another", hex(*a), lanes.len());
+        items.push(text(LINE_X0, y, head, TEXT, Class::Label, Anchor::Start));
+        y += 12.0;
+        for (k, l) in lanes.iter().take(SHOWN).enumerate() {
+            let x = LINE_X0 + k as f64 * (box_w + 20.0);
+            let class = if now.is_some_and(|n| n.contains(*l)) { Class::CellCurrent } else { Class::CellTouched };
+            let tip = format!("lane {l}: operation {} of {}", k + 1, lanes.len());
+            items.push(rect(x, y, box_w, 34.0, class, Some(tip)));
+            items.push(text(x + box_w / 2.0, y + 25.0, l.to_string(), TEXT, ink_on(class), Anchor::Middle));
+            if k + 1 < lanes.len().min(SHOWN) {
+                items.push(line(x + box_w + 2.0, y + 17.0, x + box_w + 18.0, y + 17.0, Class::Arrow));
+            }
+        }
+        if lanes.len() > SHOWN {
+            let x = LINE_X0 + SHOWN as f64 * (box_w + 20.0);
+            items.push(text(x, y + 25.0, format!("+{}", lanes.len() - SHOWN), TEXT, Class::Muted, Anchor::Start));
+        }
+        y += 34.0 + 8.0;
+    }
+    if queues > 3 {
+        y += LINE_H;
+        let more = if queues == 4 {
+            "… and 1 more address that several lanes share".to_string()
+        } else {
+            format!("… and {} more addresses that several lanes share", queues - 3)
+        };
+        items.push(text(LINE_X0, y, more, TEXT, Class::Muted, Anchor::Start));
+    }
+    y + 8.0
 }
 
 /// A constant-bank load: one box per distinct address, in the order the passes serve them, with an arrow from

@@ -12,12 +12,17 @@ use crate::analysis::{InstrResult, ProgramResult};
 use crate::lang::cexpr::{Ex, Parser};
 use crate::lang::lex::{lex, Tok};
 use crate::lang::{expr, InputError, Span};
+use crate::model::cache::SiteTraffic;
 use crate::scenario::{Scenario, Setting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The metric names a goal may use, in the order of [`metrics_of`]'s values.
-pub const METRICS: [&str; 18] = [
+/// The metric names a goal may use, in the order of [`metrics_of`]'s values. The cache metrics (MODEL.md J)
+/// are the modelled memory system's, 0 when it is off: `l1_hit_rate` (the loads' L1 sector hit rate, percent)
+/// and `l2_hit_rate` (percent) from `l1_hits` of `l1_sectors` and `l2_hits` of `l2_sectors`, and the bytes an
+/// instruction's misses read from DRAM. `ops` and `serial` are an atomic's (MODEL.md K), `passes` a constant
+/// load's (MODEL.md L).
+pub const METRICS: [&str; 28] = [
     "requests",
     "lines",
     "sectors",
@@ -36,6 +41,16 @@ pub const METRICS: [&str; 18] = [
     "lanes",
     "size",
     "instructions",
+    "l1_hit_rate",
+    "l2_hit_rate",
+    "l1_hits",
+    "l1_sectors",
+    "l2_hits",
+    "l2_sectors",
+    "dram_read_bytes",
+    "ops",
+    "serial",
+    "passes",
 ];
 
 /// A run of text with its style.
@@ -96,6 +111,12 @@ pub struct Exercise {
     pub cc: Option<String>,
     /// The block size.
     pub block: Option<String>,
+    /// The grid size.
+    #[serde(default)]
+    pub grid: Option<String>,
+    /// The memory system (MODEL.md J): `on`, `off`, or `on` with the device's changes.
+    #[serde(default)]
+    pub caches: Option<String>,
     /// `NAME=VALUE` settings.
     pub sets: Vec<String>,
     /// `default`, `on` or `off`.
@@ -162,6 +183,12 @@ pub struct Answer {
     pub cc: Option<String>,
     /// The block size.
     pub block: Option<String>,
+    /// The grid size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<String>,
+    /// The memory system setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caches: Option<String>,
     /// `default`, `on`, `off`.
     pub l1: Option<String>,
     /// 4 or 8.
@@ -236,6 +263,8 @@ impl Exercise {
                 Setting::Lang => a.lang.clone(),
                 Setting::Op => a.op.clone(),
                 Setting::Block => a.block.clone(),
+                Setting::Grid => a.grid.clone(),
+                Setting::Caches => a.caches.clone(),
                 Setting::Pattern => a.pattern.clone(),
                 Setting::L1 => a.l1.clone(),
                 Setting::BankMode => a.bank_mode.map(|b| b.to_string()),
@@ -251,6 +280,8 @@ impl Exercise {
                 Setting::Lang => self.lang.clone(),
                 Setting::Op => self.op.clone(),
                 Setting::Block => self.block.clone(),
+                Setting::Grid => self.grid.clone(),
+                Setting::Caches => self.caches.clone(),
                 Setting::Pattern => Some(self.pattern.clone()),
                 Setting::L1 => self.l1.clone(),
                 Setting::BankMode => self.bank_mode.map(|b| b.to_string()),
@@ -275,11 +306,16 @@ impl Exercise {
     }
 }
 
-/// The metrics of one instruction (or a sum), in the order of [`METRICS`], as integers: efficiency in
-/// percent (0..100) and sectors_per_request in hundredths.
-pub fn metrics_of(i: &InstrResult) -> [i128; METRICS.len()] {
+/// The metrics of one instruction (or a sum), in the order of [`METRICS`], as integers: efficiency and the
+/// hit rates in percent (0..100, rounded down) and sectors_per_request in hundredths. `caches`: the modelled
+/// memory system's figures for the instruction, when it ran.
+pub fn metrics_of(i: &InstrResult, caches: Option<&SiteTraffic>) -> [i128; METRICS.len()] {
     let mem = i.memory.clone().unwrap_or_default();
     let banks = i.banks.clone().unwrap_or_default();
+    let t = caches.copied().unwrap_or_default();
+    // The L1 hit rate is the loads' (atomics and stores never hit).
+    let l1 = if i.atomic.is_none() && !i.op.starts_with("ST") { t.l1 } else { Default::default() };
+    let pct = |hits: u64, sectors: u64| if sectors == 0 { 0 } else { i128::from(hits) * 100 / i128::from(sectors) };
     [
         i128::from(mem.requests),
         i128::from(mem.lines),
@@ -299,6 +335,16 @@ pub fn metrics_of(i: &InstrResult) -> [i128; METRICS.len()] {
         i128::from(i.active_lanes),
         i128::from(i.size),
         1,
+        pct(l1.hits, l1.sectors),
+        pct(t.l2.hits, t.l2.sectors),
+        i128::from(l1.hits),
+        i128::from(l1.sectors),
+        i128::from(t.l2.hits),
+        i128::from(t.l2.sectors),
+        i128::from(t.dram_read_bytes),
+        i128::from(i.atomic.map_or(0, |a| a.ops)),
+        i128::from(i.atomic.map_or(0, |a| a.serial)),
+        i128::from(i.constant.map_or(0, |k| k.passes)),
     ]
 }
 
@@ -339,7 +385,10 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
     let cannot =
         |at: String, e: expr::EvalError| (false, format!("the condition cannot be evaluated {at}: {}", e.message));
     let at = |i: &InstrResult| format!("on line {} ({})", i.line, i.op);
-    let each: Vec<[i128; METRICS.len()]> = selected.iter().map(|i| metrics_of(i)).collect();
+    let traffic = |i: &InstrResult| -> Option<&SiteTraffic> {
+        r.caches.as_ref()?.instructions.iter().find(|c| c.site == i.site).map(|c| &c.traffic)
+    };
+    let each: Vec<[i128; METRICS.len()]> = selected.iter().map(|i| metrics_of(i, traffic(i))).collect();
     let (pass, detail) = match g.scope.as_str() {
         "sum" => {
             let mut sum = [0i128; METRICS.len()];
@@ -354,6 +403,8 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
             for (name, v) in [
                 ("efficiency", ratio("bytes_unique", "bytes_moved")),
                 ("sectors_per_request", ratio("sectors", "requests")),
+                ("l1_hit_rate", ratio("l1_hits", "l1_sectors")),
+                ("l2_hit_rate", ratio("l2_hits", "l2_sectors")),
             ] {
                 if let Some(k) = metric(name) {
                     sum[k] = v;

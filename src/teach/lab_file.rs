@@ -46,6 +46,12 @@ pub struct RawExercise {
     /// The block size.
     #[serde(default)]
     pub block: Option<Spanned<String>>,
+    /// The grid size.
+    #[serde(default)]
+    pub grid: Option<Spanned<String>>,
+    /// The memory system (MODEL.md J): `on`, `off`, or `on` with the device's changes.
+    #[serde(default)]
+    pub caches: Option<Spanned<String>>,
     /// `NAME=VALUE` settings.
     #[serde(default)]
     pub sets: Vec<String>,
@@ -225,6 +231,8 @@ fn compile_exercise(ex: &RawExercise) -> Exercise {
         op: get(&ex.op),
         cc: get(&ex.cc),
         block: get(&ex.block),
+        grid: get(&ex.grid),
+        caches: get(&ex.caches),
         sets: ex.sets.clone(),
         l1: get(&ex.l1),
         bank_mode: ex.bank_mode,
@@ -269,6 +277,8 @@ impl RawExercise {
             Setting::Lang => self.lang.as_ref().map(span_of),
             Setting::Op => self.op.as_ref().map(span_of),
             Setting::Block => self.block.as_ref().map(span_of),
+            Setting::Grid => self.grid.as_ref().map(span_of),
+            Setting::Caches => self.caches.as_ref().map(span_of),
             Setting::L1 => self.l1.as_ref().map(span_of),
             Setting::SharedModel => self.shared_model.as_ref().map(span_of),
             Setting::Layout => self.layout.as_ref().map(span_of),
