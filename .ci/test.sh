@@ -42,15 +42,18 @@ trunk build --release
 # Atomics and constant memory (MODEL.md K, L: ATOMG/RED/ATOMS costed with ops and serial, LDC in passes, their
 # figures and explanations, the three languages' lowering of them) took the main module from 299,930 to 304,847
 # bytes, the CUDA worker from 466,244 to 480,698 and the PTX worker from 343,905 to 358,650 (SASS 342,784).
-# Budgets: main module 310 KB, CUDA 490 KB, the other analysis workers 365 KB; the lab and demangler workers
-# stay at 300 KB.
+# The caches lab's settings (grid, memory system), the source view's modelled columns and the atomic queue
+# figure then took the main module to 311,972 (CUDA worker 483,626, PTX 361,600, SASS 345,336).
+# Budgets: main module 320 KB, CUDA 490 KB, the other analysis workers 365 KB; the lab and demangler workers
+# stay at 300 KB. Per-feature modules loaded when a view needs them are the way to give the main module room
+# back.
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in
     warpscope-engine-cuda*) BUDGET=490000 ;;
     warpscope-engine*) BUDGET=365000 ;;
     # The main module: its name is Trunk's 16-digit content hash.
-    warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=310000 ;;
+    warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=320000 ;;
   esac
   gz=$(gzip -9 -c "$wasm" | wc -c)
   printf 'wasm: %s: %s bytes, %s bytes gzipped (budget %s)\n' "$(basename "$wasm")" "$(wc -c <"$wasm")" "$gz" "$BUDGET"

@@ -671,7 +671,9 @@ impl Analysis {
         };
         let label = arch::notes::cache_label(&p, shape.sms, res.r);
         let shared = settings.shared_bytes.or(self.config.windows.shared_alloc_bytes);
-        let notes = arch::notes::cache_notes(self.cc, &p, &res, shared, one, false);
+        // Local memory is reached by LDL/STL and, possibly, by generic accesses.
+        let local = self.program.sites.iter().any(|s| s.instr.base.fixed_space().is_none_or(|sp| sp == Space::Local));
+        let notes = arch::notes::cache_notes(self.cc, &p, &res, shared, one, false, local);
         Ok(CacheResult {
             scope,
             metrics: metrics(&totals),
@@ -729,7 +731,8 @@ impl CacheResult {
             sensitive,
         });
         if sensitive {
-            let extra = arch::notes::cache_notes(Cc::new(8, 0), &self.preset, &self.residency, None, false, true);
+            let extra =
+                arch::notes::cache_notes(Cc::new(8, 0), &self.preset, &self.residency, None, false, true, false);
             if let Some(n) = extra.into_iter().find(|n| n.id == "cache-sensitive") {
                 self.notes.insert(1, n);
             }

@@ -202,6 +202,16 @@ fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {
                     </p>
                 }
             }
+            // An atomic's read-modify-writes and the most that wait on one address (MODEL.md K).
+            if let Some(a) = &i.atomic {
+                { metric("ops", "read-modify-writes", a.ops as f64, grouped(a.ops), base.and_then(|b| b.atomic).map(|x| x.ops as f64), true) }
+                { metric("max_serial", "most in series", a.max_serial as f64, grouped(a.max_serial), base.and_then(|b| b.atomic).map(|x| x.max_serial as f64), true) }
+            }
+            // A constant load's passes through the constant cache (MODEL.md L).
+            if let Some(k) = &i.constant {
+                { metric("passes", "constant passes", k.passes as f64, grouped(k.passes), base.and_then(|b| b.constant).map(|x| x.passes as f64), true) }
+                { metric("lines_64", "64-byte lines", k.lines_64 as f64, grouped(k.lines_64), base.and_then(|b| b.constant).map(|x| x.lines_64 as f64), true) }
+            }
         </div>
     }
 }

@@ -747,19 +747,33 @@ fn queue_view(items: &mut Vec<Item>, p: &Report, y0: f64, now: Option<LaneSet>) 
         let head = format!("At {}{place}: {} read-modify-writes, one after another", hex(*a), lanes.len());
         items.push(text(LINE_X0, y, head, TEXT, Class::Label, Anchor::Start));
         y += 12.0;
-        for (k, l) in lanes.iter().take(SHOWN).enumerate() {
-            let x = LINE_X0 + k as f64 * (box_w + 20.0);
+        // The first lanes, or, when the current step's lane is further on, the window of lanes that ends with it.
+        let at = lanes.iter().position(|l| now.is_some_and(|n| n.contains(*l))).unwrap_or(0);
+        let (x0, shown, skip) =
+            if at >= SHOWN { (LINE_X0 + 136.0, SHOWN - 2, at + 3 - SHOWN) } else { (LINE_X0, SHOWN, 0) };
+        if skip > 0 {
+            items.push(text(LINE_X0, y + 25.0, format!("{skip} before"), TEXT, Class::Muted, Anchor::Start));
+        }
+        for (k, l) in lanes.iter().enumerate().skip(skip).take(shown).map(|(k, l)| (k - skip, l)) {
+            let x = x0 + k as f64 * (box_w + 20.0);
             let class = if now.is_some_and(|n| n.contains(*l)) { Class::CellCurrent } else { Class::CellTouched };
-            let tip = format!("lane {l}: operation {} of {}", k + 1, lanes.len());
+            let tip = format!("lane {l}: operation {} of {}", k + skip + 1, lanes.len());
             items.push(rect(x, y, box_w, 34.0, class, Some(tip)));
             items.push(text(x + box_w / 2.0, y + 25.0, l.to_string(), TEXT, ink_on(class), Anchor::Middle));
-            if k + 1 < lanes.len().min(SHOWN) {
+            if k + skip + 1 < lanes.len().min(skip + shown) {
                 items.push(line(x + box_w + 2.0, y + 17.0, x + box_w + 18.0, y + 17.0, Class::Arrow));
             }
         }
-        if lanes.len() > SHOWN {
-            let x = LINE_X0 + SHOWN as f64 * (box_w + 20.0);
-            items.push(text(x, y + 25.0, format!("+{}", lanes.len() - SHOWN), TEXT, Class::Muted, Anchor::Start));
+        if lanes.len() > skip + shown {
+            let x = x0 + shown as f64 * (box_w + 20.0);
+            items.push(text(
+                x,
+                y + 25.0,
+                format!("+{}", lanes.len() - skip - shown),
+                TEXT,
+                Class::Muted,
+                Anchor::Start,
+            ));
         }
         y += 34.0 + 8.0;
     }

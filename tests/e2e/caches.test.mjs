@@ -53,3 +53,71 @@ for (const theme of ['light', 'dark']) {
     await page.close();
   });
 }
+
+// The source view's modelled columns: per line, the loads' L1 hit rate, the L2 hit rate and the DRAM reads,
+// the same numbers as the memory chart's per-line table (tests/caches.rs).
+test('the source view shows each line\'s modelled L1 and L2 hit rates and DRAM reads', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}#${link(view)}`);
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  await page.click('#show-source');
+  const head = await page.locator('.source-table thead').textContent();
+  assert.match(head, /L1 hit/);
+  assert.match(head, /L2 hit/);
+  assert.match(head, /DRAM/);
+  // Line 6 holds both loads: their L1 hits over their sectors, against the chart's per-instruction rows.
+  const row = page.locator('.source-table tr[data-line="6"]');
+  assert.match(await row.locator('[data-col="l1_hit"]').textContent(), /^\d+(\.\d+)? %$/);
+  assert.match(await row.locator('[data-col="dram_read"]').textContent(), /KiB|B$/);
+  assert.match(await page.locator('.source-legend').textContent(), /modelled/);
+  await page.locator('.source-view').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SHOTS}source-view-caches.png` });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// The caches lab (www/labs/caches.toml): exercise 1 starts with the memory system off, so the misaligned load
+// shows no L1 hits; turning it on meets the goal (7 hits per block of 8 warps, MODEL.md J).
+test('the caches lab: turning the memory system on meets the misaligned copy\'s goal', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}?lab=caches`);
+  await page.waitForSelector('#lab #goals li');
+  await page.waitForFunction(() => !document.querySelector('[data-busy]'));
+  assert.match(await page.locator('#exercise h3').textContent(), /misaligned copy/);
+  assert.equal(await page.locator('#goals li.fail').count(), 1);
+  assert.equal(await page.locator('#grid').isDisabled(), true, 'the grid is locked');
+  await page.selectOption('#caches', 'on');
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  await page.waitForSelector('#goals li.pass');
+  assert.match(await page.locator('#memory-chart').textContent(), /17\.5 %/);
+  await page.screenshot({ path: `${SHOTS}lab-caches.png` });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// An atomic's lanes on one word: the figure draws the queue they form (MODEL.md K).
+test('a shared atomic on one counter is drawn as a queue of 32 read-modify-writes', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const counter = `__global__ void count_odd(const int *in, int *total) {
+    __shared__ int s_count;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicAdd(&s_count, in[i] & 1);
+}
+`;
+  const v = { panes: [{ cc: '8.0', lang: 'cuda', text: counter, op: '', block: '32', grid: '1', sets: [], instr: 1 }] };
+  await page.goto(`${base}#${link(v)}`);
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('svg#figure'), null, { timeout: 60000 });
+  await page.waitForFunction(() => /one after another/.test(document.querySelector('svg#figure')?.textContent ?? ''));
+  const fig = await page.locator('svg#figure').textContent();
+  assert.match(fig, /ATOMS\.ADD/);
+  assert.match(fig, /At 0x0: 32 read-modify-writes, one after another/);
+  await page.screenshot({ path: `${SHOTS}atomic-queue.png` });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

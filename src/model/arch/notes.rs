@@ -300,6 +300,7 @@ pub fn cache_notes(
     shared: Option<u64>,
     one_block: bool,
     sensitive: bool,
+    local: bool,
 ) -> Vec<Note> {
     let mut out = vec![Note::new(
         "cache-modelled",
@@ -359,12 +360,14 @@ pub fn cache_notes(
             CACHE_SOURCE,
         ));
     }
-    out.push(Note::new(
-        "cache-local",
-        "Local memory: each warp has its own region, interleaved as the Programming Guide describes, and what its \
-         stores leave dirty in L2 is written to DRAM like global data.",
-        CACHE_SOURCE,
-    ));
+    if local {
+        out.push(Note::new(
+            "cache-local",
+            "Local memory: each warp has its own region, interleaved as the Programming Guide describes, and what \
+             its stores leave dirty in L2 is written to DRAM like global data.",
+            CACHE_SOURCE,
+        ));
+    }
     if cc.family() == Family::Fermi {
         out.push(Note::new(
             "cache-fermi-lines",
