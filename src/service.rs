@@ -279,7 +279,10 @@ fn shown(
 ) -> Option<Shown> {
     let i = result.instructions.get(instr)?;
     let (warp, pass) = i.issue_at(issue)?;
-    let report = analysis.report(i.site, warp, pass, control).ok()??;
+    let mut report = analysis.report(i.site, warp, pass, control).ok()??;
+    if let Some(c) = &result.caches {
+        report.served = c.served.get(&(i.site as u32, warp, pass)).cloned().unwrap_or_default();
+    }
     let why = why(&report);
     let mut others = Vec::new();
     if all_warps {

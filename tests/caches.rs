@@ -193,3 +193,26 @@ fn the_device_setting_reads_sizes_and_names_its_errors() {
         "caches: unknown setting `colour` (sms, l2, ways, blocks_per_sm, carveout_kb, shared_bytes)"
     );
 }
+
+#[test]
+fn the_drawn_issue_knows_where_each_sector_was_served() {
+    use warpscope::model::cache::Served;
+    // J, the misaligned copy: each warp's first sector is the one the warp before fetched (an L1 hit); the
+    // other four are first reads, from DRAM. Warp 0 of block 0 has no warp before it: five DRAM reads.
+    let c = run(A100, MISALIGNED, "256", "64", &[], None);
+    let base = c.served[&(0, 1, 0)][0].0;
+    assert_eq!(
+        c.served[&(0, 1, 0)],
+        vec![
+            (base, Served::L1),
+            (base + 32, Served::Dram),
+            (base + 64, Served::Dram),
+            (base + 96, Served::Dram),
+            (base + 128, Served::Dram)
+        ]
+    );
+    assert!(c.served[&(0, 0, 0)].iter().all(|&(_, s)| s == Served::Dram));
+    assert_eq!(c.served[&(0, 0, 0)].len(), 5);
+    // The store (site 1) writes through to L2: every sector is served there.
+    assert!(c.served[&(1, 3, 0)].iter().all(|&(_, s)| s == Served::L2));
+}

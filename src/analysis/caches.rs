@@ -11,7 +11,9 @@ use super::Analysis;
 use crate::model::access::{Instr, Second, Space, WINDOW_BYTES};
 use crate::model::arch::memsys::{self, L1Use, Preset, Residency};
 use crate::model::arch::{self, Cc, MemoryAccess};
-use crate::model::cache::{rate, Access, Issue, L2Request, Machine, Shape, SiteTraffic, Totals, Traffic, OPS};
+use crate::model::cache::{
+    rate, Access, Issue, L2Request, Machine, Served, Shape, SiteTraffic, Totals, Traffic, OPS, UNWATCHED,
+};
 use crate::model::count::gather;
 use crate::model::local;
 use crate::model::note::Note;
@@ -20,6 +22,7 @@ use crate::program::exec::Sink;
 use crate::program::grid::{self, Control, Progress, RunError};
 use crate::program::launch::{Dim3, Launch};
 use crate::program::SiteId;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// What the user may change about the modelled device; `None` keeps the preset's or the launch's value.
@@ -199,6 +202,10 @@ pub struct CacheResult {
     pub label: String,
     /// What the figures assume and leave out.
     pub notes: Vec<Note>,
+    /// For the drawn block's issues, by (site, warp, pass): each sector its lanes touched and where it was
+    /// served (the figure colours them). Not in the JSON.
+    #[serde(skip)]
+    pub served: std::collections::HashMap<(u32, u32, u32), Vec<(u64, Served)>>,
 }
 
 impl CacheResult {
@@ -377,7 +384,32 @@ fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
 /// in the model's order (step, SM, block, warp). An SM's L1 stays warm in the host's caches for a round.
 const ROUND: usize = 64;
 
+/// The block whose issues the figure draws: its issues get watch ids, each naming (site, warp, pass).
+struct Watch {
+    linear: u64,
+    /// Per (warp, site), the issues seen so far.
+    passes: FxHashMap<(u32, u32), u32>,
+    /// By watch id: (site, warp, pass).
+    ids: Vec<(u32, u32, u32)>,
+}
+
+/// The most issues of the drawn block whose sectors are recorded.
+const MAX_WATCHED: usize = 1 << 16;
+
+impl Watch {
+    fn id(&mut self, linear: u64, w: u32, site: u32) -> u32 {
+        if linear != self.linear || self.ids.len() >= MAX_WATCHED {
+            return UNWATCHED;
+        }
+        let pass = self.passes.entry((w, site)).or_insert(0);
+        self.ids.push((site, w, *pass));
+        *pass += 1;
+        (self.ids.len() - 1) as u32
+    }
+}
+
 /// Plays one wave's blocks, SM by SM, in lockstep steps.
+#[allow(clippy::too_many_arguments)]
 fn play(
     m: &mut Machine,
     traces: &[BlockTrace],
@@ -386,7 +418,9 @@ fn play(
     warps: u32,
     local_bytes: u64,
     out: &mut Vec<Vec<L2Request>>,
+    mut watch: Option<&mut Watch>,
 ) {
+    let watched = watch.as_ref().and_then(|w| wave.iter().position(|b| b.linear == w.linear));
     let steps = wave.iter().flat_map(|b| traces[b.trace].warps.iter().map(Vec::len)).max().unwrap_or(0);
     let sms = s.min(wave.len());
     out.resize_with(sms.max(out.len()), Vec::new);
@@ -397,10 +431,14 @@ fn play(
         for (sm, o) in out.iter_mut().enumerate().take(sms) {
             o.clear();
             for t in t0..t1 {
-                for b in wave.iter().skip(sm).step_by(s) {
+                for (bi, b) in wave.iter().enumerate().skip(sm).step_by(s) {
                     let tr = &traces[b.trace];
                     for (w, issues) in tr.warps.iter().enumerate() {
                         let Some(i) = issues.get(t) else { continue };
+                        let watch_id = match (&mut watch, watched) {
+                            (Some(wt), Some(k)) if k == bi => wt.id(b.linear, w as u32, i.site),
+                            _ => UNWATCHED,
+                        };
                         let acc = &tr.acc[i.start as usize..(i.start + i.len) as usize];
                         let shift = if i.local {
                             local_base(b.linear, warps, w as u32, local_bytes) >> 5
@@ -418,6 +456,7 @@ fn play(
                             acc,
                             shift_lines: shift >> 2,
                             step: t as u32,
+                            watch: watch_id,
                         };
                         m.l1(sm, &issue, o);
                     }
@@ -470,6 +509,7 @@ fn run_grid(
     shapes: &mut [(Machine, usize)],
     control: &mut dyn Control,
     one: Option<Dim3>,
+    mut watch: Option<&mut Watch>,
 ) -> Result<u64, RunError> {
     let launch = a.launch;
     let g = launch.grid;
@@ -568,7 +608,8 @@ fn run_grid(
                 while pending[k].len() >= *wave || (n + 1 == blocks.len() && !pending[k].is_empty()) {
                     let take = (*wave).min(pending[k].len());
                     let w: Vec<Member> = pending[k].drain(..take).collect();
-                    play(m, &traces, &w, s, warps, local_bytes, &mut out);
+                    let wt = if k == 0 { watch.as_deref_mut() } else { None };
+                    play(m, &traces, &w, s, warps, local_bytes, &mut out, wt);
                     if k == 0 {
                         waves += 1;
                     }
@@ -643,8 +684,20 @@ impl Analysis {
         let (p, res, shape) = self.cache_device(settings, one);
         let sites = self.program.sites.len();
         let mut machines = vec![(Machine::new(shape, sites), shape.sms as usize * res.r as usize)];
-        let waves = run_grid(self, &mut machines, control, block.or(one.then_some(self.launch.block_idx)))?;
-        let (main, _) = machines.pop().expect("the machine");
+        let g = self.launch.grid;
+        let b = self.launch.block_idx;
+        let linear =
+            if one { 0 } else { (u64::from(b.z) * u64::from(g.y) + u64::from(b.y)) * u64::from(g.x) + u64::from(b.x) };
+        let mut watch = Watch { linear, passes: FxHashMap::default(), ids: Vec::new() };
+        let shown = block.or(one.then_some(self.launch.block_idx));
+        let waves = run_grid(self, &mut machines, control, shown, Some(&mut watch))?;
+        let (mut main, _) = machines.pop().expect("the machine");
+        let mut served: std::collections::HashMap<(u32, u32, u32), Vec<(u64, Served)>> = Default::default();
+        for (id, sector, how) in std::mem::take(&mut main.served) {
+            if let Some(&key) = watch.ids.get(id as usize) {
+                served.entry(key).or_default().push((sector << 5, how));
+            }
+        }
         let (site_traffic, totals) = main.finish();
         let instructions = site_traffic
             .iter()
@@ -686,6 +739,7 @@ impl Analysis {
             schedule: None,
             label,
             notes,
+            served,
         })
     }
 
@@ -702,7 +756,7 @@ impl Analysis {
         let (_, res, shape) = self.cache_device(settings, false);
         let alt = if res.r > 1 { res.r / 2 } else { 2 };
         let mut machines = vec![(Machine::new(shape, self.program.sites.len()), shape.sms as usize * alt as usize)];
-        run_grid(self, &mut machines, control, None)?;
+        run_grid(self, &mut machines, control, None, None)?;
         let (m, _) = machines.pop().expect("the machine");
         Ok(Some(ScheduleRun { blocks_per_sm: alt, totals: m.finish().1 }))
     }

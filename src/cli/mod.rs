@@ -701,7 +701,13 @@ fn issue_report(
     let Some(i) = result.instructions.get(instr) else { return Ok(None) };
     let Some((warp, pass)) = i.issue_at(issue) else { return Ok(None) };
     let mut deadline = Deadline::new(sc.limits.max_seconds);
-    analysis.report(i.site, warp, pass, &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))
+    let mut r =
+        analysis.report(i.site, warp, pass, &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))?;
+    // With --caches the figure colours each sector by where the modelled memory system served it.
+    if let (Some(r), Some(c)) = (r.as_mut(), &result.caches) {
+        r.served = c.served.get(&(i.site as u32, warp, pass)).cloned().unwrap_or_default();
+    }
+    Ok(r)
 }
 
 fn run_analyze(args: AnalyzeArgs) -> Result<String, String> {

@@ -54,6 +54,8 @@ pub enum Class {
     /// Bytes of a shared-memory phase (an ldmatrix matrix) in the tile view: one of four colours, by the
     /// phase number modulo 4.
     Phase(u8),
+    /// A sector by where the modelled memory system served it: 0 an L1 hit, 1 L2, 2 DRAM.
+    Served(u8),
     /// The outline of a chunk that conflicts: the same banks as another row's chunk in the same phase.
     Conflict,
     /// Text that names a conflict.
@@ -474,7 +476,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         };
         let cur = current.filter(|s| s.part == pi);
         y = match &p.cost {
-            Cost::Memory(m) => memory_view(&mut items, p, m, from_y, y, done_in_part, cur),
+            Cost::Memory(m) => memory_view(&mut items, p, m, from_y, y, done_in_part, cur, &report.served),
             Cost::Banks(b) => bank_view(&mut items, p, b, from_y, y, done_in_part, cur),
             Cost::Constant(k) => constant_view(&mut items, k, from_y, y, done_in_part, cur),
             Cost::Split { .. } => y,
@@ -614,6 +616,7 @@ const LINES_PER_ROW: usize = 8;
 /// Where the first 128-byte line of a row starts.
 const LINE_X0: f64 = 24.0;
 
+#[allow(clippy::too_many_arguments)]
 fn memory_view(
     items: &mut Vec<Item>,
     p: &Report,
@@ -622,7 +625,9 @@ fn memory_view(
     y0: f64,
     done: usize,
     current: Option<&Step>,
+    served: &[(u64, crate::model::cache::Served)],
 ) -> f64 {
+    let served_at = |addr: u64| served.iter().find(|(a, _)| *a == addr).map(|(_, how)| *how as u8);
     let size = u64::from(p.size);
     let mut lines: Vec<u64> = p.addresses.iter().flatten().map(|a| a / 128).collect();
     lines.sort_unstable();
@@ -670,8 +675,11 @@ fn memory_view(
         for s in 0..4u64 {
             let steps_here: Vec<usize> = moved.iter().filter(|(k, _)| *k == (ln, s)).map(|(_, i)| *i).collect();
             let touched = p.addresses.iter().flatten().any(|a| a / 32 == ln * 4 + s);
+            let from = served_at((ln * 4 + s) * 32);
             let class = if current_index.is_some_and(|c| steps_here.contains(&c)) {
                 Class::CellCurrent
+            } else if let Some(k) = from.filter(|_| touched) {
+                Class::Served(k)
             } else if steps_here.iter().any(|&k| k < done) {
                 Class::CellDone
             } else if touched {
@@ -680,7 +688,13 @@ fn memory_view(
                 Class::Cell
             };
             let sx = x + s as f64 * SECTOR_W;
-            let tip = format!("sector {} ({}touched)", hex((ln * 4 + s) * 32), if touched { "" } else { "not " });
+            let how = match from {
+                Some(0) => ", an L1 hit",
+                Some(1) => ", served by L2",
+                Some(_) => ", read from DRAM",
+                None => "",
+            };
+            let tip = format!("sector {} ({}touched{how})", hex((ln * 4 + s) * 32), if touched { "" } else { "not " });
             items.push(rect(sx, y, SECTOR_W - 2.0, 36.0, class, Some(tip)));
         }
         // The transaction outline for 128-byte transactions.
@@ -713,8 +727,19 @@ fn memory_view(
     items.append(&mut labels);
     let rows = lines.len().div_ceil(LINES_PER_ROW).max(1);
     let bottom = top + rows as f64 * row_h - 40.0;
+    let count = |k: u8| served.iter().filter(|(_, h)| *h as u8 == k).count();
+    let where_served = if served.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; modelled, this issue's sectors came from L1 (light green): {}, L2 (yellow): {}, DRAM (purple): {}",
+            count(0),
+            count(1),
+            count(2)
+        )
+    };
     let legend = format!(
-        "{}, {}, {} of {} B; cells are 32-byte sectors, green bars the bytes each lane uses{}",
+        "{}, {}, {} of {} B; cells are 32-byte sectors, green bars the bytes each lane uses{}{where_served}",
         plural(m.lines, "line"),
         plural(m.sectors, "sector"),
         plural(m.transactions, "transaction"),
@@ -1085,6 +1110,16 @@ pub fn paint(class: Class, theme: Theme) -> (&'static str, &'static str, f64) {
             (0, true) => ("#6e4c00", "#e69f00", 1.5),
             (1, true) => ("#1b5374", "#56b4e9", 1.5),
             (2, true) => ("#005440", "#009e73", 1.5),
+            (_, true) => ("#6a2f52", "#cc79a7", 1.5),
+        },
+        // Okabe-Ito bluish green (L1), yellow (L2) and reddish purple (DRAM), as tints with the full colour
+        // as the edge; orange stays the current step's.
+        Class::Served(k) => match (k, dark) {
+            (0, false) => ("#a6e3cf", "#00795a", 1.5),
+            (1, false) => ("#f6ef9a", "#a39500", 1.5),
+            (_, false) => ("#f0c6de", "#a8527f", 1.5),
+            (0, true) => ("#005440", "#009e73", 1.5),
+            (1, true) => ("#5c5600", "#f0e442", 1.5),
             (_, true) => ("#6a2f52", "#cc79a7", 1.5),
         },
         Class::Conflict => ("none", if dark { "#ff7a3d" } else { "#c2410c" }, 3.0),

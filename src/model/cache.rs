@@ -385,7 +385,25 @@ pub struct Machine {
     pub sites: Vec<SiteTraffic>,
     /// Kernel totals.
     pub totals: Totals,
+    /// For watched issues ([`Issue::watch`]): each sector the lanes touched and where it was served, as
+    /// (watch id, sector address >> 5, [`Served`]), in the model's order.
+    pub served: Vec<(u32, u64, Served)>,
 }
+
+/// Where a watched issue's sector was served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Served {
+    /// An L1 (or 3.5/3.7 read-only cache) hit.
+    L1,
+    /// L2: a hit, a store, or an atomic on a resident sector.
+    L2,
+    /// An L2 miss that read the sector from device memory.
+    Dram,
+}
+
+/// No watch: [`Issue::watch`] for an issue nobody draws.
+pub const UNWATCHED: u32 = u32::MAX;
 
 /// The shape of a [`Machine`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -417,6 +435,9 @@ pub struct Issue<'a> {
     pub shift_lines: u64,
     /// The schedule's step, passed on to the L2 requests.
     pub step: u32,
+    /// An id under which the issue's sectors are recorded with where they were served ([`Machine::served`]),
+    /// or [`UNWATCHED`].
+    pub watch: u32,
 }
 
 /// One request from an SM's L1/TEX to L2 for one line: what [`Machine::l1`] passes on and [`Machine::l2`]
@@ -438,6 +459,8 @@ pub struct L2Request {
     pub step: u32,
     /// For stores and atomics, the bytes written per sector.
     bytes: [u32; 4],
+    /// The issue's [`Issue::watch`].
+    watch: u32,
 }
 
 impl Machine {
@@ -453,6 +476,7 @@ impl Machine {
             bounds: Bounds::default(),
             sites: vec![SiteTraffic::default(); sites],
             totals: Totals::default(),
+            served: Vec::new(),
         }
     }
 
@@ -464,7 +488,7 @@ impl Machine {
     /// One warp issue of instruction `site` on SM `sm`, through L1 and then L2 at once.
     pub fn issue(&mut self, sm: usize, site: usize, u: L1Use, local: bool, acc: &[Access]) {
         let mut out = Vec::new();
-        self.l1(sm, &Issue { site, u, local, acc, shift_lines: 0, step: 0 }, &mut out);
+        self.l1(sm, &Issue { site, u, local, acc, shift_lines: 0, step: 0, watch: UNWATCHED }, &mut out);
         for r in &out {
             self.l2(r);
         }
@@ -475,7 +499,7 @@ impl Machine {
     /// only its own issues, so SMs may run their L1 parts apart as long as L2 then serves the requests in the
     /// model's order.
     pub fn l1(&mut self, sm: usize, issue: &Issue, out: &mut Vec<L2Request>) {
-        let Issue { site, u, local, acc, shift_lines, step } = *issue;
+        let Issue { site, u, local, acc, shift_lines, step, watch } = *issue;
         let op = op_index(u);
         let space = usize::from(local);
         let mut l1 = Traffic::default();
@@ -517,6 +541,7 @@ impl Machine {
                 site: site as u32,
                 step,
                 bytes: [0; 4],
+                watch,
             };
             match through {
                 Some((ro, whole_line)) => {
@@ -527,6 +552,11 @@ impl Machine {
                     };
                     let valid = slot.map_or(0, |k| *cache.data(k));
                     l1.hits += u64::from((valid & mask).count_ones());
+                    if watch != UNWATCHED {
+                        for s in (0..SECTORS).filter(|s| (valid & mask) >> s & 1 != 0) {
+                            self.served.push((watch, line << 2 | u64::from(s), Served::L1));
+                        }
+                    }
                     let mut missing = mask & !valid;
                     if whole_line && missing != 0 {
                         missing = 0xF & !valid;
@@ -600,6 +630,7 @@ impl Machine {
             Some(k) => self.l2.data(k),
             None => &mut spare,
         };
+        let before = l.valid | l.full;
         let (mut sectors, mut hits, mut dram) = (0u64, 0u64, 0u64);
         for s in 0..SECTORS {
             if r.sectors >> s & 1 == 0 {
@@ -645,6 +676,14 @@ impl Machine {
                         l.dirty |= bit;
                     }
                 }
+            }
+        }
+        if r.watch != UNWATCHED {
+            // Which sectors missed: those the request sent that were neither valid nor fully written before.
+            for s in (0..SECTORS).filter(|s| (r.sectors & r.touched) >> s & 1 != 0) {
+                let bit = 1u8 << s;
+                let missed = matches!(r.kind, Kind::Load | Kind::Atomic) && before & bit == 0;
+                self.served.push((r.watch, line << 2 | u64::from(s), if missed { Served::Dram } else { Served::L2 }));
             }
         }
         let t = Traffic { requests: 1, sectors, hits };

@@ -179,6 +179,7 @@ pub fn analyze_with(
         notes,
         warnings,
         atomic: None,
+        served: Vec::new(),
     }
 }
 
@@ -213,6 +214,7 @@ fn analyze_one(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cf
             notes: arch::notes::constant_notes(k),
             warnings: Vec::new(),
             atomic: None,
+            served: Vec::new(),
         };
     }
     let mut g = crate::model::count::gather(instr, &addrs, mask, plg.map(|p| p.0), cfg);
@@ -266,6 +268,7 @@ fn analyze_one(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cf
             notes: part_notes(cc, instr, cfg, &p),
             warnings: Vec::new(),
             atomic: None,
+            served: Vec::new(),
         });
     }
     if instr.is_store() {
@@ -290,6 +293,7 @@ fn analyze_one(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSet>, cf
             notes,
             warnings: Vec::new(),
             atomic: None,
+            served: Vec::new(),
         }
     };
     report.error_lanes = counts.error_lanes;

@@ -93,6 +93,10 @@ pub struct Report {
     /// For an atomic or reduction: its read-modify-writes and their serialization (MODEL.md K).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub atomic: Option<crate::model::count::AtomicCounts>,
+    /// With the memory system on, for the drawn issue: each sector its lanes touched (its address) and where
+    /// the modelled caches served it (MODEL.md J). Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub served: Vec<(u64, crate::model::cache::Served)>,
 }
 
 /// The cost of an instruction: memory transactions, shared-memory wavefronts, or parts of a generic op.

@@ -94,6 +94,9 @@ test('the caches lab: turning the memory system on meets the misaligned copy\'s 
   await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
   await page.waitForSelector('#goals li.pass');
   assert.match(await page.locator('#memory-chart').textContent(), /17\.5 %/);
+  // The figure colours warp 0's sectors by where they came from: nobody read them before, so DRAM.
+  await page.waitForFunction(() => /sectors came from L1/.test(document.querySelector('svg#figure')?.textContent ?? ''));
+  assert.match(await page.locator('svg#figure').textContent(), /L1 \(light green\): 0, L2 \(yellow\): 0, DRAM \(purple\): 5/);
   await page.screenshot({ path: `${SHOTS}lab-caches.png` });
   assert.deepEqual(errors, []);
   await page.close();
