@@ -467,7 +467,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 if r.instructions.is_empty() {
                     <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
                 }
-                if let Some(c) = &r.cache_chart { { memory_chart(k, c) } }
+                if let Some(c) = &r.cache_chart { { memory_chart(k, c, pane.shown.as_deref().and_then(|s| shown_served(s, state.step_shown()))) } }
                 { program_notes(k, r) }
                 if let (Some(_), Some(shown)) = (selected, pane.shown.as_deref()) {
                     if crate::figure::tile::shared_part(&shown.report).is_some() && !(state.all_warps && shown.others.len() > 1) {
@@ -551,7 +551,40 @@ fn caches_control(d: &Dispatch, k: usize, sc: &crate::scenario::Scenario, disabl
 /// The memory chart, as Nsight Compute's Memory Workload Analysis draws it: the kernel, L1/TEX (per SM), L2
 /// and DRAM as boxes, requests and sectors on the arrows between them, hit rates in the boxes, and the bounds
 /// no schedule changes beside the modelled figures. The analysis wrote every figure in words.
-fn memory_chart(k: usize, c: &crate::analysis::caches::CacheChart) -> Html {
+/// The shown issue in the memory chart: where its sectors came from (L1, L2, DRAM counts), the boxes that
+/// serve the current step's sectors (bit 1 L1/TEX, 2 L2, 3 DRAM), and which issue it is.
+struct ChartNow {
+    counts: [usize; 3],
+    boxes: u8,
+    issue: String,
+}
+
+/// The shown issue's sectors by where the modelled memory system served them, at animation step `step`.
+fn shown_served(shown: &Shown, step: usize) -> Option<ChartNow> {
+    let served = &shown.report.served;
+    if served.is_empty() {
+        return None;
+    }
+    let mut counts = [0; 3];
+    for (_, how) in served {
+        counts[*how as usize] += 1;
+    }
+    let mut boxes = 0u8;
+    if let Some(m) = shown.report.memory() {
+        let now = m.steps.iter().flat_map(|r| &r.transactions).nth(step.wrapping_sub(1));
+        for t in now.into_iter() {
+            for s in (0..4u64).filter(|s| t.bytes == 128 && t.sector_mask >> s & 1 != 0 || t.bytes != 128 && *s == 0) {
+                if let Some((_, how)) = served.iter().find(|(a, _)| *a == t.addr + 32 * s) {
+                    boxes |= 1 << (*how as u8 + 1);
+                }
+            }
+        }
+    }
+    Some(ChartNow { counts, boxes, issue: format!("warp {}, pass {}", shown.warp, shown.pass + 1) })
+}
+
+fn memory_chart(k: usize, c: &crate::analysis::caches::CacheChart, now: Option<ChartNow>) -> Html {
+    let lit = now.as_ref().map_or(0, |n| n.boxes);
     html! {
         <section class="memory-chart" id={id("memory-chart", k)} aria-label="memory chart">
             <h3>{ "Memory chart" }<span class="modelled">{ format!(" {}", c.title) }</span>
@@ -559,7 +592,7 @@ fn memory_chart(k: usize, c: &crate::analysis::caches::CacheChart) -> Html {
             </h3>
             <svg viewBox="0 0 980 120" role="img" aria-label="kernel, L1/TEX, L2 and DRAM with the traffic between them">
                 { for c.boxes.iter().enumerate().map(|(i, [name, rate, size])| { let x = 10 + 270 * i; html! {
-                    <g class="mc-box">
+                    <g class={classes!("mc-box", (lit >> i & 1 != 0).then_some("mc-now"))}>
                         <rect x={x.to_string()} y="20" width="150" height="80" rx="6" />
                         <text x={(x + 75).to_string()} y="44" class="mc-name">{ name.clone() }</text>
                         <text x={(x + 75).to_string()} y="66" class="mc-rate">{ rate.clone() }</text>
@@ -575,6 +608,12 @@ fn memory_chart(k: usize, c: &crate::analysis::caches::CacheChart) -> Html {
                     </g>
                 } }) }
             </svg>
+            if let Some(n) = &now {
+                <p class="mc-issue" id={id("mc-issue", k)}>
+                    { format!("The figure's issue ({}): {} from L1, {} from L2, {} from DRAM; the box that serves the step's sector is outlined.",
+                        n.issue, crate::text::plural(n.counts[0] as u64, "sector"), n.counts[1], n.counts[2]) }
+                </p>
+            }
             <p class="mc-bounds">{ c.bounds.clone() }</p>
             if let Some(s) = &c.schedule { <p class="mc-schedule">{ s.clone() }</p> }
             <table class="mc-lines">

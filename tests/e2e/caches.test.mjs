@@ -97,6 +97,9 @@ test('the caches lab: turning the memory system on meets the misaligned copy\'s 
   // The figure colours warp 0's sectors by where they came from: nobody read them before, so DRAM.
   await page.waitForFunction(() => /sectors came from L1/.test(document.querySelector('svg#figure')?.textContent ?? ''));
   assert.match(await page.locator('svg#figure').textContent(), /L1 \(light green\): 0, L2 \(yellow\): 0, DRAM \(purple\): 5/);
+  // The memory chart follows the figure's issue: the step's sector came from DRAM, whose box is outlined.
+  assert.match(await page.locator('#mc-issue').textContent(), /warp 0, pass 1\): 0 sectors from L1, 0 from L2, 5 from DRAM/);
+  assert.equal(await page.locator('#memory-chart .mc-box.mc-now').count(), 1);
   await page.screenshot({ path: `${SHOTS}lab-caches.png` });
   assert.deepEqual(errors, []);
   await page.close();

@@ -369,6 +369,9 @@ struct Lower<'a> {
     salt: usize,
     /// Memory operations warpscope does not count (atomics): (line, op).
     uncosted: Vec<(usize, String)>,
+    /// The architecture compiled for (`__CUDA_ARCH__` / 10): before Maxwell nvcc makes an ordinary global load
+    /// a generic `LD.E`, keeping `LDG` for the read-only path.
+    sm: u32,
     /// While an atomic's target is evaluated: an index that depends on data is allowed (a histogram's
     /// `&bins[in[i]]`); the run then reports that atomic as not counted instead of stopping.
     data_index_ok: bool,
@@ -1631,6 +1634,8 @@ impl<'a> Lower<'a> {
                 let cop = self.cop.unwrap_or("");
                 let mnemonic = match (place.space, store) {
                     (MemSpace::Global, false) if place.read_only => format!("LDG.E.CONSTANT.{sz}"),
+                    // Kepler and Fermi: an ordinary load is the generic LD (LDG is 3.5's read-only path).
+                    (MemSpace::Global, false) if self.sm < 50 => format!("LD.E{cop}.{sz}"),
                     (MemSpace::Global, false) => format!("LDG.E{cop}.{sz}"),
                     (MemSpace::Global, true) => format!("STG.E{cop}.{sz}"),
                     (MemSpace::Shared, false) => format!("LDS.{sz}"),
@@ -4234,6 +4239,7 @@ fn callee_keeps(
 /// Lowers the file's top level and then its kernel. `dynamic_base`: where dynamic shared memory starts, when
 /// a first pass found static arrays declared after it was used (nvcc places it after all of them).
 #[cold]
+#[allow(clippy::too_many_arguments)]
 fn lower_kernel<'a>(
     ast: &'a Ast,
     src: &'a str,
@@ -4242,8 +4248,10 @@ fn lower_kernel<'a>(
     vars: &'a Vars,
     launch: Launch,
     dynamic_base: Option<u64>,
+    sm: u32,
 ) -> Result<Lower<'a>, InputError> {
     let mut l = Lower {
+        sm,
         b: Builder::new(),
         ast,
         src,
@@ -4479,10 +4487,10 @@ fn lower_text(
             ));
         }
     }
-    let mut l = lower_kernel(&ast, src, main_len, regions, vars, launch, None)?;
+    let mut l = lower_kernel(&ast, src, main_len, regions, vars, launch, None, opts.sm)?;
     if l.static_after_dynamic {
         let base = l.shared_top.div_ceil(16) * 16;
-        l = lower_kernel(&ast, src, main_len, regions, vars, launch, Some(base))?;
+        l = lower_kernel(&ast, src, main_len, regions, vars, launch, Some(base), opts.sm)?;
     }
     let ast = &ast;
     if let Some(k) = &ast.ran {
