@@ -44,14 +44,17 @@ trunk build --release
 # bytes, the CUDA worker from 466,244 to 480,698 and the PTX worker from 343,905 to 358,650 (SASS 342,784).
 # The caches lab's settings (grid, memory system), the source view's modelled columns and the atomic queue
 # figure then took the main module to 311,972 (CUDA worker 483,626, PTX 361,600, SASS 345,336).
-# Budgets: main module 320 KB, CUDA 490 KB, the other analysis workers 365 KB; the lab and demangler workers
+# Colouring the drawn issue's sectors by where the model served them (the cache model records the drawn block's
+# sectors in every analysis worker), the memory chart following the figure's issue and the atomics' program
+# note then took the main module to 315,180, the CUDA worker to 488,481, PTX to 366,602, SASS to 350,598.
+# Budgets: main module 320 KB, CUDA 500 KB, the other analysis workers 375 KB; the lab and demangler workers
 # stay at 300 KB. Per-feature modules loaded when a view needs them are the way to give the main module room
 # back.
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in
-    warpscope-engine-cuda*) BUDGET=490000 ;;
-    warpscope-engine*) BUDGET=365000 ;;
+    warpscope-engine-cuda*) BUDGET=500000 ;;
+    warpscope-engine*) BUDGET=375000 ;;
     # The main module: its name is Trunk's 16-digit content hash.
     warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=320000 ;;
   esac

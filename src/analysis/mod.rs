@@ -319,12 +319,13 @@ impl ProgramResult {
                 None => "data-dependent branches assumed".to_string(),
             });
         }
-        let data_atomics: Vec<String> = self
+        let mut data_atomics: Vec<String> = self
             .instructions
             .iter()
             .filter(|i| i.notes.iter().any(|n| n.id == "atomic-address-data"))
             .map(|i| format!("line {}", i.line))
             .collect();
+        data_atomics.dedup();
         if !data_atomics.is_empty() {
             parts.push(format!("atomics whose address is data not counted ({})", data_atomics.join(", ")));
         }
@@ -575,7 +576,7 @@ impl<'a> Collector<'a> {
         if const_bytes > CONSTANT_WORKING_SET {
             notes.push(crate::model::arch::notes::constant_working_set(const_bytes));
         }
-        let instructions = self
+        let instructions: Vec<InstrResult> = self
             .sites
             .iter()
             .zip(self.total)
@@ -589,9 +590,13 @@ impl<'a> Collector<'a> {
                 }
                 instr_result(k, site, &t, info)
             })
-            // An instruction no lane reached is not listed; an atomic whose address was data is, with its note.
+            // An instruction no lane reached is not listed; an atomic whose address was data is, with its note,
+            // after the counted ones (so that what a view selects first has issues to draw).
             .filter(|r| r.warps > 0 || r.notes.iter().any(|n| n.id == "atomic-address-data"))
             .collect();
+        let (mut instructions, not_counted): (Vec<InstrResult>, Vec<InstrResult>) =
+            instructions.into_iter().partition(|r: &InstrResult| r.warps > 0);
+        instructions.extend(not_counted);
         ProgramResult {
             cc: self.cc,
             launch,
@@ -878,6 +883,15 @@ impl Analysis {
         let from_run = std::mem::take(&mut r.notes);
         r.notes = self.program.notes.clone();
         r.notes.extend(from_run);
+        let data_atomics: Vec<(String, usize)> = r
+            .instructions
+            .iter()
+            .filter(|i| i.notes.iter().any(|n| n.id == "atomic-address-data"))
+            .map(|i| (i.op.clone(), i.line))
+            .collect();
+        if !data_atomics.is_empty() {
+            r.notes.push(crate::model::arch::notes::atomics_not_counted(&data_atomics));
+        }
         r.uncounted =
             self.program.uncounted.iter().map(|(line, op)| Uncounted { line: *line, op: op.clone() }).collect();
         r.notes.extend(self.program.decision_notes(&r.blocks.decisions, &self.source));

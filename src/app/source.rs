@@ -67,6 +67,13 @@ pub fn line_metrics(r: &ProgramResult) -> BTreeMap<usize, LineMetrics> {
     let mut out: BTreeMap<usize, LineMetrics> = BTreeMap::new();
     for (k, ins) in r.instructions.iter().enumerate() {
         let m = out.entry(ins.line).or_default();
+        // An atomic whose address is data: listed, not counted (it has no issue to draw).
+        if ins.notes.iter().any(|n| n.id == "atomic-address-data") {
+            if !m.uncounted.contains(&ins.op) {
+                m.uncounted.push(ins.op.clone());
+            }
+            continue;
+        }
         m.instrs.push(k);
         if let Some(mem) = &ins.memory {
             m.memory = true;

@@ -96,7 +96,7 @@ test('the caches lab: turning the memory system on meets the misaligned copy\'s 
   assert.match(await page.locator('#memory-chart').textContent(), /17\.5 %/);
   // The figure colours warp 0's sectors by where they came from: nobody read them before, so DRAM.
   await page.waitForFunction(() => /sectors came from L1/.test(document.querySelector('svg#figure')?.textContent ?? ''));
-  assert.match(await page.locator('svg#figure').textContent(), /L1 \(light green\): 0, L2 \(yellow\): 0, DRAM \(purple\): 5/);
+  assert.match(await page.locator('svg#figure').textContent(), /L1 \(light green\): 0,\s*L2 \(yellow\): 0,\s*DRAM \(purple\): 5/);
   // The memory chart follows the figure's issue: the step's sector came from DRAM, whose box is outlined.
   assert.match(await page.locator('#mc-issue').textContent(), /warp 0, pass 1\): 0 sectors from L1, 0 from L2, 5 from DRAM/);
   assert.equal(await page.locator('#memory-chart .mc-box.mc-now').count(), 1);

@@ -412,3 +412,27 @@ pub fn constant_working_set(bytes: u64) -> Note {
         "PG, Compute Capabilities table (constant cache working set per SM); MODEL.md section L",
     )
 }
+
+/// The program's note about its atomics whose address is data, `(instruction, line)` each (once per inlined
+/// copy): they are listed, not counted.
+pub fn atomics_not_counted(items: &[(String, usize)]) -> Note {
+    let mut seen: Vec<(&str, usize, usize)> = Vec::new();
+    for (op, line) in items {
+        match seen.iter_mut().find(|(o, l, _)| *o == op.as_str() && *l == *line) {
+            Some(e) => e.2 += 1,
+            None => seen.push((op, *line, 1)),
+        }
+    }
+    let list: Vec<String> = seen
+        .iter()
+        .map(|(op, line, n)| if *n > 1 { format!("{op} (line {line}) ×{n}") } else { format!("{op} (line {line})") })
+        .collect();
+    Note::new(
+        "atomics-not-costed",
+        format!(
+            "Atomics whose address is data are listed but not counted, since warpscope follows addresses, not data: {}. MODEL.md K expects, for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
+            list.join(", ")
+        ),
+        "MODEL.md section K",
+    )
+}
