@@ -425,11 +425,16 @@ fn play(
     let sms = s.min(wave.len());
     out.resize_with(sms.max(out.len()), Vec::new);
     let mut at = vec![0usize; sms];
+    // Per SM, the runs of its requests that belong to watched issues: (first, end, watch id).
+    let mut watched_reqs: Vec<Vec<(usize, usize, u32)>> = vec![Vec::new(); if watched.is_some() { sms } else { 0 }];
     let mut t0 = 0;
     while t0 < steps {
         let t1 = (t0 + ROUND).min(steps);
         for (sm, o) in out.iter_mut().enumerate().take(sms) {
             o.clear();
+            if let Some(w) = watched_reqs.get_mut(sm) {
+                w.clear();
+            }
             for t in t0..t1 {
                 for (bi, b) in wave.iter().enumerate().skip(sm).step_by(s) {
                     let tr = &traces[b.trace];
@@ -458,17 +463,35 @@ fn play(
                             step: t as u32,
                             watch: watch_id,
                         };
+                        let first = o.len();
                         m.l1(sm, &issue, o);
+                        if watch_id != UNWATCHED {
+                            watched_reqs[sm].push((first, o.len(), watch_id));
+                        }
                     }
                 }
             }
         }
         at.iter_mut().for_each(|a| *a = 0);
+        let mut next_watched = vec![0usize; watched_reqs.len()];
         for t in t0..t1 {
             for sm in 0..sms {
                 let o = &out[sm];
                 while at[sm] < o.len() && o[at[sm]].step as usize == t {
-                    m.l2(&o[at[sm]]);
+                    let j = at[sm];
+                    match watched_reqs.get(sm) {
+                        Some(w) if !w.is_empty() => {
+                            let k = &mut next_watched[sm];
+                            while *k < w.len() && w[*k].1 <= j {
+                                *k += 1;
+                            }
+                            match w.get(*k) {
+                                Some(&(first, _, id)) if first <= j => m.l2_watched(&o[j], id),
+                                _ => m.l2(&o[j]),
+                            }
+                        }
+                        _ => m.l2(&o[j]),
+                    }
                     at[sm] += 1;
                 }
             }

@@ -459,8 +459,6 @@ pub struct L2Request {
     pub step: u32,
     /// For stores and atomics, the bytes written per sector.
     bytes: [u32; 4],
-    /// The issue's [`Issue::watch`].
-    watch: u32,
 }
 
 impl Machine {
@@ -541,7 +539,6 @@ impl Machine {
                 site: site as u32,
                 step,
                 bytes: [0; 4],
-                watch,
             };
             match through {
                 Some((ro, whole_line)) => {
@@ -599,6 +596,13 @@ impl Machine {
     /// bounds (an L1 hit is never a sector's first access, except after a 2.x line fill, which sends a request with
     /// no sectors for the bounds alone, so the requests see every first access).
     pub fn l2(&mut self, r: &L2Request) {
+        self.l2_watched(r, UNWATCHED);
+    }
+
+    /// [`Machine::l2`] for a request of a watched issue (`watch`, see [`Issue::watch`]): its sectors are recorded
+    /// with where they were served.
+    #[inline(always)]
+    pub fn l2_watched(&mut self, r: &L2Request, watch: u32) {
         let line = r.line;
         match r.kind {
             Kind::Load => self.bounds.access(line, r.touched, true, None),
@@ -678,12 +682,12 @@ impl Machine {
                 }
             }
         }
-        if r.watch != UNWATCHED {
+        if watch != UNWATCHED {
             // Which sectors missed: those the request sent that were neither valid nor fully written before.
             for s in (0..SECTORS).filter(|s| (r.sectors & r.touched) >> s & 1 != 0) {
                 let bit = 1u8 << s;
                 let missed = matches!(r.kind, Kind::Load | Kind::Atomic) && before & bit == 0;
-                self.served.push((r.watch, line << 2 | u64::from(s), if missed { Served::Dram } else { Served::L2 }));
+                self.served.push((watch, line << 2 | u64::from(s), if missed { Served::Dram } else { Served::L2 }));
             }
         }
         let t = Traffic { requests: 1, sectors, hits };

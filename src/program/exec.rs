@@ -666,8 +666,8 @@ impl Warp {
                     let run = if unsure != 0 { run | self.assumed(prog, pc, unsure, gwhy) } else { run };
                     if run != 0 {
                         let (ua, wa) = self.src_unk(Src::Reg(*addr));
-                        let atomic = prog.sites.get(*site as usize).is_some_and(|s| s.instr.base.is_atomic());
-                        if ua & run != 0 && atomic && prog.data_whys.contains(&wa) {
+                        let atomic = || prog.sites.get(*site as usize).is_some_and(|s| s.instr.base.is_atomic());
+                        if ua & run != 0 && prog.data_whys.contains(&wa) && atomic() {
                             // An atomic whose address is data (a histogram's `&bins[in[i]]`): not counted, and
                             // the result says so; what it returns is data.
                             sink.unknown_address(*site, &prog.whys[wa as usize]);
