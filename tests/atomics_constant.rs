@@ -335,3 +335,25 @@ fn texture_and_surface_reads_are_refused_with_the_reason() {
     let e = sc.run().expect_err("TEX");
     assert!(e.error.message.contains("texture or surface access"), "{}", e.error.message);
 }
+
+/// MODEL.md L, lines 385-386: "an immediate operand `c[bank][offset]` and `ULDC`/`LDCU` into a uniform register are
+/// one address by construction (1 pass)": in SASS, operands in the bank of `__constant__` variables (bank 3).
+#[test]
+fn immediate_constant_operands_are_one_pass_each() {
+    const SASS: &str = "
+        .text._Z1kPf:
+_Z1kPf:
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   FMUL R5, R0, c[0x3][0x10] ;
+        /*0020*/                   ULDC UR4, c[0x3][0x14] ;
+        /*0030*/                   FFMA R5, R5, c[0x3][0x18], R5 ;
+        /*0040*/                   EXIT ;
+";
+    let r = run(Lang::Sass, SASS, "64", &[], None);
+    let k: Vec<(usize, u64, u64)> =
+        r.instructions.iter().filter_map(|i| i.constant.map(|k| (i.line, i.warps, k.passes))).collect();
+    // Two warps, one pass each per operand.
+    assert_eq!(k, vec![(5, 2, 2), (6, 2, 2), (7, 2, 2)]);
+    // Parameters (bank 0) are not constant-cache reads warpscope lists.
+    assert!(r.instructions.iter().all(|i| !i.access.contains("c[0x0]")));
+}

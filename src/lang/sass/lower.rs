@@ -141,6 +141,10 @@ struct Lower<'a> {
     param_note: String,
     /// Memory sites by listing line (a subroutine inlined twice keeps one site).
     sites: HashMap<usize, crate::program::SiteId>,
+    /// The line being lowered: its index in the listing, its text and its CUDA source line.
+    at: (usize, String, Option<SourceLine>),
+    /// Constant-operand sites by (listing line, offset): `c[0x3][imm]` operands (MODEL.md L: one pass each).
+    const_sites: HashMap<(usize, u32), crate::program::SiteId>,
 }
 
 /// A 32-bit zero constant.
@@ -248,6 +252,28 @@ impl Lower<'_> {
             )),
             None => self.unknown(format!("the constant {key} has no value (give it one with --set {key}=VALUE)")),
         }
+    }
+
+    /// An immediate operand `c[0x3][off]` (the bank of `__constant__` variables): one pass of the constant cache
+    /// for the warp, costed as a constant load at one address (MODEL.md L).
+    fn constant_operand(&mut self, off: u32, span: Span) -> R<()> {
+        let (k, text, source) = self.at.clone();
+        let site = match self.const_sites.get(&(k, off)) {
+            Some(&s) => s,
+            None => {
+                let n = self.const_sites.keys().filter(|(j, _)| *j == k).count();
+                let instr = Instr::parse("LDC").map_err(|e| self.err(span, e.message))?;
+                let access = self.src[span.start..span.end.min(self.src.len())].trim().to_string();
+                let s = self.b.site((k, 1 + n), Site { line: self.no, text, access, instr, notes: Vec::new(), source });
+                self.const_sites.insert((k, off), s);
+                s
+            }
+        };
+        let addr = self.tmp();
+        self.emit(Op::Mov { dst: addr, a: Src::Imm(u64::from(off)) });
+        let ctx = self.b.ctx("the offset of this constant operand: ".to_string());
+        self.emit(Op::Mem { site, addr, plg: None, src: None, ctx, data: None });
+        Ok(())
     }
 
     /// The 32-bit word at `off` of bank 0 when it holds kernel parameters: their defaults, or unknown naming the
@@ -618,6 +644,8 @@ pub(super) fn lower_listing(
         param_base: None,
         param_note: String::new(),
         sites: HashMap::new(),
+        at: (0, String::new(), None),
+        const_sites: HashMap::new(),
     };
     // Kernel parameters and their defaults.
     let sm = listing.arch.unwrap_or(opts.sm);
@@ -783,7 +811,14 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
         });
         lw.span = l.span;
         lw.no = l.no;
+        lw.at = (k, l.text.clone(), l.source.as_ref().map(|s| SourceLine { file: s.file.clone(), line: s.line }));
         let mark = lw.b.temps_mark();
+        // Immediate operands in the bank of `__constant__` variables: one pass of the constant cache each.
+        for (o, sp) in &l.ops {
+            if let Operand::CBank { bank: 3, off, .. } = o {
+                lw.constant_operand(*off, *sp)?;
+            }
+        }
         if MEMORY_OPS.contains(&l.opcode.as_str()) {
             memory(lw, l, k)?;
         } else if ATOMIC_OPS.contains(&l.opcode.as_str()) {
