@@ -429,14 +429,18 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                         { for r.instructions.iter().enumerate().skip(listed_from(pane.instr, r.instructions.len())).take(MAX_LISTED).map(|(i, ins)| {
                             let d = d.clone();
                             let onclick = Callback::from(move |_| d.dispatch(Action::Instr(k, i)));
+                            // An atomic whose address is data has no issue to draw: it says so instead.
+                            let uncounted = ins.warps == 0;
                             html! {
-                                <li class={classes!((i == pane.instr).then_some("selected"))}>
-                                    <button {onclick} aria-pressed={(i == pane.instr).to_string()}>
+                                <li class={classes!((i == pane.instr).then_some("selected"), uncounted.then_some("not-counted"))}>
+                                    <button {onclick} aria-pressed={(i == pane.instr).to_string()} disabled={uncounted}
+                                        title={uncounted.then_some("its address depends on data: listed, not counted")}>
                                         <span class="op">{ ins.op.clone() }</span>
                                         <span class="access">{ match ins.source_label() {
                                             Some(from) => format!("line {} ({from}): {}", ins.line, ins.access),
                                             None => format!("line {}: {}", ins.line, ins.access),
                                         } }</span>
+                                        if uncounted { <span class="access">{ " · not counted (address is data)" }</span> }
                                     </button>
                                 </li>
                             }

@@ -93,6 +93,10 @@ test("a histogram's atomics are named as not counted, beside the totals, in the 
     await notes.textContent(),
     new RegExp(`^Not counted: Atomics whose address is data are listed but not counted, since warpscope follows addresses, not data: ATOMS\\.POPC\\.INC\\.32 \\(line ${atomicLine}\\) ×4\\.`),
   );
+  // Its four inlined copies are listed after the counted instructions, marked and not selectable (no issue).
+  assert.equal(await page.locator('.instructions li.not-counted').count(), 4);
+  assert.equal(await page.locator('.instructions li.not-counted button').first().isDisabled(), true);
+  assert.match(await page.locator('.instructions li.not-counted').first().textContent(), /not counted \(address is data\)/);
   // The launch and the values given are said too.
   const all = await text(page, '#program-notes');
   assert.match(all, /Launch from the code: The launch at line \d+ \(`histogram256Kernel<<<…>>>`\) gives block 192x1x1 and grid 240x1x1/);
