@@ -85,6 +85,47 @@ impl WaveSink for Phases {
 
 /// Costs one warp's shared access: `l` holds the active lanes' aligned shared-window offsets.
 pub fn cost<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut S) -> BankCounts {
+    phases(rule, l, size_bytes, sink, |l, k, end, words, sink| match easy_phase(rule, l, k, end, words, sink) {
+        Some(x) => x,
+        None => hashed_phase(rule, l, k, end, words, sink),
+    })
+}
+
+/// Costs one warp's shared atomic (`ATOMS`, MODEL.md K, a model not yet measured): the phases of section B,
+/// but every lane's read-modify-write of a word is its own pass of the word's bank, so a bank's cost is the
+/// number of active lanes on its words, not the number of distinct words. The ideal is section B's (distinct
+/// words over 32 banks). `ATOMS.POPC.INC` does one increment per word: it is costed by [`cost`].
+pub fn cost_atomic<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut S) -> BankCounts {
+    phases(rule, l, size_bytes, sink, |l, k, end, words, sink| {
+        let (distinct, _) = hashed_phase(rule, l, k, end, words, &mut NoWaves);
+        let mut per_bank = [0u32; BANKS as usize];
+        let mut worst = 0;
+        for j in k..end {
+            let first = l.addr[j] & !3;
+            for w in 0..words {
+                let word = first + 4 * w;
+                let bank = rule.banking.bank(word);
+                let b = bank as usize & 31;
+                if S::DETAIL {
+                    sink.word(per_bank[b], usize::from(l.lane[j]), bank, word);
+                }
+                per_bank[b] += 1;
+                worst = worst.max(per_bank[b]);
+            }
+        }
+        (distinct, worst)
+    })
+}
+
+/// Splits the lanes into the rule's phases and adds up what `phase` says each costs: (distinct bank words,
+/// wavefronts) for lanes `k..end`.
+fn phases<S: WaveSink>(
+    rule: BankRule,
+    l: &Lanes,
+    size_bytes: u32,
+    sink: &mut S,
+    mut phase_cost: impl FnMut(&Lanes, usize, usize, u64, &mut S) -> (u32, u32),
+) -> BankCounts {
     let words = u64::from(size_bytes.div_ceil(4));
     let per = rule.lanes_per_phase;
     // Phases are 32, 16 or 8 lanes: a shift, not a division per lane (which cost most of this function).
@@ -104,63 +145,7 @@ pub fn cost<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut 
         if S::DETAIL {
             sink.begin_phase(LaneSet::group(phase, per));
         }
-        let (distinct, worst) = match easy_phase(rule, l, k, end, words, sink) {
-            Some(x) => x,
-            None => hashed_phase(rule, l, k, end, words, sink),
-        };
-        k = end;
-        let phase_ideal = distinct.div_ceil(BANKS).max(1);
-        if S::DETAIL {
-            sink.end_phase(phase_ideal, worst);
-        }
-        wavefronts += worst;
-        ideal += phase_ideal;
-        degree = degree.max(worst);
-    }
-    BankCounts {
-        wavefronts,
-        ideal_wavefronts: ideal,
-        conflict_degree: degree,
-        bank_bytes: rule.banking.bank_bytes(),
-        other_model_wavefronts: 0,
-    }
-}
-
-/// Costs one warp's shared atomic (`ATOMS`, MODEL.md K, a model not yet measured): the phases of section B,
-/// but every lane's read-modify-write of a word is its own pass of the word's bank, so a bank's cost is the
-/// number of active lanes on its words, not the number of distinct words. The ideal is section B's (distinct
-/// words over 32 banks). `ATOMS.POPC.INC` does one increment per word: it is costed by [`cost`].
-pub fn cost_atomic<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut S) -> BankCounts {
-    let words = u64::from(size_bytes.div_ceil(4));
-    let per = rule.lanes_per_phase;
-    let shift = per.trailing_zeros();
-    let (mut wavefronts, mut ideal, mut degree) = (0u32, 0u32, 0u32);
-    let mut k = 0;
-    while k < l.n {
-        let phase = u32::from(l.lane[k]) >> shift;
-        let mut end = k;
-        while end < l.n && u32::from(l.lane[end]) >> shift == phase {
-            end += 1;
-        }
-        if S::DETAIL {
-            sink.begin_phase(LaneSet::group(phase, per));
-        }
-        let (distinct, _) = hashed_phase(rule, l, k, end, words, &mut NoWaves);
-        let mut per_bank = [0u32; BANKS as usize];
-        let mut worst = 0;
-        for j in k..end {
-            let first = l.addr[j] & !3;
-            for w in 0..words {
-                let word = first + 4 * w;
-                let bank = rule.banking.bank(word);
-                let b = bank as usize & 31;
-                if S::DETAIL {
-                    sink.word(per_bank[b], usize::from(l.lane[j]), bank, word);
-                }
-                per_bank[b] += 1;
-                worst = worst.max(per_bank[b]);
-            }
-        }
+        let (distinct, worst) = phase_cost(l, k, end, words, sink);
         k = end;
         let phase_ideal = distinct.div_ceil(BANKS).max(1);
         if S::DETAIL {

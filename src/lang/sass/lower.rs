@@ -1053,19 +1053,7 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
                 Some(_) => lw.src[mem_span.start..l.span.end.min(lw.src.len())].trim().to_string(),
                 None => l.mem_text.clone(),
             };
-            let site = lw.b.site(
-                (k, 0),
-                Site {
-                    line: l.no,
-                    text: l.text.clone(),
-                    access,
-                    instr: instr.clone(),
-                    notes: Vec::new(),
-                    source: l.source.as_ref().map(|s| SourceLine { file: s.file.clone(), line: s.line }),
-                },
-            );
-            lw.sites.insert(k, site);
-            site
+            line_site(lw, l, k, access, &instr)
         }
     };
     let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", l.opcode));
@@ -1082,6 +1070,17 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// The memory site of listing line `k` (one per line, also when a subroutine is inlined twice).
+fn line_site(lw: &mut Lower, l: &Line, k: usize, access: String, instr: &Instr) -> crate::program::SiteId {
+    let source = l.source.as_ref().map(|s| SourceLine { file: s.file.clone(), line: s.line });
+    let site = lw.b.site(
+        (k, 0),
+        Site { line: l.no, text: l.text.clone(), access, instr: instr.clone(), notes: Vec::new(), source },
+    );
+    lw.sites.insert(k, site);
+    site
 }
 
 /// `LDC Rd, c[bank][Ra + imm]`: a constant-bank load at a per-thread offset, costed in passes (MODEL.md L).
@@ -1108,19 +1107,7 @@ fn constant_load(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
         Some(&site) => site,
         None => {
             let access = lw.src[span.start..span.end.min(lw.src.len())].trim().to_string();
-            let site = lw.b.site(
-                (k, 0),
-                Site {
-                    line: l.no,
-                    text: l.text.clone(),
-                    access,
-                    instr: instr.clone(),
-                    notes: Vec::new(),
-                    source: l.source.as_ref().map(|s| SourceLine { file: s.file.clone(), line: s.line }),
-                },
-            );
-            lw.sites.insert(k, site);
-            site
+            line_site(lw, l, k, access, &instr)
         }
     };
     let ctx = lw
