@@ -80,44 +80,44 @@ fn strided_and_scattered_reads_suggest_packing() {
         "strided",
         0,
         expect![[r#"
-        why:
-          32 active lanes request 128 bytes; they touch 128 bytes in 8 sectors, 256 B moved (50% efficiency).
-          Packed and aligned, 128 bytes would fit in 4 sectors.
-          Neighbouring lanes are 8 bytes apart but each uses 4: the warp drags in 2x the data it needs.
-        fixes:
-          - Store the values each warp reads next to each other
-            Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
-            no automatic edit
-          - Read with a stride of 4 bytes
-            transactions: 8 → 4 over the block
-            pattern: 4*lane + 0x0
-    "#]],
+            why:
+              32 active lanes request 128 bytes; they touch 128 bytes in 8 sectors, 256 B moved (50% efficiency).
+              Packed and aligned, 128 bytes would fit in 4 sectors.
+              Neighbouring lanes are 8 bytes apart but each uses 4: the warp moves 256 bytes for the 128 it uses (2x the data).
+            fixes:
+              - Store the values each warp reads next to each other
+                Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
+                no automatic edit
+              - Read with a stride of 4 bytes
+                transactions: 8 → 4 over the block
+                pattern: 4*lane + 0x0
+        "#]],
     );
     // Kepler with L1 on: 32 lines of 128 B for 128 useful bytes; L2-only moves 32 x 32 B (PG-11 K.3.2).
     preset(
         "kepler-l1-opt-in",
         0,
         expect![[r#"
-        why:
-          32 active lanes request 128 bytes; they touch 128 bytes in 32 sectors, 4096 B moved (3% efficiency).
-          Packed and aligned, 128 bytes would fit in 4 sectors.
-          The line at 0x0 carries 4 useful bytes for lane 0.
-          The line at 0x80 carries 4 useful bytes for lane 1.
-          The line at 0x100 carries 4 useful bytes for lane 2.
-          The line at 0x180 carries 4 useful bytes for lane 3.
-          … and 28 more sparsely used transactions.
-          Neighbouring lanes are 128 bytes apart but each uses 4: the warp drags in 32x the data it needs.
-        fixes:
-          - Store the values each warp reads next to each other
-            Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
-            no automatic edit
-          - Read with a stride of 4 bytes
-            transactions: 32 → 1 over the block
-            pattern: 4*lane + 0x0
-          - Cache this load in L2 only (-Xptxas -dlcm=cg or .CG)
-            32-byte transactions instead of 128-byte lines: bytes moved 4096 → 1024 over the block
-            L1: off
-    "#]],
+            why:
+              32 active lanes request 128 bytes; they touch 128 bytes in 32 sectors, 4096 B moved (3.1% efficiency).
+              Packed and aligned, 128 bytes would fit in 4 sectors.
+              The line at 0x0 carries 4 useful bytes for lane 0.
+              The line at 0x80 carries 4 useful bytes for lane 1.
+              The line at 0x100 carries 4 useful bytes for lane 2.
+              The line at 0x180 carries 4 useful bytes for lane 3.
+              … and 28 more sparsely used transactions.
+              Neighbouring lanes are 128 bytes apart but each uses 4: the warp moves 4096 bytes for the 128 it uses (32x the data).
+            fixes:
+              - Store the values each warp reads next to each other
+                Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
+                no automatic edit
+              - Read with a stride of 4 bytes
+                transactions: 32 → 1 over the block
+                pattern: 4*lane + 0x0
+              - Cache this load in L2 only (-Xptxas -dlcm=cg or .CG)
+                32-byte transactions instead of 128-byte lines: bytes moved 4096 → 1024 over the block
+                L1: off
+        "#]],
     );
 }
 
@@ -204,23 +204,23 @@ fn vector_and_index_swap_are_offered_when_they_help() {
         "matrix-row-vs-column",
         1,
         expect![[r#"
-        why:
-          32 active lanes request 128 bytes; they touch 128 bytes in 32 sectors, 1024 B moved (12% efficiency).
-          Packed and aligned, 128 bytes would fit in 4 sectors.
-          The sector at 0x7000_0000_0000 carries 4 useful bytes for lane 0.
-          The sector at 0x7000_0000_1000 carries 4 useful bytes for lane 1.
-          The sector at 0x7000_0000_2000 carries 4 useful bytes for lane 2.
-          The sector at 0x7000_0000_3000 carries 4 useful bytes for lane 3.
-          … and 28 more sparsely used transactions.
-          Neighbouring lanes are 4096 bytes apart but each uses 4: the warp drags in 1024x the data it needs.
-        fixes:
-          - Store the values each warp reads next to each other
-            Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
-            no automatic edit
-          - Swap the index so threadIdx.x moves fastest: m[blockIdx.x * N + threadIdx.x]
-            transactions: 32 → 4 over the block
-            line 4: float col = m[blockIdx.x * N + threadIdx.x];   // down a column
-    "#]],
+            why:
+              32 active lanes request 128 bytes; they touch 128 bytes in 32 sectors, 1024 B moved (12.5% efficiency).
+              Packed and aligned, 128 bytes would fit in 4 sectors.
+              The sector at 0x7000_0000_0000 carries 4 useful bytes for lane 0.
+              The sector at 0x7000_0000_1000 carries 4 useful bytes for lane 1.
+              The sector at 0x7000_0000_2000 carries 4 useful bytes for lane 2.
+              The sector at 0x7000_0000_3000 carries 4 useful bytes for lane 3.
+              … and 28 more sparsely used transactions.
+              Neighbouring lanes are 4096 bytes apart but each uses 4: the warp moves 1024 bytes for the 128 it uses (8x the data).
+            fixes:
+              - Store the values each warp reads next to each other
+                Make consecutive lanes read consecutive elements: a struct of arrays instead of an array of structs, or stage the data through shared memory and read it there.
+                no automatic edit
+              - Swap the index so threadIdx.x moves fastest: m[blockIdx.x * N + threadIdx.x]
+                transactions: 32 → 4 over the block
+                line 4: float col = m[blockIdx.x * N + threadIdx.x];   // down a column
+        "#]],
     );
 }
 
@@ -232,6 +232,157 @@ fn good_patterns_get_no_suggestion() {
         for k in 0..n {
             let text = render(&sc, k);
             assert!(text.ends_with("fixes:\n"), "{name} #{k}:\n{text}");
+        }
+    }
+}
+
+/// The numbers a sentence states, each with the word that follows it: "1024 bytes" gives (1024, "bytes"),
+/// "8x" gives (8, "x"), "32-way" gives (32, "-way"), "80% efficiency" gives (80, "%").
+fn stated(sentence: &str) -> Vec<(f64, String)> {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        let w = w.trim_start_matches('(');
+        let digits: String = w.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let Ok(n) = digits.trim_end_matches('.').parse::<f64>() else { continue };
+        let rest = &w[digits.len()..];
+        let unit = if rest.is_empty() {
+            words.get(k + 1).map(|u| u.trim_matches(|c: char| !c.is_alphanumeric()).to_string()).unwrap_or_default()
+        } else {
+            rest.trim_end_matches(|c: char| c == ')' || c == '.' || c == ',' || c == ':' || c == ';').to_string()
+        };
+        out.push((n, unit));
+    }
+    out
+}
+
+#[test]
+fn every_number_in_a_why_is_the_issue_own_metric() {
+    // Issue 28: the matrix column read (4096-byte stride) said "1024x the data it needs" (the stride over the
+    // size); it moves 32 sectors of 32 bytes, 1024 bytes, for 128 used: 8x. Every "Why" sentence of every
+    // issue of every preset is read back here, and each number with a unit must be the issue's own metric.
+    let mut checked = 0;
+    for p in presets::PRESETS.iter() {
+        let sc = p.scenario();
+        let r = sc.run().expect("runs");
+        for (instr, i) in r.instructions.iter().enumerate() {
+            let issues: u64 = i.passes.iter().map(|&x| u64::from(x)).sum();
+            for issue in 0..issues.min(16) as usize {
+                let Some(report) = sc.report(&r, instr, issue).expect("runs") else { continue };
+                for line in warpscope::teach::explain::why(&report) {
+                    let at = format!("{} instruction {instr} issue {issue}: {line}", p.name);
+                    for (n, unit) in stated(&line) {
+                        let ok = match (&report.cost, unit.as_str()) {
+                            (warpscope::model::report::Cost::Memory(m), "x") => {
+                                (n - (m.bytes_moved as f64 / m.bytes_unique as f64)).abs() < 0.051
+                            }
+                            (warpscope::model::report::Cost::Memory(m), "%") => {
+                                (n - m.efficiency * 100.0).abs() < 0.051
+                            }
+                            (warpscope::model::report::Cost::Memory(m), "B") => n == m.bytes_moved as f64,
+                            (warpscope::model::report::Cost::Memory(m), "sector" | "sectors") => {
+                                n == f64::from(m.sectors) || n == m.bytes_unique.div_ceil(32) as f64
+                            }
+                            (warpscope::model::report::Cost::Memory(m), "bytes" | "byte") => {
+                                [
+                                m.bytes_requested,
+                                m.bytes_unique,
+                                m.bytes_moved,
+                                u64::from(report.size),
+                            ]
+                            .contains(&(n as u64))
+                                // a stride ("lanes are 4096 bytes apart") or an offset into a sector
+                                || line.contains("apart") || line.contains("into a sector")
+                            }
+                            (warpscope::model::report::Cost::Banks(b), "wavefront" | "wavefronts") => {
+                                n == f64::from(b.wavefronts) || line.contains(&format!("in {n} wavefronts"))
+                            }
+                            (warpscope::model::report::Cost::Banks(b), "bank") => n == f64::from(b.bank_conflicts),
+                            (warpscope::model::report::Cost::Banks(b), "-way") => n == f64::from(b.conflict_degree),
+                            (warpscope::model::report::Cost::Banks(b), "would") => n == f64::from(b.ideal_wavefronts),
+                            (_, "active") => n == f64::from(report.active_lanes),
+                            _ => true,
+                        };
+                        assert!(ok, "{at}: {n} {unit} is not the issue's metric");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Every preset issue states its numbers; a change that stopped stating them would stop checking them.
+    assert!(checked > 300, "only {checked} numbers were checked");
+}
+
+#[test]
+fn a_column_read_moves_eight_times_the_data_it_uses() {
+    // Issue 28's case, from the "matrix-row-vs-column" preset: lanes 4096 bytes apart, 4-byte floats, one
+    // 32-byte sector each on CC 8.0 (MODEL.md A): 1,024 bytes moved for 128 used.
+    let sc = presets::find("matrix-row-vs-column").expect("preset").scenario();
+    let r = sc.run().expect("runs");
+    let report = sc.report(&r, 1, 0).expect("runs").expect("an issue");
+    let lines = warpscope::teach::explain::why(&report);
+    assert!(
+        lines.contains(
+            &"Neighbouring lanes are 4096 bytes apart but each uses 4: the warp moves 1024 bytes for the 128 it uses (8x the data)."
+                .to_string()
+        ),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn every_preset_description_states_numbers_its_result_gives() {
+    // The menu's description of each preset is written by hand; its sector, line, percentage, conflict and
+    // wavefront counts are read back here and must be what the engine gives one of the preset's issues.
+    use warpscope::model::report::Cost;
+    for p in presets::PRESETS.iter() {
+        let sc = p.scenario();
+        let r = sc.run().expect("runs");
+        let mut have: Vec<(f64, &str)> = Vec::new();
+        for (instr, i) in r.instructions.iter().enumerate() {
+            let issues: u64 = i.passes.iter().map(|&x| u64::from(x)).sum();
+            for issue in 0..issues.min(64) as usize {
+                let Some(report) = sc.report(&r, instr, issue).expect("runs") else { continue };
+                for part in report.parts() {
+                    match &part.cost {
+                        Cost::Memory(m) => {
+                            have.push((f64::from(m.sectors), "sectors"));
+                            // "4 sectors of data": the sectors the bytes used fill when packed
+                            have.push((m.bytes_unique.div_ceil(32) as f64, "sectors"));
+                            have.push((f64::from(m.lines), "lines"));
+                            have.push((m.efficiency * 100.0, "%"));
+                        }
+                        Cost::Banks(b) => {
+                            have.push((f64::from(b.conflict_degree), "-way"));
+                            have.push((f64::from(b.wavefronts), "wavefronts"));
+                            // the other shared model's count, which the note gives beside it (MODEL.md E)
+                            if let Some(o) = b.other_model_wavefronts {
+                                have.push((f64::from(o), "wavefronts"));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // A clause about other compute capabilities ("2-way on 2.x and 5.x+") is about another result.
+        let own: Vec<&str> = p.explanation.split([',', ';', ':']).filter(|c| !c.contains(".x")).collect();
+        for (n, unit) in own.iter().flat_map(|c| stated(c)) {
+            let kind = match unit.as_str() {
+                "sector" | "sectors" => "sectors",
+                "line" | "lines" => "lines",
+                "%" => "%",
+                "-way" => "-way",
+                "wavefront" | "wavefronts" => "wavefronts",
+                _ => continue,
+            };
+            assert!(
+                have.iter().any(|&(v, k)| k == kind && (v - n).abs() < 0.051),
+                "preset {}: \"{n}{unit}\" is no issue's {kind} ({})",
+                p.name,
+                p.explanation
+            );
         }
     }
 }

@@ -45,6 +45,26 @@ pub struct Explanation {
     pub suggestions: Vec<Suggestion>,
 }
 
+/// `moved` over `used` as a multiplier: "8x", "1.5x".
+fn times(moved: u64, used: u64) -> String {
+    let r = moved as f64 / used.max(1) as f64;
+    if (r - r.round()).abs() < 1e-9 {
+        format!("{}x", r.round())
+    } else {
+        format!("{r:.1}x")
+    }
+}
+
+/// A fraction as a percentage, with one decimal where it is not whole: "80", "12.5".
+fn percent(f: f64) -> String {
+    let p = f * 100.0;
+    if (p - p.round()).abs() < 0.05 {
+        format!("{}", p.round())
+    } else {
+        format!("{p:.1}")
+    }
+}
+
 /// The per-lane addresses of a report as (lane, address).
 fn active(report: &Report) -> Vec<(usize, u64)> {
     report.addresses.iter().enumerate().filter_map(|(l, a)| a.map(|a| (l, a))).collect()
@@ -84,17 +104,22 @@ pub fn why(report: &Report) -> Vec<String> {
     match &report.cost {
         Cost::Memory(m) => {
             let requested = m.bytes_requested;
-            let ideal = requested.div_ceil(32).max(u64::from(points.len().min(1) as u32));
+            // The fewest sectors the bytes the warp uses fit in (lanes that share an address need it once).
+            let ideal = m.bytes_unique.div_ceil(32).max(u64::from(points.len().min(1) as u32));
             lines.push(format!(
-                "{} request {requested} bytes; they touch {} bytes in {}, {} B moved ({:.0}% efficiency).",
+                "{} request {requested} bytes; they touch {} bytes in {}, {} B moved ({}% efficiency).",
                 plural(u64::from(report.active_lanes), "active lane"),
                 m.bytes_unique,
                 plural(u64::from(m.sectors), "sector"),
                 m.bytes_moved,
-                m.efficiency * 100.0
+                percent(m.efficiency)
             ));
             if u64::from(m.sectors) > ideal && points.len() > 1 {
-                lines.push(format!("Packed and aligned, {requested} bytes would fit in {}.", plural(ideal, "sector")));
+                lines.push(format!(
+                    "Packed and aligned, {} would fit in {}.",
+                    plural(m.bytes_unique, "byte"),
+                    plural(ideal, "sector")
+                ));
                 // Which transactions carry few useful bytes.
                 let mut partial = Vec::new();
                 for r in &m.steps {
@@ -130,11 +155,13 @@ pub fn why(report: &Report) -> Vec<String> {
                 Some((base, stride)) if stride == i128::from(size) && base % 32 != 0 => {
                     lines.push(format!("The warp is contiguous but starts {} bytes into a sector: it straddles one more sector than it needs.", base % 32));
                 }
-                Some((_, stride)) if stride.unsigned_abs() > u128::from(size) => {
+                Some((_, stride)) if stride.unsigned_abs() > u128::from(size) && m.bytes_moved > m.bytes_unique => {
                     lines.push(format!(
-                        "Neighbouring lanes are {} bytes apart but each uses {size}: the warp drags in {}x the data it needs.",
+                        "Neighbouring lanes are {} bytes apart but each uses {size}: the warp moves {} bytes for the {} it uses ({} the data).",
                         stride.abs(),
-                        stride.unsigned_abs() / u128::from(size.max(1))
+                        m.bytes_moved,
+                        m.bytes_unique,
+                        times(m.bytes_moved, m.bytes_unique)
                     ));
                 }
                 _ => {}

@@ -424,7 +424,7 @@ pub const PRESETS: [Preset; 35] = [
     code(
         "address-list",
         "Addresses from a trace",
-        "Raw addresses, 32 per warp, `-` for an inactive lane: here a 2-way strided pattern with the last 8 lanes inactive.",
+        "Raw addresses, 32 per warp, `-` for an inactive lane: here every other word, with the last 8 lanes inactive.",
         Lang::Addresses,
         ONE_WARP,
         "LDG.E.32\n0x1000 0x1008 0x1010 0x1018 0x1020 0x1028 0x1030 0x1038\n0x1040 0x1048 0x1050 0x1058 0x1060 0x1068 0x1070 0x1078\n0x1080 0x1088 0x1090 0x1098 0x10a0 0x10a8 0x10b0 0x10b8\n- - - - - - - -\n",
