@@ -249,7 +249,7 @@ fn stated(sentence: &str) -> Vec<(f64, String)> {
         let unit = if rest.is_empty() {
             words.get(k + 1).map(|u| u.trim_matches(|c: char| !c.is_alphanumeric()).to_string()).unwrap_or_default()
         } else {
-            rest.trim_end_matches(|c: char| c == ')' || c == '.' || c == ',' || c == ':' || c == ';').to_string()
+            rest.trim_end_matches([')', '.', ',', ':', ';']).to_string()
         };
         out.push((n, unit));
     }
