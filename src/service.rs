@@ -365,7 +365,20 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     }
     let (Some(analysis), Some(result)) = (&cache.analysis, &cache.result) else { return reply(Reply::Done { id }) };
     // Always sent: the page may have asked from a fresh pane that has no result yet.
-    let goals = req.goals.as_ref().map(|gs| gs.iter().map(|g| crate::teach::lab::check_goal(g, result)).collect());
+    let goals = req.goals.as_ref().map(|gs| {
+        // A goal that reads addresses reads the instruction's first issue.
+        let first_issue = |i: &crate::analysis::InstrResult| {
+            let (warp, pass) = i.issue_at(0)?;
+            let mut deadline = crate::scenario::Deadline::new(sc.limits.max_seconds);
+            analysis
+                .report(i.site, warp, pass, &mut deadline)
+                .ok()
+                .flatten()
+                .map(|r| crate::teach::lab::goal_addresses(&r))
+        };
+        let subject = crate::teach::lab::Subject { text: &sc.text, first_issue: &first_issue };
+        gs.iter().map(|g| crate::teach::lab::check_goal(g, &subject, result)).collect()
+    });
     reply(Reply::Result { id, result: Box::new(result.clone()), goals });
     // The selection, kept within the result.
     let instr = if req.instr < result.instructions.len() { req.instr } else { 0 };

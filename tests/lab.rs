@@ -66,6 +66,80 @@ fn the_caches_lab_rejects_wrong_ideas() {
     );
 }
 
+/// Grades `answer` (a pattern) on exercise `id` of `lab` and requires a goal to fail: the wrong idea `why`.
+fn rejects(lab: &warpscope::teach::lab::Course, id: &str, answer: warpscope::teach::lab::Answer, why: &str) {
+    let ex = lab.exercises.iter().find(|e| e.id == id).unwrap_or_else(|| panic!("exercise {id}"));
+    let g = grade_exercise(ex, Some(&answer));
+    assert!(g.error.is_none(), "{id}: {why}: {:?}", g.error);
+    assert!(g.goals.iter().any(|g| !g.pass), "{id}: {why} must not pass: {:#?}", g.goals);
+}
+
+fn pattern(p: &str) -> warpscope::teach::lab::Answer {
+    warpscope::teach::lab::Answer { pattern: Some(p.into()), ..Default::default() }
+}
+
+/// Issue 28: the memory lab's goals describe the idea, so the answers a student could game them with fail.
+#[test]
+fn the_memory_lab_rejects_wrong_ideas() {
+    let lab = parse(MEMORY).expect("parses");
+    // 1. Every lane on one float is 1 sector, not 32 consecutive floats.
+    rejects(&lab, "coalescing", pattern("0"), "all lanes on one float");
+    rejects(&lab, "coalescing", pattern("4*(lane/2)"), "16 floats read twice");
+    // 2. One 128-byte transaction, but not for 32 floats.
+    rejects(&lab, "fermi-alignment", pattern("0x1000"), "all lanes on one word");
+    // 3. Four transactions for one 16-byte chunk per quarter-warp.
+    rejects(&lab, "wide-splits", pattern("16*(lane/8)"), "each quarter-warp on one chunk");
+    rejects(&lab, "wide-splits", pattern("0"), "all lanes on one chunk");
+    // 4. A shared load moves no global bytes; a wider load reads other data.
+    let op = |o: &str| warpscope::teach::lab::Answer { op: Some(o.into()), ..Default::default() };
+    rejects(&lab, "kepler-l2-only", op("LDS.32"), "a shared load instead of L2 only");
+    rejects(&lab, "kepler-l2-only", op("LD.E.CG.64"), "a wider load");
+    // 5. The read rewritten as a copy is no longer a transpose; the loops must stay.
+    let ex5 = lab.exercises.iter().find(|e| e.id == "bank-padding").expect("exercise").pattern.clone();
+    let copy = ex5.replace(
+        "out[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];",
+        "out[(y + j) * width + x] = tile[threadIdx.y + j][threadIdx.x];",
+    );
+    rejects(&lab, "bank-padding", pattern(&copy), "the column read rewritten as a row read");
+    let one_pass = ex5
+        .replace("__shared__ float tile[TILE][TILE];", "__shared__ float tile[TILE][TILE + 1];")
+        .replace("for (int j = 0; j < TILE; j += 8)\n    out", "for (int j = 0; j < 8; j += 8)\n    out");
+    assert!(copy != ex5 && one_pass != ex5 && one_pass.contains("TILE + 1"), "the edits apply");
+    rejects(&lab, "bank-padding", pattern(&one_pass), "the read loop shortened");
+    // 6. One word for all lanes is a broadcast, not four words in four banks.
+    rejects(&lab, "broadcast", pattern("0"), "one word for the warp");
+    rejects(&lab, "broadcast", pattern("4*lane"), "32 words, no broadcast");
+    // 7. LDS.128 with quarter-warps re-reading one 128-byte row.
+    rejects(&lab, "lds128", pattern("16*(lane % 8)"), "every quarter-warp on the same 128 bytes");
+    rejects(&lab, "lds128", pattern("0"), "all lanes on one 16-byte chunk");
+}
+
+/// Issue 28: the tensor-core lab's goals describe the idea: padding is padding, a swizzle keeps 128-byte
+/// rows, pairs share an address.
+#[test]
+fn the_tensor_core_lab_rejects_wrong_ideas() {
+    let lab = parse(TENSOR_CORE_SMEM).expect("parses");
+    // 2. Padding: contiguous rows, one address, or a swizzle are not a padded tile.
+    rejects(&lab, "ldmatrix-padding", pattern("16*lane"), "the 32 rows packed into 512 bytes");
+    rejects(&lab, "ldmatrix-padding", pattern("0"), "every lane on one row");
+    rejects(&lab, "ldmatrix-padding", pattern("sw128(128*(lane % 8) + 16*(lane / 8))"), "a swizzle, not padding");
+    // 3. Swizzle: padding rows to 144 bytes, or packing them, is not keeping 128-byte rows.
+    rejects(&lab, "ldmatrix-swizzle", pattern("144*(lane % 8) + 16*(lane / 8)"), "padded rows");
+    rejects(&lab, "ldmatrix-swizzle", pattern("16*lane"), "packed rows");
+    rejects(&lab, "ldmatrix-swizzle", pattern("0"), "one row");
+    // 4. x2: every lane on one row is a broadcast.
+    rejects(&lab, "ldmatrix-x2", pattern("0"), "one row for both matrices");
+    // 5. cp.async: 144-byte rows, or the destination untransposed.
+    rejects(&lab, "cp-async-tile", pattern("144*(lane % 8) + 16*(lane / 8) from 0x100000 + 16*lane"), "144-byte rows");
+    rejects(&lab, "cp-async-tile", pattern("16*lane from 0x100000 + 16*lane"), "the copy not transposed");
+    // 6. stmatrix: padded rows.
+    rejects(&lab, "stmatrix-epilogue", pattern("144*(lane % 8) + 16*(lane / 8)"), "padded rows");
+    rejects(&lab, "stmatrix-epilogue", pattern("0"), "one row");
+    // 7. Pairs: one address for the warp, or lanes n and n+16 sharing.
+    rejects(&lab, "measured-lds64", pattern("0"), "one address for the warp");
+    rejects(&lab, "measured-lds64", pattern("8*(lane % 16)"), "lanes n and n+16 sharing");
+}
+
 fn solvable(text: &str, at_least: usize) {
     let lab = parse(text).unwrap_or_else(|e| panic!("{e}"));
     assert!(lab.exercises.len() >= at_least, "the lab has {} exercises", lab.exercises.len());
@@ -120,8 +194,23 @@ fn bad_lab_files_name_the_problem_and_where() {
     assert!(err(&format!("{ONE}colour = \"red\"\n")).starts_with("8:1: unknown field `colour`"));
     assert_eq!(
         err(&format!("{ONE}[[exercise.goal]]\ncheck = \"sector <= 4\"\ntext = \"x\"\n")),
-        "9:10: unknown metric `sector` (known: requests, lines, sectors, transactions, transaction_bytes, bytes_requested, bytes_unique, bytes_moved, efficiency, sectors_per_request, wavefronts, ideal_wavefronts, bank_conflicts, conflict_degree, warps, lanes, size, instructions, l1_hit_rate, l2_hit_rate, l1_hits, l1_sectors, l2_hits, l2_sectors, dram_read_bytes, ops, serial, passes)"
+        "9:10: unknown metric `sector` (known: requests, lines, sectors, transactions, transaction_bytes, bytes_requested, bytes_unique, bytes_moved, efficiency, sectors_per_request, wavefronts, ideal_wavefronts, bank_conflicts, conflict_degree, warps, lanes, size, instructions, l1_hit_rate, l2_hit_rate, l1_hits, l1_sectors, l2_hits, l2_sectors, dram_read_bytes, ops, serial, passes, distinct, addr(k); in a `lanes` goal also lane, addr)"
     );
+    // The goals that constrain the idea: a lane's address outside a `lanes` goal, a kept line the starting
+    // pattern lacks, a goal with neither a check nor a kept line.
+    assert_eq!(
+        err(&format!("{ONE}[[exercise.goal]]\ncheck = \"addr < 128\"\ntext = \"x\"\n")),
+        "9:9: `lane` and `addr` are a lane's: this goal needs scope = \"lanes\""
+    );
+    assert_eq!(
+        err(&format!("{ONE}[[exercise.goal]]\nkeep = \"8*lane\"\ntext = \"x\"\n")),
+        "9:8: `keep` names lines the starting pattern does not have"
+    );
+    assert_eq!(err(&format!("{ONE}[[exercise.goal]]\ntext = \"x\"\n")), "3:6: a goal needs a `check` or a `keep`");
+    assert!(parse(&format!(
+        "{ONE}[[exercise.goal]]\ncheck = \"addr == 4 * lane + addr(0)\"\nscope = \"lanes\"\ntext = \"x\"\n[[exercise.goal]]\nkeep = \" 4*lane \"\ntext = \"y\"\n"
+    ))
+    .is_ok());
     assert_eq!(
         err(&format!("{ONE}[[exercise.goal]]\ncheck = \"sectors <=\"\ntext = \"x\"\n")),
         "9:20: expected a number, a name or `(`, found the end of the input"

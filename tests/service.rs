@@ -52,8 +52,13 @@ const STRIDED: &str = "__global__ void k(const float *a) {\n    float x = a[2 * 
 #[test]
 fn lab_goals_are_checked_with_the_result() {
     use warpscope::teach::lab::{Goal, GoalResult};
-    let goal =
-        |check: &str, scope: &str| Goal { check: check.into(), text: check.into(), scope: scope.into(), select: None };
+    let goal = |check: &str, scope: &str| Goal {
+        check: check.into(),
+        text: check.into(),
+        scope: scope.into(),
+        select: None,
+        keep: None,
+    };
     let mut req = request(3, STRIDED, "64");
     req.goals = Some(vec![
         goal("sectors == 16 && requests == 2", "each"),
@@ -98,6 +103,27 @@ fn lab_goals_are_checked_with_the_result() {
             ),
             ("bank_conflicts == 0 || sectors / bank_conflicts >= 1", true, ""),
         ]
+    );
+    // Goals on the idea read the first issue's addresses and the pattern: lane i reads 8 bytes after lane
+    // i-1 (a[2 * threadIdx.x], 4-byte floats), 32 different addresses, the load's line kept.
+    let mut keep = goal("", "each");
+    keep.keep = Some("    float   x = a[2 * threadIdx.x];".into());
+    req.goals = Some(vec![
+        goal("addr == addr(0) + 8 * lane", "lanes"),
+        goal("addr == addr(0) + 4 * lane", "lanes"),
+        goal("distinct == 32 && addr(31) - addr(0) == 248", "each"),
+        goal("addr(32) > 0", "each"),
+        keep,
+    ]);
+    let rs = replies(&req, &mut Cache::default());
+    let Reply::Result { goals: Some(goals), .. } = &rs[0] else { panic!("the result with its goals") };
+    let passes: Vec<bool> = goals.iter().map(|g| g.pass).collect();
+    assert_eq!(passes, [true, false, true, false, true], "{goals:#?}");
+    assert!(goals[1].detail.starts_with("lane 1 (address 0x"), "{}", goals[1].detail);
+    assert!(goals[1].detail.ends_with("on line 2 (LDG.E.32) does not meet it yet"), "{}", goals[1].detail);
+    assert_eq!(
+        goals[3].detail,
+        "the condition cannot be evaluated on line 2 (LDG.E.32): there is no lane 32 (lanes are 0 to 31)"
     );
     // An exercise without goals gets an empty list (it is graded by its questions); outside a lab, none.
     req.goals = Some(Vec::new());

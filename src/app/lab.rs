@@ -183,7 +183,8 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
                     { for grade.goals.iter().map(|g| html! {
                         <li class={if g.pass { "pass" } else { "fail" }}>
                             <span class="mark">{ if g.pass { "✔" } else { "✘" } }</span>
-                            { format!(" {} ", g.text) }<code>{ g.check.clone() }</code>
+                            { format!(" {} ", g.text) }
+                            if !g.check.is_empty() { <code>{ g.check.clone() }</code> }
                             if !g.detail.is_empty() { <span class="detail">{ format!(" — {}", g.detail) }</span> }
                         </li>
                     }) }

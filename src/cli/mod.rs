@@ -911,10 +911,10 @@ fn run_check(c: CheckArgs) -> Result<(String, bool), String> {
         }
         for r in &g.goals {
             out.push_str(&format!(
-                "  {} {} ({}){}\n",
+                "  {} {}{}{}\n",
                 if r.pass { "✔" } else { "✘" },
                 r.text,
-                r.check,
+                if r.check.is_empty() { String::new() } else { format!(" ({})", r.check) },
                 if r.detail.is_empty() { String::new() } else { format!(": {}", r.detail) }
             ));
         }

@@ -7,6 +7,10 @@
 //! `bank_conflicts == 0 && sectors <= 8`, checked for each memory instruction (`scope = "each"`, the
 //! default), for the block's sums (`"sum"`) or for at least one instruction (`"any"`), optionally only for
 //! instructions whose mnemonic contains `select` (`select = "LDS"`).
+//!
+//! Goals also constrain the idea, not only the count: `addr(k)` is lane k's address in an instruction's first
+//! issue, `scope = "lanes"` checks the condition for every active lane of that issue with `lane` and `addr`
+//! (this lane's), and `keep = "..."` requires a line of the starting pattern to stay as written.
 
 use crate::analysis::{InstrResult, ProgramResult};
 use crate::lang::cexpr::{Ex, Parser};
@@ -146,14 +150,56 @@ pub struct Exercise {
 /// A goal.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Goal {
-    /// The condition.
+    /// The condition (empty for a `keep` goal).
     pub check: String,
     /// What the student reads.
     pub text: String,
-    /// `each`, `sum` or `any`.
+    /// `each`, `sum`, `any` or `lanes`.
     pub scope: String,
     /// Only instructions whose mnemonic contains this.
     pub select: Option<String>,
+    /// Lines of the starting pattern that must stay as written, one after another (spaces aside): the loop
+    /// and the read the task is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<String>,
+}
+
+/// What a goal reads besides the result's totals: the pattern as the student wrote it (for `keep`), and the
+/// per-lane addresses of an instruction's first issue (for `addr(k)` and the `lanes` scope).
+pub struct Subject<'a> {
+    /// The pattern.
+    pub text: &'a str,
+    /// Lane by lane, the addresses of the instruction's first issue, `None` for an inactive lane; `None`
+    /// when the instruction has no issue.
+    pub first_issue: &'a dyn Fn(&InstrResult) -> Option<Vec<Option<u64>>>,
+}
+
+/// The addresses a goal's `addr` reads from an issue's report: the lanes' own, or for a copy its shared
+/// destination (the pattern's left side), or for a generic access each lane's in the space it went to.
+pub fn goal_addresses(r: &crate::model::report::Report) -> Vec<Option<u64>> {
+    use crate::model::report::{Cost, SpaceTag};
+    if r.addresses.iter().any(Option::is_some) {
+        return r.addresses.clone();
+    }
+    let Cost::Split { parts } = &r.cost else { return r.addresses.clone() };
+    if r.space == SpaceTag::GlobalToShared {
+        if let Some(w) = parts.iter().find(|p| p.space == SpaceTag::Shared) {
+            return w.addresses.clone();
+        }
+    }
+    (0..r.addresses.len()).map(|l| parts.iter().find_map(|p| p.addresses.get(l).copied().flatten())).collect()
+}
+
+/// A line with its runs of white space made one space, for `keep`.
+fn squeeze(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `text` still has the lines `keep`, one after another (spaces and blank lines aside).
+pub fn keeps(text: &str, keep: &str) -> bool {
+    let lines = |t: &str| t.lines().map(squeeze).filter(|l| !l.is_empty()).collect::<Vec<_>>();
+    let (have, want) = (lines(text), lines(keep));
+    !want.is_empty() && have.windows(want.len()).any(|w| w == want.as_slice())
 }
 
 /// A multiple-choice question.
@@ -233,17 +279,49 @@ pub fn parse_condition(src: &str, text: &str, offset: usize) -> Result<Ex, Input
     Ok(e)
 }
 
+/// The names a `lanes` goal reads besides the metrics: the lane and its address.
+pub const LANE_NAMES: [&str; 2] = ["lane", "addr"];
+
+/// The number of different addresses the active lanes of an instruction's first issue give (any scope).
+pub const DISTINCT: &str = "distinct";
+
+/// Whether a condition reads `lane` or `addr` (only a `lanes` goal can).
+pub fn reads_lane(e: &Ex) -> bool {
+    use crate::lang::cexpr::E;
+    match &e.kind {
+        E::Name(n) => LANE_NAMES.contains(&n.as_str()),
+        E::Unary(_, a) => reads_lane(a),
+        E::Binary(_, a, b) => reads_lane(a) || reads_lane(b),
+        E::Ternary(c, a, b) => reads_lane(c) || reads_lane(a) || reads_lane(b),
+        E::Call(_, args) => args.iter().any(reads_lane),
+        _ => false,
+    }
+}
+
 fn check_names(src: &str, e: &Ex) -> Result<(), InputError> {
     use crate::lang::cexpr::E;
     match &e.kind {
-        E::Name(n) if !METRICS.contains(&n.as_str()) => {
-            Err(InputError::at(src, e.span, format!("unknown metric `{n}` (known: {})", METRICS.join(", "))))
+        E::Name(n) if !METRICS.contains(&n.as_str()) && !LANE_NAMES.contains(&n.as_str()) && n != DISTINCT => {
+            Err(InputError::at(
+                src,
+                e.span,
+                format!(
+                    "unknown metric `{n}` (known: {}, {DISTINCT}, addr(k); in a `lanes` goal also lane, addr)",
+                    METRICS.join(", ")
+                ),
+            ))
         }
+        E::Call(f, args) if f == "addr" && args.len() == 1 => check_names(src, &args[0]),
+        E::Call(f, _) if f == "addr" => Err(InputError::at(src, e.span, "`addr(k)` takes one lane number")),
         E::Unary(_, a) => check_names(src, a),
         E::Binary(_, a, b) => check_names(src, a).and_then(|_| check_names(src, b)),
         E::Ternary(c, a, b) => check_names(src, c).and_then(|_| check_names(src, a)).and_then(|_| check_names(src, b)),
         E::Name(_) | E::Int(_) => Ok(()),
-        _ => Err(InputError::at(src, e.span, "a goal uses metrics, numbers, comparisons, && || ! and arithmetic")),
+        _ => Err(InputError::at(
+            src,
+            e.span,
+            "a goal uses metrics, numbers, addr(k), comparisons, && || ! and arithmetic",
+        )),
     }
 }
 
@@ -366,10 +444,42 @@ pub struct GoalResult {
     pub detail: String,
 }
 
-/// Checks a goal against a program's results.
-pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
+/// Replaces each `addr(k)` of a condition by lane k's address in `addrs` (an instruction's first issue).
+fn bind_addr(e: &Ex, var: &dyn Fn(&str) -> Option<i128>, addrs: Option<&[Option<u64>]>) -> Result<Ex, expr::EvalError> {
+    use crate::lang::cexpr::E;
+    let sub = |x: &Ex| bind_addr(x, var, addrs).map(Box::new);
+    let kind = match &e.kind {
+        E::Call(f, args) if f == "addr" && args.len() == 1 => {
+            let k = expr::eval(&bind_addr(&args[0], var, addrs)?, var)?;
+            let fail = |message: String| Err(expr::EvalError { message, span: e.span });
+            let Some(addrs) = addrs else { return fail("the instruction has no issue to read addresses from".into()) };
+            match usize::try_from(k).ok().and_then(|k| addrs.get(k)) {
+                Some(Some(a)) => E::Int(i128::from(*a)),
+                Some(None) => return fail(format!("lane {k} is not active in the instruction's first issue")),
+                None => return fail(format!("there is no lane {k} (lanes are 0 to {})", addrs.len().max(1) - 1)),
+            }
+        }
+        E::Unary(op, a) => E::Unary(*op, sub(a)?),
+        E::Binary(op, a, b) => E::Binary(*op, sub(a)?, sub(b)?),
+        E::Ternary(c, a, b) => E::Ternary(sub(c)?, sub(a)?, sub(b)?),
+        k => k.clone(),
+    };
+    Ok(Ex { kind, span: e.span, op_span: e.op_span })
+}
+
+/// Checks a goal against a program's results and the pattern that gave them.
+pub fn check_goal(g: &Goal, subject: &Subject, r: &ProgramResult) -> GoalResult {
     let check = g.check.clone();
     let fail = |detail: String| GoalResult { text: g.text.clone(), check: check.clone(), pass: false, detail };
+    if let Some(keep) = &g.keep {
+        let pass = keeps(subject.text, keep);
+        let detail = if pass {
+            String::new()
+        } else {
+            format!("`{}` must stay as it was", keep.trim().lines().map(str::trim).collect::<Vec<_>>().join(" "))
+        };
+        return GoalResult { text: g.text.clone(), check, pass, detail };
+    }
     let Ok(cond) = parse_condition(&check, &check, 0) else { return fail("the condition does not parse".into()) };
     let selected: Vec<&InstrResult> =
         r.instructions.iter().filter(|i| g.select.as_ref().is_none_or(|s| i.op.contains(s.as_str()))).collect();
@@ -379,9 +489,24 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
             None => "the program has no memory instruction".into(),
         });
     }
-    // A condition that cannot be evaluated on these numbers (a division by zero, an overflow) is not met, and
-    // says so: it is not read as false.
-    let holds = |m: &[i128; METRICS.len()]| expr::eval(&cond, &|n| metric(n).map(|k| m[k])).map(|v| v != 0);
+    // `addr(k)` and the `lanes` scope read an instruction's first issue, fetched only when the goal reads it.
+    let reads_addresses = g.scope == "lanes" || check.contains("addr") || check.contains(DISTINCT);
+    let firsts: Vec<Option<Vec<Option<u64>>>> =
+        selected.iter().map(|i| if reads_addresses { (subject.first_issue)(i) } else { None }).collect();
+    // A condition that cannot be evaluated on these numbers (a division by zero, an overflow, an inactive
+    // lane) is not met, and says so: it is not read as false.
+    let holds = |m: &[i128; METRICS.len()], addrs: Option<&[Option<u64>]>, lane: Option<(usize, u64)>| {
+        let var = |n: &str| match (n, lane) {
+            ("lane", Some((l, _))) => Some(l as i128),
+            ("addr", Some((_, a))) => Some(i128::from(a)),
+            (DISTINCT, _) => addrs.map(|a| {
+                let set: std::collections::BTreeSet<u64> = a.iter().flatten().copied().collect();
+                set.len() as i128
+            }),
+            _ => metric(n).map(|k| m[k]),
+        };
+        expr::eval(&bind_addr(&cond, &var, addrs)?, &var).map(|v| v != 0)
+    };
     let cannot =
         |at: String, e: expr::EvalError| (false, format!("the condition cannot be evaluated {at}: {}", e.message));
     let at = |i: &InstrResult| format!("on line {} ({})", i.line, i.op);
@@ -410,14 +535,14 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
                     sum[k] = v;
                 }
             }
-            match holds(&sum) {
+            match holds(&sum, firsts[0].as_deref(), None) {
                 Ok(true) => (true, String::new()),
                 Ok(false) => (false, "the block's totals do not meet it yet".into()),
                 Err(e) => cannot("on the block's totals".into(), e),
             }
         }
         "any" => {
-            let outcomes: Vec<_> = each.iter().map(holds).collect();
+            let outcomes: Vec<_> = each.iter().zip(&firsts).map(|(m, f)| holds(m, f.as_deref(), None)).collect();
             if outcomes.iter().any(|o| matches!(o, Ok(true))) {
                 (true, String::new())
             } else {
@@ -427,7 +552,38 @@ pub fn check_goal(g: &Goal, r: &ProgramResult) -> GoalResult {
                 }
             }
         }
-        _ => match each.iter().zip(&selected).find_map(|(m, i)| match holds(m) {
+        "lanes" => {
+            let mut outcome = (true, String::new());
+            'instrs: for ((m, first), i) in each.iter().zip(&firsts).zip(&selected) {
+                let Some(addrs) = first else {
+                    outcome = (false, format!("line {} ({}) has no issue to check", i.line, i.op));
+                    break;
+                };
+                for (l, a) in addrs.iter().enumerate().filter_map(|(l, a)| a.map(|a| (l, a))) {
+                    match holds(m, Some(addrs), Some((l, a))) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            outcome = (
+                                false,
+                                format!(
+                                    "lane {l} (address {}) on line {} ({}) does not meet it yet",
+                                    crate::text::hex(a),
+                                    i.line,
+                                    i.op
+                                ),
+                            );
+                            break 'instrs;
+                        }
+                        Err(e) => {
+                            outcome = cannot(format!("for lane {l} {}", at(i)), e);
+                            break 'instrs;
+                        }
+                    }
+                }
+            }
+            outcome
+        }
+        _ => match each.iter().zip(&firsts).zip(&selected).find_map(|((m, f), i)| match holds(m, f.as_deref(), None) {
             Ok(true) => None,
             Ok(false) => Some((false, format!("line {} ({}) does not meet it yet", i.line, i.op))),
             Err(e) => Some(cannot(at(i), e)),
@@ -454,11 +610,23 @@ pub struct ExerciseGrade {
     pub error: Option<String>,
 }
 
+/// The goal addresses ([`goal_addresses`]) of instruction `i`'s first issue in a scenario's result.
+fn first_issue(sc: &Scenario, r: &ProgramResult, i: &InstrResult) -> Option<Vec<Option<u64>>> {
+    let k = r.instructions.iter().position(|x| x.site == i.site)?;
+    sc.report(r, k, 0).ok().flatten().map(|rep| goal_addresses(&rep))
+}
+
 /// Grades one exercise with an answer (or its starting view): runs the answer's scenario.
 pub fn grade_exercise(ex: &Exercise, answer: Option<&Answer>) -> ExerciseGrade {
-    let result =
-        ex.scenario(answer).map_err(|(s, m)| format!("{s}: {m}")).and_then(|sc| sc.run().map_err(|e| e.to_string()));
-    let goals = result.map(|r| ex.goals.iter().map(|g| check_goal(g, &r)).collect::<Vec<_>>());
+    let result = ex
+        .scenario(answer)
+        .map_err(|(s, m)| format!("{s}: {m}"))
+        .and_then(|sc| sc.run().map(|r| (sc, r)).map_err(|e| e.to_string()));
+    let goals = result.map(|(sc, r)| {
+        let first_issue = |i: &InstrResult| first_issue(&sc, &r, i);
+        let subject = Subject { text: &sc.text, first_issue: &first_issue };
+        ex.goals.iter().map(|g| check_goal(g, &subject, &r)).collect::<Vec<_>>()
+    });
     grade_result(ex, answer, goals.as_deref().map_err(String::clone))
 }
 

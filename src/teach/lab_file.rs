@@ -4,7 +4,7 @@
 
 use crate::lang::{InputError, Span};
 use crate::scenario::Setting;
-use crate::teach::lab::{parse_condition, Answer, Block, Course, Exercise, Goal, Question, Span2};
+use crate::teach::lab::{keeps, parse_condition, reads_lane, Answer, Block, Course, Exercise, Goal, Question, Span2};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -92,10 +92,15 @@ pub struct RawExercise {
 #[serde(deny_unknown_fields)]
 pub struct RawGoal {
     /// The condition, e.g. `bank_conflicts == 0 && sectors <= 8`.
-    pub check: Spanned<String>,
+    #[serde(default)]
+    pub check: Option<Spanned<String>>,
+    /// Instead of a condition: lines of the starting pattern that must stay as written, one after another.
+    #[serde(default)]
+    pub keep: Option<Spanned<String>>,
     /// What the student reads.
     pub text: String,
-    /// `each` (default), `sum` or `any`.
+    /// `each` (default), `sum`, `any` or `lanes` (every active lane of the instruction's first issue, with
+    /// `lane` and `addr`).
     #[serde(default)]
     pub scope: Option<Spanned<String>>,
     /// Only instructions whose mnemonic contains this.
@@ -164,10 +169,36 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
             }
         }
         for g in &ex.goals {
-            parse_condition(src, g.check.get_ref(), span_of(&g.check).start + 1)?;
+            let lanes = g.scope.as_ref().is_some_and(|s| s.get_ref() == "lanes");
+            match (&g.check, &g.keep) {
+                (Some(c), None) => {
+                    let cond = parse_condition(src, c.get_ref(), span_of(c).start + 1)?;
+                    if !lanes && reads_lane(&cond) {
+                        return Err(InputError::at(
+                            src,
+                            span_of(c),
+                            "`lane` and `addr` are a lane's: this goal needs scope = \"lanes\"",
+                        ));
+                    }
+                }
+                (None, Some(k)) if !keeps(ex.pattern.get_ref(), k.get_ref()) => {
+                    return Err(InputError::at(
+                        src,
+                        span_of(k),
+                        "`keep` names lines the starting pattern does not have",
+                    ));
+                }
+                (None, Some(_)) => {}
+                (Some(_), Some(k)) => {
+                    return Err(InputError::at(src, span_of(k), "a goal has a `check` or a `keep`, not both"));
+                }
+                (None, None) => {
+                    return Err(InputError::at(src, span_of(&ex.id), "a goal needs a `check` or a `keep`"));
+                }
+            }
             if let Some(s) = &g.scope {
-                if !matches!(s.get_ref().as_str(), "each" | "sum" | "any") {
-                    return Err(InputError::at(src, span_of(s), "a goal's scope is `each`, `sum` or `any`"));
+                if !matches!(s.get_ref().as_str(), "each" | "sum" | "any" | "lanes") {
+                    return Err(InputError::at(src, span_of(s), "a goal's scope is `each`, `sum`, `any` or `lanes`"));
                 }
             }
         }
@@ -249,7 +280,8 @@ fn compile_exercise(ex: &RawExercise) -> Exercise {
             .goals
             .iter()
             .map(|g| Goal {
-                check: g.check.get_ref().clone(),
+                check: g.check.as_ref().map(|c| c.get_ref().clone()).unwrap_or_default(),
+                keep: g.keep.as_ref().map(|k| k.get_ref().clone()),
                 text: g.text.clone(),
                 scope: get(&g.scope).unwrap_or_else(|| "each".into()),
                 select: g.select.clone(),
