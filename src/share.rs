@@ -227,7 +227,15 @@ pub fn unpack(link: &str) -> Result<Vec<u8>, ShareError> {
     if let Some(i) = data.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')) {
         return Err(ShareError::BadCharacter(i + 1 + link.len() - data.len()));
     }
-    let packed = URL_SAFE_NO_PAD.decode(data).map_err(|e| ShareError::Corrupt(e.to_string()))?;
+    // In words: the decoder's own messages name bits and symbols ("Invalid last symbol 55").
+    let packed = URL_SAFE_NO_PAD.decode(data).map_err(|e| {
+        ShareError::Corrupt(match e {
+            base64::DecodeError::InvalidLength(_) | base64::DecodeError::InvalidLastSymbol { .. } => {
+                "its last characters are missing (copy the whole link)".to_string()
+            }
+            _ => "its characters do not spell a warpscope view".to_string(),
+        })
+    })?;
     let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_STATE_BYTES).map_err(|e| {
         ShareError::Corrupt(match e.status {
             miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {

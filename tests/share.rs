@@ -79,6 +79,12 @@ fn bad_links_say_what_is_wrong() {
     assert_eq!(decode(&format!("{}.{}", VERSION + 1, &good[2..])), Err(ShareError::Future(VERSION + 1)));
     assert_eq!(decode("1.abc$def"), Err(ShareError::BadCharacter(6)));
     assert!(matches!(decode(&good[..good.len() - 5]), Err(ShareError::Corrupt(_))), "truncated");
+    // Issue 28: a link cut short says so in words, never the decoder's bits and symbols, whatever the cut.
+    for cut in 1..good.len().min(40) {
+        let e = decode(&good[..good.len() - cut]).expect_err("cut short").to_string();
+        assert!(e.starts_with("this link is damaged or cut short"), "{e}");
+        assert!(!e.contains("symbol") && !e.contains("0b") && !e.contains("0x"), "{e}");
+    }
     assert!(matches!(decode(&"1.".repeat(40_000)), Err(ShareError::TooLong(80_000))));
     // A well-formed link whose content is impossible.
     let mut v = ViewState::default();

@@ -38,13 +38,19 @@ pub fn is_own_hash(link: &str) -> bool {
     OWN_HASH.with(|h| *h.borrow() == link)
 }
 
-/// Replaces the URL's hash with `link` without adding a history entry.
-pub fn set_hash(link: &str) {
+/// Writes `link` as the URL's hash: as a new history entry (`push`, so that Back returns to the view before),
+/// or in place of the current one.
+pub fn set_hash(link: &str, push: bool) {
     OWN_HASH.with(|h| link.clone_into(&mut h.borrow_mut()));
     if let Ok(w) = window() {
         if let Ok(h) = w.history() {
             let search = w.location().search().unwrap_or_default();
-            let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{search}#{link}")));
+            let url = format!("{search}#{link}");
+            let _ = if push {
+                h.push_state_with_url(&JsValue::NULL, "", Some(&url))
+            } else {
+                h.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+            };
         }
     }
 }
@@ -245,6 +251,13 @@ pub fn demangle(symbols: Vec<String>, done: impl FnOnce(Vec<(String, String)>) +
     });
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
     onerror.forget();
+}
+
+/// Whether the system asks for dark colours (`prefers-color-scheme: dark`).
+pub fn prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
 }
 
 /// Packs files into one zip archive in the `warpscope-zip` worker (started for this and stopped after).

@@ -515,6 +515,15 @@ pub enum Edit {
     Fix(Fix),
 }
 
+/// What a comparison's second pane starts as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareWith {
+    /// The same program on the neighbouring GPU generation.
+    OtherGpu,
+    /// The same GPU, for another pattern.
+    OtherPattern,
+}
+
 /// Everything the user can do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -534,8 +543,9 @@ pub enum Action {
     Tick,
     /// Milliseconds per step.
     Speed(u32),
-    /// Show or hide the second pane.
-    Compare(bool),
+    /// Show a second pane (on another GPU: the neighbouring generation; or on the same GPU, for another
+    /// pattern), or hide it.
+    Compare(Option<CompareWith>),
     /// Light or dark.
     Theme(Theme),
     /// The carveout calculator's input.
@@ -667,18 +677,24 @@ impl Reducible for State {
                 }
             }
             Action::Speed(ms) => s.speed_ms = ms.clamp(50, 3000),
-            Action::Compare(on) => {
-                if on && s.panes.len() == 1 {
-                    let mut b = s.panes[0].clone();
-                    b.follows = true;
-                    // Start the comparison on the neighbouring generation: the question students ask first.
-                    let cc = b.scenario.cc;
-                    let other = cc.previous_generation().unwrap_or(Cc::new(9, 0));
-                    b.scenario.cc = other;
-                    s.panes.push(b);
-                    s.rerun(1);
-                } else if !on {
-                    s.panes.truncate(1);
+            Action::Compare(with) => {
+                match with {
+                    Some(with) if s.panes.len() == 1 => {
+                        let mut b = s.panes[0].clone();
+                        if with == CompareWith::OtherGpu {
+                            // The same program on the neighbouring generation: it follows the first pane's edits.
+                            b.follows = true;
+                            let cc = b.scenario.cc;
+                            b.scenario.cc = cc.previous_generation().unwrap_or(Cc::new(9, 0));
+                        } else {
+                            // The same GPU, a pattern of its own to change.
+                            b.follows = false;
+                        }
+                        s.panes.push(b);
+                        s.rerun(1);
+                    }
+                    Some(_) => {}
+                    None => s.panes.truncate(1),
                 }
                 s.step = None;
                 s.playing = false;

@@ -5,7 +5,7 @@ use super::browser;
 use super::engine::{Engine, LocalEngine};
 use super::figure::Figure;
 use super::source::CodeArea;
-use super::state::{Action, Edit, LabFile, Pane, State, L1_CHOICES};
+use super::state::{Action, CompareWith, Edit, LabFile, Pane, State, L1_CHOICES};
 use crate::analysis::InstrResult;
 use crate::figure::scene::{scene, Theme};
 use crate::figure::svg::to_svg;
@@ -433,7 +433,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                             let uncounted = ins.warps == 0;
                             html! {
                                 <li class={classes!((i == pane.instr).then_some("selected"), uncounted.then_some("not-counted"))}>
-                                    <button {onclick} aria-pressed={(i == pane.instr).to_string()} disabled={uncounted}
+                                    <button {onclick} data-space="play" aria-pressed={(i == pane.instr).to_string()} disabled={uncounted}
                                         title={uncounted.then_some("its address depends on data: listed, not counted")}>
                                         <span class="op">{ ins.op.clone() }</span>
                                         <span class="access">{ match ins.source_label() {
@@ -893,11 +893,11 @@ fn player(d: &Dispatch, state: &State) -> Html {
     let on_scrub = on_input(d, |v| Action::SetStep(v.parse().unwrap_or(0)));
     html! {
         <div class="player" role="group" aria-label="animation">
-            <button id="first" title="first step (Home)" aria-label="first step" onclick={click(Action::SetStep(0))}>{ "|◀◀" }</button>
-            <button id="back" title="step back (←)" aria-label="step back" onclick={click(Action::Step(-1))}>{ "◀" }</button>
+            <button id="first" data-space="play" title="first step (Home)" aria-label="first step" onclick={click(Action::SetStep(0))}>{ "|◀◀" }</button>
+            <button id="back" data-space="play" title="step back (←)" aria-label="step back" onclick={click(Action::Step(-1))}>{ "◀" }</button>
             <button id="play" class="primary" title="play / pause (space)" aria-label={if state.playing { "pause" } else { "play" }} onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚ pause" } else { "▶ play" } }</button>
-            <button id="step" title="step forward (→)" aria-label="step forward" onclick={click(Action::Step(1))}>{ "▶" }</button>
-            <button id="last" title="last step (End)" aria-label="last step" onclick={click(Action::SetStep(usize::MAX))}>{ "▶▶|" }</button>
+            <button id="step" data-space="play" title="step forward (→)" aria-label="step forward" onclick={click(Action::Step(1))}>{ "▶" }</button>
+            <button id="last" data-space="play" title="last step (End)" aria-label="last step" onclick={click(Action::SetStep(usize::MAX))}>{ "▶▶|" }</button>
             <input id="scrub" type="range" min="0" max={max.to_string()} value={shown.to_string()} aria-label="step" oninput={on_scrub} />
             <span id="step-label" class="mono">{ format!("step {shown} / {max}") }</span>
             <label>{ "speed" }
@@ -1091,9 +1091,9 @@ fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
                 }) }
             </div>
             <div class="embed-bar">
-                <button id="back" title="step back (←)" aria-label="step back" onclick={click(Action::Step(-1))}>{ "◀" }</button>
+                <button id="back" data-space="play" title="step back (←)" aria-label="step back" onclick={click(Action::Step(-1))}>{ "◀" }</button>
                 <button id="play" class="primary" title="play / pause (space)" aria-label={if state.playing { "pause" } else { "play" }} onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚" } else { "▶" } }</button>
-                <button id="step" title="step forward (→)" aria-label="step forward" onclick={click(Action::Step(1))}>{ "▶|" }</button>
+                <button id="step" data-space="play" title="step forward (→)" aria-label="step forward" onclick={click(Action::Step(1))}>{ "▶|" }</button>
                 <span id="step-label" class="mono">{ format!("{} / {max}", state.step_shown()) }</span>
                 <a id="open-full" href={format!("{}#{link}", browser::base_url())} target="_blank" rel="noopener">{ "open in warpscope ↗" }</a>
             </div>
@@ -1116,6 +1116,10 @@ pub fn app(props: &AppProps) -> Html {
     let state = use_reducer(|| {
         let (link, embed) = browser::location();
         let mut s = State::from_link(link.as_deref(), embed);
+        // A link carries its theme; a fresh visit follows the system's light or dark setting.
+        if link.as_deref().is_none_or(|l| l.trim_start_matches('#').is_empty()) && browser::prefers_dark() {
+            s.theme = Theme::Dark;
+        }
         if let Some(texts) = super::rescue::take_saved() {
             s.restore(texts);
         }
@@ -1159,11 +1163,25 @@ pub fn app(props: &AppProps) -> Html {
     use_effect(move || super::perf::rendered(current));
     // The address bar always holds the current view: encoded only when the view changes, and written once the
     // panes are answered (history.replaceState costs a couple of milliseconds, kept off the edit's path).
+    // Each change of view (a preset, a CC, an instruction, comparing, the theme) is a history entry, so Back
+    // and Forward walk through them; typing and stepping through the animation replace the current entry.
     let link = (*use_memo(state.view(), super::json::encode_view)).clone();
     let settled = !state.panes.iter().any(|p| p.busy);
-    use_effect_with((link.clone(), settled), |(link, settled)| {
+    let last_entry = use_mut_ref(|| None::<crate::share::ViewState>);
+    let shown = state.clone();
+    use_effect_with((link.clone(), settled), move |(link, settled)| {
         if let (Some(link), true) = (link, settled) {
-            browser::set_hash(link);
+            let mut entry = shown.view();
+            entry.step = None;
+            entry.panes.iter_mut().for_each(|p| p.text.clear());
+            let mut last = last_entry.borrow_mut();
+            // Back or Forward brought this view: the address bar already shows it.
+            let arrived = browser::location().0.as_deref() == Some(link.as_str());
+            let push = !arrived && last.as_ref().is_some_and(|l| *l != entry);
+            if !arrived {
+                browser::set_hash(link, push);
+            }
+            *last = Some(entry);
         }
     });
     let link = link.unwrap_or_default();
@@ -1224,16 +1242,24 @@ pub fn app(props: &AppProps) -> Html {
         let d = d.clone();
         use_effect_with((), move |_| {
             let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
-                gloo_events::EventListener::new(&doc, "keydown", move |e| {
+                // Not passive: the keys it handles must not also scroll the page.
+                let active = gloo_events::EventListenerOptions::enable_prevent_default();
+                gloo_events::EventListener::new_with_options(&doc, "keydown", active, move |e| {
                     let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
                     let tag = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map(|el| el.tag_name());
                     let typing = matches!(tag.as_deref(), Some("INPUT" | "TEXTAREA" | "SELECT"))
                         || e.target()
                             .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
                             .is_some_and(|h| h.is_content_editable());
-                    // A focused button (after clicking play, say) keeps space and Enter for itself; the arrows,
-                    // Home/End and a presenter remote's PageUp/PageDown still step the animation.
-                    let button_key = tag.as_deref() == Some("BUTTON") && matches!(e.key().as_str(), " " | "Enter");
+                    // A focused button keeps space and Enter for itself, except the instruction list's and the
+                    // step controls' (`data-space="play"`): after clicking one, space still plays as the footer
+                    // says. The arrows, Home/End and a presenter remote's PageUp/PageDown always step.
+                    let plays = e
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .is_some_and(|el| el.get_attribute("data-space").as_deref() == Some("play"));
+                    let button_key = tag.as_deref() == Some("BUTTON")
+                        && (e.key() == "Enter" || (e.key() == " " && !plays));
                     if typing || button_key || e.ctrl_key() || e.meta_key() || e.alt_key() {
                         return;
                     }
@@ -1260,9 +1286,9 @@ pub fn app(props: &AppProps) -> Html {
     }
     let comparing = state.panes.len() > 1;
     let dark = state.theme == Theme::Dark;
-    let toggle_compare = {
+    let compare = |with: Option<CompareWith>| {
         let d = d.clone();
-        Callback::from(move |_| d.dispatch(Action::Compare(!comparing)))
+        Callback::from(move |_| d.dispatch(Action::Compare(with)))
     };
     let toggle_theme = {
         let d = d.clone();
@@ -1274,7 +1300,12 @@ pub fn app(props: &AppProps) -> Html {
                 <h1>{ "warpscope" }</h1>
                 <p class="tagline">{ "memory coalescing and bank conflicts, one warp at a time" }</p>
                 <div class="top-actions">
-                    <button id="compare" aria-pressed={comparing.to_string()} onclick={toggle_compare}>{ if comparing { "single view" } else { "compare" } }</button>
+                    if comparing {
+                        <button id="compare" aria-pressed="true" onclick={compare(None)}>{ "single view" }</button>
+                    } else {
+                        <button id="compare" aria-pressed="false" title="the same pattern on the previous GPU generation" onclick={compare(Some(CompareWith::OtherGpu))}>{ "compare GPUs" }</button>
+                        <button id="compare-pattern" title="a second pattern on the same GPU" onclick={compare(Some(CompareWith::OtherPattern))}>{ "compare patterns" }</button>
+                    }
                     <button id="theme" onclick={toggle_theme}>{ if dark { "light theme" } else { "dark theme" } }</button>
                 </div>
             </header>

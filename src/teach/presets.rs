@@ -145,7 +145,7 @@ pub const PRESETS: [Preset; 35] = [
     ),
     expr(
         "scattered",
-        "Every lane in its own line",
+        "Uncoalesced: every lane in its own line",
         "A stride of 128 bytes puts each lane in a different line: 32 sectors for 128 useful bytes, 12.5% efficiency.",
         A100,
         "LDG.E.32",
