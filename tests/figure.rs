@@ -303,16 +303,18 @@ fn long_legends_wrap_at_spaces() {
 
 #[test]
 fn the_bank_grid_follows_the_step() {
-    // Up to 16 rows: all of them.
+    // Up to 32 rows, a 32-way conflict's whole column (issue 28): all of them.
+    assert_eq!(MAX_BANK_ROWS, 32);
     assert_eq!(bank_window(10, Some((9, 9))), (0, 10));
-    // More: the first 16 before the first step, then a window that ends at the current step's last row.
-    assert_eq!(bank_window(32, None), (0, MAX_BANK_ROWS));
-    assert_eq!(bank_window(32, Some((3, 3))), (0, 16));
-    assert_eq!(bank_window(32, Some((16, 16))), (1, 16));
-    assert_eq!(bank_window(32, Some((31, 31))), (16, 16));
-    // One wavefront over 20 rows (a conflict-free diagonal): all 20 are drawn.
-    assert_eq!(bank_window(32, Some((4, 23))), (4, 20));
-    assert_eq!(bank_window(32, Some((0, 31))), (0, 32));
+    assert_eq!(bank_window(32, None), (0, 32));
+    assert_eq!(bank_window(32, Some((16, 16))), (0, 32));
+    // More: the first 32 before the first step, then a window that ends at the current step's last row.
+    assert_eq!(bank_window(64, None), (0, MAX_BANK_ROWS));
+    assert_eq!(bank_window(64, Some((3, 3))), (0, 32));
+    assert_eq!(bank_window(64, Some((32, 32))), (1, 32));
+    assert_eq!(bank_window(64, Some((63, 63))), (32, 32));
+    // One wavefront over 40 rows: all 40 are drawn.
+    assert_eq!(bank_window(64, Some((4, 43))), (4, 40));
     // BPG 9.2.3.3: the naive transpose's column read serves one lane per wavefront, lane k-1 at step k, each
     // in its own row: every step draws its word (and its lane) in orange and one orange arrow.
     let r = first_report("transpose-naive", 2);
@@ -323,9 +325,13 @@ fn the_bank_grid_follows_the_step() {
         let arrows = s.items.iter().filter(|i| matches!(i, Item::Line { class: Class::ArrowCurrent, .. })).count();
         assert_eq!(arrows, 1, "step {k}");
         assert!(texts(&s.items).contains(&k.to_string().as_str()), "step {k}: its wavefront number");
-        if k > 16 {
-            let window = format!("rows {}-{k} of 32: the rows the current step serves are drawn", k - 15);
-            assert!(texts(&s.items).contains(&window.as_str()), "step {k}");
-        }
+        // The whole 32-way conflict at every step: 32 rows of 32 banks, no window.
+        let cells = s
+            .items
+            .iter()
+            .filter(|i| matches!(i, Item::Rect { class, .. } if matches!(class, Class::Cell | Class::CellTouched | Class::CellDone | Class::CellCurrent)))
+            .count();
+        assert_eq!(cells, 32 * 32, "step {k}");
+        assert!(!texts(&s.items).iter().any(|t| t.contains("of 32: the rows")), "step {k}");
     }
 }

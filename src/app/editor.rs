@@ -201,11 +201,17 @@ pub fn editor(p: &EditorProps) -> Html {
         })
     };
     html! {
+        <>
         <div class={classes!("editor", short.then_some("short"), (*enhanced).then_some("enhanced"))} ref={host}>
             if !*enhanced {
                 <textarea id={p.id.clone()} class="pattern" readonly={p.readonly} rows={if short { "2" } else { "9" }} spellcheck="false"
                     aria-label="access pattern" value={p.text.clone()} {oninput} />
             }
         </div>
+        // In the code editor Tab indents; CodeMirror's escape (Esc, then Tab) moves on, which nothing else says.
+        if *enhanced && !p.readonly {
+            <p class="editor-keys" id={format!("{}-keys", p.id)}>{ "Tab indents · Esc then Tab leaves the editor" }</p>
+        }
+        </>
     }
 }

@@ -904,6 +904,19 @@ fn apply(pane: &mut Pane, edit: Edit) {
             pane.scenario.text = t;
         }
     }
+    forget_stale_error(pane);
+}
+
+/// Drops a pattern error that cannot be about the text now in the editor (a line past its end, "line 584" of
+/// a text replaced by a short one): the answer for the new text may take seconds to come.
+fn forget_stale_error(pane: &mut Pane) {
+    let line = pane.error.as_deref().and_then(|e| e.strip_prefix("pattern ")).and_then(|e| {
+        let (line, _) = e.split_once(':')?;
+        line.parse::<usize>().ok()
+    });
+    if line.is_some_and(|l| l > pane.scenario.text.lines().count().max(1)) {
+        pane.error = None;
+    }
 }
 
 /// The L1 choices in menu order, with their labels.

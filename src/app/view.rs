@@ -1258,8 +1258,8 @@ pub fn app(props: &AppProps) -> Html {
                         .target()
                         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
                         .is_some_and(|el| el.get_attribute("data-space").as_deref() == Some("play"));
-                    let button_key = tag.as_deref() == Some("BUTTON")
-                        && (e.key() == "Enter" || (e.key() == " " && !plays));
+                    let button_key =
+                        tag.as_deref() == Some("BUTTON") && (e.key() == "Enter" || (e.key() == " " && !plays));
                     if typing || button_key || e.ctrl_key() || e.meta_key() || e.alt_key() {
                         return;
                     }

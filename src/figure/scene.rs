@@ -869,8 +869,12 @@ fn constant_view(
     paragraph(items, LINE_X0, bottom + 26.0, &legend, Class::Muted) - 24.0
 }
 
-/// Rows of banks drawn at once (more when one wavefront spans more rows).
-pub const MAX_BANK_ROWS: usize = 16;
+/// Rows of banks drawn at once (more when one wavefront spans more rows): a 32-way conflict's 32 rows are
+/// drawn whole, the point of the picture.
+pub const MAX_BANK_ROWS: usize = 32;
+/// Up to this many rows, a row of banks is drawn 32 units tall; more are drawn 28 tall, still room for a
+/// label of [`TEXT`] size.
+const ROOMY_BANK_ROWS: usize = 16;
 
 /// The rows of the bank grid to draw, as `(first, count)` of `n` rows: all when they fit, else a window that
 /// holds the rows `lo..=hi` the current step serves (the last rows it can, so that the window moves on with
@@ -928,7 +932,9 @@ fn bank_view(
     let all_rows = rows.len();
     let rows: Vec<u64> = rows.into_iter().skip(first_row).take(shown_rows).collect();
     let top = y0 + 44.0;
-    let cell_h = 32.0;
+    let cell_h = if shown_rows > ROOMY_BANK_ROWS { 28.0 } else { 32.0 };
+    // A label's baseline in its cell.
+    let base = cell_h - 9.0;
     // The banks' numbers go over the arrows that cross them.
     let mut labels = vec![text(LANE_X0 - 8.0, top - 8.0, "bank", TEXT, Class::Muted, Anchor::End)];
     for bank in 0..WARP_LANES {
@@ -936,7 +942,7 @@ fn bank_view(
     }
     for (ri, &row) in rows.iter().enumerate() {
         let y = top + ri as f64 * cell_h;
-        items.push(text(LANE_X0 - 8.0, y + 23.0, hex(row * row_bytes), TEXT, Class::Muted, Anchor::End));
+        items.push(text(LANE_X0 - 8.0, y + base, hex(row * row_bytes), TEXT, Class::Muted, Anchor::End));
         for bank in 0..WARP_LANES as u64 {
             let lo = row * row_bytes + bank * u64::from(b.bank_bytes);
             let hi = lo + u64::from(b.bank_bytes);
@@ -960,7 +966,7 @@ fn bank_view(
                 continue;
             }
             if let Some(k) = here.iter().min() {
-                items.push(text(x + LANE_W / 2.0, y + 23.0, (k + 1).to_string(), TEXT, ink_on(class), Anchor::Middle));
+                items.push(text(x + LANE_W / 2.0, y + base, (k + 1).to_string(), TEXT, ink_on(class), Anchor::Middle));
             }
         }
     }
@@ -1020,7 +1026,7 @@ fn bank_view(
                 Some(k) => format!("{who} · w{}", k + 1),
                 None => who,
             };
-            items.push(text((x1 + x2) / 2.0, y + 23.0, label, TEXT, ink_on(class), Anchor::Middle));
+            items.push(text((x1 + x2) / 2.0, y + base, label, TEXT, ink_on(class), Anchor::Middle));
         }
     }
     let mut bottom = top + shown_rows as f64 * cell_h;

@@ -246,7 +246,8 @@ function readOnlyExtension(on) {
 }
 
 function contentAttributes(id, label) {
-  return EditorView.contentAttributes.of({ id, 'aria-label': label ?? 'access pattern' });
+  // The key hint under the editor (the page's `ID-keys`) says how Tab, which indents here, leaves.
+  return EditorView.contentAttributes.of({ id, 'aria-label': label ?? 'access pattern', 'aria-describedby': `${id}-keys` });
 }
 
 function viewOf(el) {
