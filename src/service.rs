@@ -37,6 +37,10 @@ pub struct Request {
     /// result and answered with it in [`Reply::Result`]: the page's main thread does not evaluate conditions.
     #[serde(default)]
     pub goals: Option<Vec<crate::teach::lab::Goal>>,
+    /// Show the first instruction whose mnemonic contains this instead of `instr` (a lab exercise opens on
+    /// the instruction its goals are about).
+    #[serde(default)]
+    pub focus: Option<String>,
 }
 
 /// The issue the figure shows.
@@ -381,9 +385,14 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     });
     reply(Reply::Result { id, result: Box::new(result.clone()), goals });
     // The selection, kept within the result.
-    let instr = if req.instr < result.instructions.len() { req.instr } else { 0 };
+    let focus = req.focus.as_ref().and_then(|f| result.instructions.iter().position(|i| i.op.contains(f.as_str())));
+    let instr = match focus {
+        Some(k) => k,
+        None if req.instr < result.instructions.len() => req.instr,
+        None => 0,
+    };
     let issue = match result.instructions.get(instr) {
-        Some(i) if req.issue < i.issue_count() => req.issue,
+        Some(i) if focus.is_none() && req.issue < i.issue_count() => req.issue,
         _ => 0,
     };
     let mut watch = watch(id, sc, reply);

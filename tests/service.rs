@@ -13,7 +13,7 @@ fn request(id: u64, text: &str, block: &str) -> Request {
         block: Dim3::parse(block, "block").expect("test block"),
         ..Scenario::default()
     };
-    Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new(), goals: None }
+    Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new(), goals: None, focus: None }
 }
 
 /// Every reply but the kernel menu's (which leads each new CUDA request's: see
@@ -323,4 +323,25 @@ fn a_long_result_travels_in_parts_and_is_joined_in_order() {
         assert!(parts.is_empty());
         assert_eq!(same, r);
     }
+}
+
+/// Issue 28: a lab exercise opens on the instruction its goals are about. The transpose reads global memory
+/// first (line 2) and shared memory after (line 4); asked to focus on `LDS`, the figure shows line 4.
+#[test]
+fn a_focus_opens_on_the_first_instruction_it_names() {
+    let text = "__global__ void t(const float *in) {\n    __shared__ float tile[32][32];\n    tile[threadIdx.x][0] = in[threadIdx.x];\n    float v = tile[0][threadIdx.x];\n}\n";
+    let mut req = request(5, text, "32");
+    req.instr = 0;
+    req.focus = Some("LDS".into());
+    let rs = replies(&req, &mut Cache::default());
+    let Some(Reply::Shown { shown, .. }) = rs.iter().find(|r| matches!(r, Reply::Shown { .. })) else {
+        panic!("a figure: {:?}", kinds(&rs))
+    };
+    assert!(shown.title.starts_with("LDS"), "{}", shown.title);
+    // Without it, the selection is the request's.
+    req.focus = None;
+    let rs = replies(&req, &mut Cache::default());
+    let Some(Reply::Shown { shown, .. }) = rs.iter().find(|r| matches!(r, Reply::Shown { .. })) else { unreachable!() };
+    assert_eq!(shown.instr, 0);
+    assert!(shown.title.starts_with("LDG"), "{}", shown.title);
 }

@@ -253,6 +253,35 @@ pub fn demangle(symbols: Vec<String>, done: impl FnOnce(Vec<(String, String)>) +
     onerror.forget();
 }
 
+/// Whether the page is embedded in a slide deck (`?embed=slides`): the keys pass back to the deck at the
+/// first and last step.
+pub fn slides_mode() -> bool {
+    window()
+        .ok()
+        .and_then(|w| w.location().search().ok())
+        .is_some_and(|q| q.trim_start_matches('?').split('&').any(|kv| kv == "embed=slides"))
+}
+
+/// Hands the presenter's keys back to the deck around this frame: reveal.js's postMessage API
+/// (`{"method": "next"}` / `"prev"`), a plain `{"warpscope": "next"}` message for other decks, and the focus
+/// returned to the parent page (so Slidev's and any deck's own key handling sees the next key).
+pub fn hand_back_to_deck(forward: bool) {
+    let Ok(w) = window() else { return };
+    let Ok(Some(parent)) = w.parent() else { return };
+    if parent == w {
+        return;
+    }
+    let method = if forward { "next" } else { "prev" };
+    let _ = parent.post_message(&JsValue::from_str(&format!("{{\"method\":\"{method}\",\"args\":[]}}")), "*");
+    let _ = parent.post_message(&JsValue::from_str(&format!("{{\"warpscope\":\"{method}\"}}")), "*");
+    if let Some(el) = w.document().and_then(|d| d.active_element()) {
+        if let Ok(h) = el.dyn_into::<web_sys::HtmlElement>() {
+            let _ = h.blur();
+        }
+    }
+    let _ = parent.focus();
+}
+
 /// Whether the system asks for dark colours (`prefers-color-scheme: dark`).
 pub fn prefers_dark() -> bool {
     web_sys::window()

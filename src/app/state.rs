@@ -43,6 +43,9 @@ pub struct Pane {
     pub fixes: Option<Rc<Vec<Suggestion>>>,
     /// The current error, shown beside the last good result.
     pub error: Option<String>,
+    /// Until the figure first answers: show the first instruction whose mnemonic contains this (a lab
+    /// exercise opens on the instruction its goals select).
+    pub focus: Option<String>,
     /// The selected instruction.
     pub instr: usize,
     /// The selected warp-level issue of it (numbered warp by warp).
@@ -78,6 +81,7 @@ impl Pane {
             shown_for: 0,
             fixes: None,
             error: None,
+            focus: None,
             instr: 0,
             issue: 0,
             request,
@@ -155,6 +159,7 @@ impl Pane {
             }
             Reply::Kernels { kernels, .. } => self.kernels = Some(Rc::new(kernels)),
             Reply::Shown { shown, .. } => {
+                self.focus = None;
                 self.instr = shown.instr;
                 self.issue = shown.issue;
                 self.shown = Some(Rc::new(*shown));
@@ -200,6 +205,7 @@ impl Pane {
             all_warps,
             names: Vec::new(),
             goals: None,
+            focus: self.focus.clone(),
         }
     }
 }
@@ -809,9 +815,13 @@ fn open_exercise(s: &mut State, k: usize) {
     l.progress.current = Some(ex.id.clone());
     let answer = l.progress.answers.get(&ex.id);
     let sc = ex.scenario(answer).or_else(|_| ex.scenario(None));
+    // It opens on the instruction its goals are about (the conflicting shared read, not the global load).
+    let focus = ex.goals.iter().find_map(|g| g.select.clone());
     if let Ok(sc) = sc {
         let id = s.next_request();
-        s.panes = vec![Pane::new(sc, id)];
+        let mut pane = Pane::new(sc, id);
+        pane.focus = focus;
+        s.panes = vec![pane];
     }
     s.step = None;
     s.playing = false;

@@ -926,10 +926,32 @@ fn file_stem(state: &State) -> String {
     format!("warpscope-{clean}-cc{}", p.scenario.cc.to_string().replace('.', ""))
 }
 
+/// The embed code's frame width: a reveal.js slide's (960 x 700).
+const EMBED_WIDTH: u32 = 960;
+
+/// The frame height that shows the embedded figures whole at [`EMBED_WIDTH`]: the embed draws each figure at
+/// the frame's width (its labels 24 units, about 18 px here, 16 px or more once a deck scales the slide to
+/// the screen), the comparison's panes one above the other, so a taller figure needs a taller frame.
+fn embed_height(state: &State) -> u32 {
+    // The figure's width in the frame (less the page's padding), and the lines around each figure: label,
+    // caption, numbers; then the controls.
+    let scale = f64::from(EMBED_WIDTH - 30) / crate::figure::scene::WIDTH;
+    let two = state.panes.len() > 1;
+    let panes: f64 = state
+        .panes
+        .iter()
+        .filter_map(|p| p.shown.as_deref())
+        .map(|shown| pane_scene(state, shown, state.step_shown()).height * scale + 80.0 + if two { 28.0 } else { 0.0 })
+        .sum();
+    let h = (panes + 70.0).max(300.0);
+    (h / 10.0).ceil() as u32 * 10
+}
+
 fn share_bar(d: &Dispatch, state: &UseReducerHandle<State>, link: &str) -> Html {
     let full = format!("{}#{link}", browser::base_url());
-    let embed_url = format!("{}?embed#{link}", browser::base_url());
-    let iframe = format!("<iframe src=\"{embed_url}\" width=\"960\" height=\"600\" style=\"border:0\" title=\"warpscope figure\" allowfullscreen></iframe>");
+    let embed_url = format!("{}?embed=slides#{link}", browser::base_url());
+    let height = embed_height(state);
+    let iframe = format!("<iframe src=\"{embed_url}\" width=\"{EMBED_WIDTH}\" height=\"{height}\" style=\"border:0\" title=\"warpscope figure\" allowfullscreen></iframe>");
     let notify = |d: &Dispatch, r: Result<(), String>, ok: &str| {
         d.dispatch(Action::Notice(Some(match r {
             Ok(()) => ok.to_string(),
@@ -1238,8 +1260,13 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
     // Keyboard: space plays, arrows and PageUp/PageDown step, Home/End jump; typing in a field is left alone.
+    // Embedded for slides (`?embed=slides`), a step past the last (or before the first) hands the keys back to
+    // the deck: reveal.js's postMessage API moves it on, and the focus returns to the parent page.
+    let edges = use_mut_ref(|| (false, false));
+    *edges.borrow_mut() = (state.step_shown() == 0, state.step_shown() >= state.max_steps());
     {
         let d = d.clone();
+        let slides = state.embed && browser::slides_mode();
         use_effect_with((), move |_| {
             let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
                 // Not passive: the keys it handles must not also scroll the page.
@@ -1263,10 +1290,22 @@ pub fn app(props: &AppProps) -> Html {
                     if typing || button_key || e.ctrl_key() || e.meta_key() || e.alt_key() {
                         return;
                     }
-                    let action = match e.key().as_str() {
+                    let key = e.key();
+                    let (first, last) = *edges.borrow();
+                    let forward = matches!(key.as_str(), "ArrowRight" | "PageDown" | "ArrowDown" | " ");
+                    let backward = matches!(key.as_str(), "ArrowLeft" | "PageUp" | "ArrowUp");
+                    if slides && ((forward && last) || (backward && first)) {
+                        e.prevent_default();
+                        browser::hand_back_to_deck(forward);
+                        return;
+                    }
+                    let action = match key.as_str() {
+                        " " if slides => Some(Action::Step(1)),
                         " " => Some(Action::TogglePlay),
                         "ArrowRight" | "PageDown" => Some(Action::Step(1)),
                         "ArrowLeft" | "PageUp" => Some(Action::Step(-1)),
+                        "ArrowDown" if slides => Some(Action::Step(1)),
+                        "ArrowUp" if slides => Some(Action::Step(-1)),
                         "Home" => Some(Action::SetStep(0)),
                         "End" => Some(Action::SetStep(usize::MAX)),
                         _ => None,
