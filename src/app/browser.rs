@@ -253,6 +253,21 @@ pub fn demangle(symbols: Vec<String>, done: impl FnOnce(Vec<(String, String)>) +
     onerror.forget();
 }
 
+thread_local! {
+    /// Set by the cancel button while "all steps" draws its frames.
+    static EXPORT_CANCELLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Asks the running "all steps" export to stop (or clears the request before one starts).
+pub fn set_export_cancelled(on: bool) {
+    EXPORT_CANCELLED.with(|c| c.set(on));
+}
+
+/// Whether the running export was asked to stop.
+pub fn export_cancelled() -> bool {
+    EXPORT_CANCELLED.with(|c| c.get())
+}
+
 /// Whether the page is embedded in a slide deck (`?embed=slides`): the keys pass back to the deck at the
 /// first and last step.
 pub fn slides_mode() -> bool {

@@ -90,8 +90,20 @@ fn task(props: &TaskProps) -> Html {
     }
 }
 
-/// The lab panel.
-pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
+/// The parts of the lab panel: what the student reads before changing the pattern (the exercise, its task
+/// and goals), drawn above the controls; and what comes after (questions, hints, done, saving), below the
+/// editor, so that on a 1366x768 screen the task, the control to change, the goals and the figure are on
+/// one screen.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The lab's exercises, the task and the goals.
+    Task,
+    /// Questions, hints, the done state, saving and resetting.
+    After,
+}
+
+/// One part of the lab panel.
+pub fn view(d: &UseReducerDispatcher<State>, state: &State, part: Part) -> Html {
     let Some(l) = &state.lab else { return html! {} };
     let Some(ex) = l.exercise() else { return html! {} };
     let click = |a: Action| {
@@ -149,46 +161,9 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
             })));
         })
     };
-    html! {
-        <section id="lab" class="lab" aria-label="lab">
-            if let Some(origin) = &l.origin {
-                <p id="lab-origin" class="lab-origin" role="note">
-                    <strong>{ format!("Lab from {origin}") }</strong>
-                    { " — not from this site. Its text and links come from there: give no password or personal data where they lead." }
-                </p>
-            }
-            <div class="lab-head">
-                <h2>{ l.lab.title.clone() }</h2>
-                <ol id="exercises" class="exercises">
-                    { for l.lab.exercises.iter().enumerate().map(|(k, e)| html! {
-                        <li>
-                            <button class={classes!((k == l.current).then_some("current"), done_all[k].then_some("done"))}
-                                onclick={click(Action::LabOpen(k))} title={e.title.clone()} aria-current={(k == l.current).to_string()}>
-                                { if done_all[k] { format!("✔ {}", k + 1) } else { (k + 1).to_string() } }
-                            </button>
-                        </li>
-                    }) }
-                </ol>
-                <button id="lab-save" onclick={save}>{ "save answers" }</button>
-                <button id="lab-reset" onclick={reset}>{ "reset progress" }</button>
-            </div>
-            <div id="exercise" class="exercise">
-                <Task title={ex.title.clone()}>
-                    if l.current == 0 && !l.lab.intro.is_empty() {
-                        <div class="lab-intro">{ blocks(&l.lab.intro) }</div>
-                    }
-                    { blocks(&ex.text) }
-                </Task>
-                <ul id="goals" class="goals" aria-label="goals">
-                    { for grade.goals.iter().map(|g| html! {
-                        <li class={if g.pass { "pass" } else { "fail" }}>
-                            <span class="mark">{ if g.pass { "✔" } else { "✘" } }</span>
-                            { format!(" {} ", g.text) }
-                            if !g.check.is_empty() { <code>{ g.check.clone() }</code> }
-                            if !g.detail.is_empty() { <span class="detail">{ format!(" — {}", g.detail) }</span> }
-                        </li>
-                    }) }
-                </ul>
+    if part == Part::After {
+        return html! {
+            <section id="lab-after" class="lab lab-after" aria-label="questions and progress">
                 { for ex.questions.iter().enumerate().map(|(q, question)| {
                     let chosen = choices.get(q).copied().flatten();
                     let right = question.answer;
@@ -232,6 +207,54 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State) -> Html {
                         }
                     </p>
                 }
+                <p class="lab-actions">
+                    <button id="lab-save" onclick={save}>{ "save answers" }</button>
+                    <button id="lab-reset" onclick={reset}>{ "reset progress" }</button>
+                </p>
+            </section>
+        };
+    }
+    html! {
+        <section id="lab" class="lab" aria-label="lab">
+            if let Some(origin) = &l.origin {
+                <p id="lab-origin" class="lab-origin" role="note">
+                    <strong>{ format!("Lab from {origin}") }</strong>
+                    { " — not from this site. Its text and links come from there: give no password or personal data where they lead." }
+                </p>
+            }
+            <div class="lab-head">
+                <h2>{ l.lab.title.clone() }</h2>
+                <ol id="exercises" class="exercises">
+                    { for l.lab.exercises.iter().enumerate().map(|(k, e)| html! {
+                        <li>
+                            <button class={classes!((k == l.current).then_some("current"), done_all[k].then_some("done"))}
+                                onclick={click(Action::LabOpen(k))} title={e.title.clone()} aria-current={(k == l.current).to_string()}>
+                                { if done_all[k] { format!("✔ {}", k + 1) } else { (k + 1).to_string() } }
+                            </button>
+                        </li>
+                    }) }
+                </ol>
+            </div>
+            <div id="exercise" class="exercise">
+                <Task title={ex.title.clone()}>
+                    if l.current == 0 && !l.lab.intro.is_empty() {
+                        <details class="lab-intro" id="lab-intro">
+                            <summary>{ "about this lab" }</summary>
+                            { blocks(&l.lab.intro) }
+                        </details>
+                    }
+                    { blocks(&ex.text) }
+                </Task>
+                <ul id="goals" class="goals" aria-label="goals">
+                    { for grade.goals.iter().map(|g| html! {
+                        <li class={if g.pass { "pass" } else { "fail" }}>
+                            <span class="mark">{ if g.pass { "✔" } else { "✘" } }</span>
+                            { format!(" {} ", g.text) }
+                            if !g.check.is_empty() { <code>{ g.check.clone() }</code> }
+                            if !g.detail.is_empty() { <span class="detail">{ format!(" — {}", g.detail) }</span> }
+                        </li>
+                    }) }
+                </ul>
             </div>
         </section>
     }

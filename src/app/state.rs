@@ -246,6 +246,8 @@ pub struct State {
     pub last_request: u64,
     /// Show shared memory as a tile of 16-byte chunks instead of the lanes (shared-memory issues only).
     pub tile: bool,
+    /// While "all steps" is drawing its frames: (frames drawn, frames in all).
+    pub exporting: Option<(usize, usize)>,
 }
 
 /// A student's progress in a lab, as kept in the browser.
@@ -328,6 +330,7 @@ impl Default for State {
             all_warps: false,
             last_request: 1,
             tile: false,
+            exporting: None,
         }
     }
 }
@@ -577,6 +580,8 @@ pub enum Action {
     Follow,
     /// Show the tile view of shared memory, or the lanes.
     Tile(bool),
+    /// How far "all steps" has come (frames drawn, frames in all); `None` when it ended.
+    Exporting(Option<(usize, usize)>),
     /// A link was pasted into the address bar of the open page (only its `#` part changed): show its view.
     OpenLink(String),
 }
@@ -707,6 +712,7 @@ impl Reducible for State {
             }
             Action::Theme(t) => s.theme = t,
             Action::Tile(on) => s.tile = on,
+            Action::Exporting(p) => s.exporting = p,
             Action::Carveout(c) => s.carveout = c,
             Action::Notice(n) => s.notice = n,
             Action::AllWarps(on) => {

@@ -303,7 +303,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             // Two columns on wide screens: what the user writes on the left (the lab's task, the inputs, the
             // pattern, the instruction list), what it costs on the right (the figure, the numbers, why).
             <div class="pane-edit">
-            if k == 0 { { super::lab::view(d, state) } }
+            if k == 0 { { super::lab::view(d, state, super::lab::Part::Task) } }
             <div class="inputs">
                 <label>{ "compute capability" }{ cc_select(d, k, sc.cc, locked(state, Setting::Cc)) }</label>
                 if state.lab.is_none() {
@@ -458,6 +458,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 </div>
               </div>
             }
+            if k == 0 { { super::lab::view(d, state, super::lab::Part::After) } }
             </div>
             <div class="pane-view">
             <h2 class="sr-only">{ if state.panes.len() > 1 { if k == 0 { "Figure A" } else { "Figure B" } } else { "Figure" } }</h2>
@@ -1005,32 +1006,39 @@ fn share_bar(d: &Dispatch, state: &UseReducerHandle<State>, link: &str) -> Html 
     };
     // Every step as an SVG and a 2x PNG, numbered, in one zip: one download, whatever the browser's limit on
     // several. Drawn when asked, not on every render.
+    // Every step as SVG and PNG in one zip: drawn frame by frame off the click (the page stays usable), with
+    // its progress on the button's line and a cancel button.
     let export_all = {
         let (d, state, stem) = (d.clone(), state.clone(), stem.clone());
         Callback::from(move |_| {
-            let state: &State = &state;
-            let frames: Vec<(String, String, f64, f64)> = (0..=steps)
-                .filter_map(|k| {
-                    screen_scene(state, k)
-                        .map(|sc| (format!("{stem}-step{k:02}"), to_svg(&sc, Theme::Light), sc.width, sc.height))
-                })
-                .collect();
-            if frames.is_empty() {
-                return;
-            }
-            d.dispatch(Action::Notice(Some(format!("Drawing {} frames…", frames.len()))));
+            let snapshot: State = (*state).clone();
+            let n = steps + 1;
+            browser::set_export_cancelled(false);
+            d.dispatch(Action::Exporting(Some((0, n))));
             let (d, stem) = (d.clone(), stem.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let mut files = Vec::with_capacity(frames.len() * 2);
+                let mut files = Vec::with_capacity(n * 2);
                 let mut failed = None;
-                for (name, svg, w, h) in &frames {
-                    match browser::png_bytes(svg, *w, *h).await {
+                for k in 0..n {
+                    if browser::export_cancelled() {
+                        d.dispatch(Action::Exporting(None));
+                        d.dispatch(Action::Notice(Some("Export cancelled: nothing was saved.".into())));
+                        return;
+                    }
+                    let Some(sc) = screen_scene(&snapshot, k) else { continue };
+                    let name = format!("{stem}-step{k:02}");
+                    let svg = to_svg(&sc, Theme::Light);
+                    match browser::png_bytes(&svg, sc.width, sc.height).await {
                         Ok(png) => files.push((format!("{name}.png"), png)),
                         Err(e) => failed = Some(e),
                     }
-                    files.push((format!("{name}.svg"), svg.clone().into_bytes()));
+                    files.push((format!("{name}.svg"), svg.into_bytes()));
+                    d.dispatch(Action::Exporting(Some((k + 1, n))));
                 }
-                let n = frames.len();
+                d.dispatch(Action::Exporting(None));
+                if files.is_empty() {
+                    return;
+                }
                 let r = match browser::zip(files).await {
                     Ok(zip) => browser::download_bytes(&format!("{stem}-steps.zip"), &zip, "application/zip"),
                     Err(e) => Err(e),
@@ -1043,6 +1051,7 @@ fn share_bar(d: &Dispatch, state: &UseReducerHandle<State>, link: &str) -> Html 
             });
         })
     };
+    let cancel_export = Callback::from(|_| browser::set_export_cancelled(true));
     let no_link = link.is_empty();
     html! {
         <div class="share" aria-label="share and export">
@@ -1056,7 +1065,13 @@ fn share_bar(d: &Dispatch, state: &UseReducerHandle<State>, link: &str) -> Html 
             <span class="sep" />
             <button id="export-svg" onclick={export_svg_cb}>{ "SVG" }</button>
             <button id="export-png" onclick={export_png_cb}>{ "PNG 2x" }</button>
-            <button id="export-frames" onclick={export_all}>{ "all steps" }</button>
+            if let Some((done, all)) = state.exporting {
+                <button id="export-frames" disabled=true>{ "all steps" }</button>
+                <span id="export-progress" class="mono" role="status">{ format!("frame {done} of {all}") }</span>
+                <button id="export-cancel" onclick={cancel_export}>{ "cancel" }</button>
+            } else {
+                <button id="export-frames" onclick={export_all}>{ "all steps" }</button>
+            }
         </div>
     }
 }
