@@ -247,10 +247,11 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State, part: Part) -> Html 
                 </Task>
                 <ul id="goals" class="goals" aria-label="goals">
                     { for grade.goals.iter().map(|g| html! {
-                        <li class={if g.pass { "pass" } else { "fail" }}>
+                        // The condition is the goal's title (hover, or a screen reader's description): the
+                        // sentence is what the student reads.
+                        <li class={if g.pass { "pass" } else { "fail" }} title={(!g.check.is_empty()).then(|| g.check.clone())}>
                             <span class="mark">{ if g.pass { "✔" } else { "✘" } }</span>
                             { format!(" {} ", g.text) }
-                            if !g.check.is_empty() { <code>{ g.check.clone() }</code> }
                             if !g.detail.is_empty() { <span class="detail">{ format!(" — {}", g.detail) }</span> }
                         </li>
                     }) }

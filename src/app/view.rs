@@ -262,6 +262,21 @@ fn locked(state: &State, setting: Setting) -> bool {
     state.lab.as_ref().and_then(|l| l.exercise()).is_some_and(|e| e.is_locked(setting))
 }
 
+/// The one line that says what a lab exercise fixes: `fixed by the exercise: CC 8.0 · expression · LDG.E.32`.
+fn fixed_summary(state: &State, sc: &crate::scenario::Scenario) -> String {
+    let mut parts = Vec::new();
+    if locked(state, Setting::Cc) {
+        parts.push(format!("CC {}", sc.cc));
+    }
+    if locked(state, Setting::Lang) {
+        parts.push(lang_label(sc.lang).to_string());
+    }
+    if locked(state, Setting::Op) && matches!(sc.lang, Lang::Expr | Lang::Addresses) {
+        parts.push(sc.op.clone());
+    }
+    format!("fixed by the exercise: {}", parts.join(" · "))
+}
+
 /// One pane: inputs, instructions, the figure, metrics, explanation and notes.
 fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     let pane: &Pane = &state.panes[k];
@@ -304,8 +319,32 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             // pattern, the instruction list), what it costs on the right (the figure, the numbers, why).
             <div class="pane-edit">
             if k == 0 { { super::lab::view(d, state, super::lab::Part::Task) } }
+            // In a lab, the settings the exercise fixes fold into one line (their controls, disabled, inside):
+            // the controls the student may change come right under the goals.
+            if k == 0 && (locked(state, Setting::Cc) || locked(state, Setting::Lang) || locked(state, Setting::Op)) {
+                <details class="fixed-settings" id="fixed-settings">
+                    <summary>{ fixed_summary(state, sc) }</summary>
+                    <div class="inputs">
+                        if locked(state, Setting::Cc) {
+                            <label>{ "compute capability" }{ cc_select(d, k, sc.cc, true) }</label>
+                        }
+                        if locked(state, Setting::Lang) {
+                            <label>{ "language" }
+                                <select id={id("lang", k)} disabled=true>
+                                    <option selected=true>{ lang_label(sc.lang) }</option>
+                                </select>
+                            </label>
+                        }
+                        if locked(state, Setting::Op) && needs_op {
+                            <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} disabled=true /></label>
+                        }
+                    </div>
+                </details>
+            }
             <div class="inputs">
-                <label>{ "compute capability" }{ cc_select(d, k, sc.cc, locked(state, Setting::Cc)) }</label>
+                if !locked(state, Setting::Cc) {
+                    <label>{ "compute capability" }{ cc_select(d, k, sc.cc, false) }</label>
+                }
                 if state.lab.is_none() {
                 <label>{ "example" }
                     <select id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
@@ -314,13 +353,15 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     </select>
                 </label>
                 }
+                if !locked(state, Setting::Lang) {
                 <label>{ "language" }
-                    <select id={id("lang", k)} disabled={locked(state, Setting::Lang)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::Lang, v)))}>
+                    <select id={id("lang", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::Lang, v)))}>
                         { for Lang::ALL.iter().map(|l| html! { <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option> }) }
                     </select>
                 </label>
-                if needs_op {
-                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false" disabled={locked(state, Setting::Op)}
+                }
+                if needs_op && !locked(state, Setting::Op) {
+                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false"
                         oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::Op, v)))} /></label>
                 }
                 // A CUDA file's menu comes from its top level (every kernel, even when one fails); a listing's

@@ -15,12 +15,17 @@ const TYPES = {
  * Serves dist/ and starts the browser: `{ base, browser, close }`. Options: `prefix`, the path the site is
  * served under (`/course/warpscope/`: dist/ copied into a course site; anything outside it is a 404, as the
  * site's other pages would be to this test); `files`, extra files by path (`{ '/course/warpscope/labs-origins':
- * 'https://other.example\n' }`).
+ * 'https://other.example\n' }`, or `{ type, body }` for another content type).
  */
 export async function startSite({ prefix = '/', files = {} } = {}) {
   const server = createServer(async (req, res) => {
     let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (path in files) { res.writeHead(200, { 'content-type': 'text/plain' }).end(files[path]); return; }
+    if (path in files) {
+      // A string is served as text; `{ type, body }` with its type (a slide deck's page, its scripts).
+      const f = typeof files[path] === 'string' ? { type: 'text/plain', body: files[path] } : files[path];
+      res.writeHead(200, { 'content-type': f.type }).end(f.body);
+      return;
+    }
     if (!path.startsWith(prefix)) { res.writeHead(404).end('not found'); return; }
     path = `/${path.slice(prefix.length)}`;
     const file = join(DIST, path === '/' ? 'index.html' : path);
