@@ -197,7 +197,8 @@ fn base_dir() -> String {
 /// module with a loader script next to the page.
 pub fn start_worker(name: &str) -> Result<web_sys::Worker, String> {
     let base = base_dir();
-    let script = format!("importScripts(\"{base}{name}.js\");wasm_bindgen(\"{base}{name}_bg.wasm\");");
+    let script =
+        format!("importScripts(\"{base}{name}.js\");wasm_bindgen({{ module_or_path: \"{base}{name}_bg.wasm\" }});");
     let parts = js_sys::Array::of1(&JsValue::from_str(&script));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("text/javascript");
@@ -256,6 +257,22 @@ pub fn demangle(symbols: Vec<String>, done: impl FnOnce(Vec<(String, String)>) +
 thread_local! {
     /// Set by the cancel button while "all steps" draws its frames.
     static EXPORT_CANCELLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+thread_local! {
+    /// Set when Back or Forward (or a pasted link) brought a view: its first settled address replaces the
+    /// entry instead of adding one (which would cut off the entries after it).
+    static ARRIVED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Notes that the view now shown came from the address bar (Back, Forward, a pasted link).
+pub fn note_arrival() {
+    ARRIVED.with(|a| a.set(true));
+}
+
+/// Whether the view came from the address bar since this was last asked.
+pub fn take_arrival() -> bool {
+    ARRIVED.with(|a| a.replace(false))
 }
 
 /// Asks the running "all steps" export to stop (or clears the request before one starts).

@@ -1253,10 +1253,12 @@ pub fn app(props: &AppProps) -> Html {
             entry.step = None;
             entry.panes.iter_mut().for_each(|p| p.text.clear());
             let mut last = last_entry.borrow_mut();
-            // Back or Forward brought this view: the address bar already shows it.
-            let arrived = browser::location().0.as_deref() == Some(link.as_str());
-            let push = !arrived && last.as_ref().is_some_and(|l| *l != entry);
-            if !arrived {
+            // Back or Forward brought this view: the address bar shows it (as written; the page may have
+            // spelled it differently), and the entries after it stay.
+            let arrived = browser::take_arrival();
+            let shown = browser::location().0.as_deref() == Some(link.as_str());
+            let push = !arrived && !shown && last.as_ref().is_some_and(|l| *l != entry);
+            if !shown {
                 browser::set_hash(link, push);
             }
             *last = Some(entry);
@@ -1272,6 +1274,7 @@ pub fn app(props: &AppProps) -> Html {
                 gloo_events::EventListener::new(&w, "hashchange", move |_| {
                     if let (Some(link), _) = browser::location() {
                         if !browser::is_own_hash(&link) {
+                            browser::note_arrival();
                             d.dispatch(Action::OpenLink(link));
                         }
                     }
