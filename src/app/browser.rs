@@ -314,6 +314,20 @@ pub fn hand_back_to_deck(forward: bool) {
     let _ = parent.focus();
 }
 
+/// Sets each `<select data-value=...>` to its value.
+pub fn sync_selects() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Ok(list) = doc.query_selector_all("select[data-value]") else { return };
+    for k in 0..list.length() {
+        if let Some(sel) = list.item(k).and_then(|n| n.dyn_into::<web_sys::HtmlSelectElement>().ok()) {
+            let want = sel.get_attribute("data-value").unwrap_or_default();
+            if sel.value() != want {
+                sel.set_value(&want);
+            }
+        }
+    }
+}
+
 /// Whether the system asks for dark colours (`prefers-color-scheme: dark`).
 pub fn prefers_dark() -> bool {
     web_sys::window()

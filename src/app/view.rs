@@ -139,7 +139,7 @@ fn data_branches_control(d: &Dispatch, k: usize, db: crate::program::DataBranche
 /// The CC menu, grouped by architecture.
 fn cc_select(d: &Dispatch, pane: usize, cc: Cc, disabled: bool) -> Html {
     html! {
-        <select id={id("cc", pane)} aria-label="compute capability" {disabled} onchange={on_select(d, move |v| Action::Edit(pane, Edit::Set(Setting::Cc, v)))}>
+        <select data-value={cc.to_string()} id={id("cc", pane)} aria-label="compute capability" {disabled} onchange={on_select(d, move |v| Action::Edit(pane, Edit::Set(Setting::Cc, v)))}>
             { for families().into_iter().map(|(family, ccs)| html! {
                 <optgroup label={family}>
                     { for ccs.into_iter().map(|c| html! {
@@ -347,7 +347,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 }
                 if state.lab.is_none() {
                 <label>{ "example" }
-                    <select id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
+                    <select data-value={pane.preset.clone()} id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
                         <option value="" selected={pane.preset.is_empty()}>{ "choose an example…" }</option>
                         { for PRESETS.iter().map(|p| html! { <option value={p.name} selected={pane.preset == p.name}>{ p.title }</option> }) }
                     </select>
@@ -355,7 +355,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 }
                 if !locked(state, Setting::Lang) {
                 <label>{ "language" }
-                    <select id={id("lang", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::Lang, v)))}>
+                    <select data-value={sc.lang.name()} id={id("lang", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::Lang, v)))}>
                         { for Lang::ALL.iter().map(|l| html! { <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option> }) }
                     </select>
                 </label>
@@ -1239,6 +1239,10 @@ pub fn app(props: &AppProps) -> Html {
     // (see perf.rs).
     let current = state.figures_current();
     use_effect(move || super::perf::rendered(current));
+    // A menu shows the state's choice (`data-value`) after every render: an option the user once picked keeps
+    // its own selectedness against the `selected` attribute, so a view brought by Back or a link would
+    // otherwise show the old choice.
+    use_effect(browser::sync_selects);
     // The address bar always holds the current view: encoded only when the view changes, and written once the
     // panes are answered (history.replaceState costs a couple of milliseconds, kept off the edit's path).
     // Each change of view (a preset, a CC, an instruction, comparing, the theme) is a history entry, so Back
