@@ -50,16 +50,22 @@ trunk build --release
 # Colouring the drawn issue's sectors by where the model served them (the cache model records the drawn block's
 # sectors in every analysis worker), the memory chart following the figure's issue and the atomics' program
 # note then took the main module to 315,180, the CUDA worker to 488,481, PTX to 366,602, SASS to 350,598.
-# Budgets: main module 320 KB, CUDA 500 KB, the other analysis workers 375 KB; the lab and demangler workers
+# Issue 28 then took the analysis workers up by about 9 KB each (lab goals on the idea: addr(k), distinct,
+# per-lane goals and kept lines, checked in the worker beside the result; explanations computed from the
+# issue's metrics; the exercise's focus instruction): CUDA 489,127 to 497,935, PTX 366,814 to 374,814, SASS
+# 353,306 to 362,151, default 282,024 to 291,106; and the main module from 315,146 to 319,904 (embed for
+# slides, history entries, the export's progress and cancel, the lab's two parts, compare patterns, menus
+# kept in step with the state).
+# Budgets: main module 330 KB, CUDA 510 KB, the other analysis workers 385 KB; the lab and demangler workers
 # stay at 300 KB. Per-feature modules loaded when a view needs them are the way to give the main module room
-# back.
+# back (issue 29).
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in
-    warpscope-engine-cuda*) BUDGET=500000 ;;
-    warpscope-engine*) BUDGET=375000 ;;
+    warpscope-engine-cuda*) BUDGET=510000 ;;
+    warpscope-engine*) BUDGET=385000 ;;
     # The main module: its name is Trunk's 16-digit content hash.
-    warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=320000 ;;
+    warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=330000 ;;
   esac
   gz=$(gzip -9 -c "$wasm" | wc -c)
   printf 'wasm: %s: %s bytes, %s bytes gzipped (budget %s)\n' "$(basename "$wasm")" "$(wc -c <"$wasm")" "$gz" "$BUDGET"
@@ -97,4 +103,4 @@ CHROMEDRIVER=$(command -v chromedriver) cargo test --locked --target wasm32-unkn
 step "end-to-end tests (playwright-core, Debian's Chromium; screenshots in test-results/)"
 node --test tests/e2e/
 
-printf '\nall checks passed in %s s\n' "$(( $(date +%s) - start ))"
+printf '\nall checks passed in %s s; target/ holds %s\n' "$(( $(date +%s) - start ))" "$(du -sh target | cut -f1)"
