@@ -312,6 +312,105 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             || result.as_ref().is_some_and(|r| r.instructions.iter().any(|i| i.banks.is_some())));
     let show_l1 = sc.cc.l1_choice_matters();
     let stale = pane.error.is_some() || (pane.busy && pane.progress.is_some());
+    // The settings. In a lab whose pattern the student edits, they come after the editor: the task, the goals
+    // and the pattern to change are then on one screen (1366x768).
+    let editor_first = k == 0 && state.lab.is_some() && !locked(state, Setting::Pattern);
+    let inputs = html! {
+        <div class="inputs">
+            if !locked(state, Setting::Cc) {
+                <label>{ "compute capability" }{ cc_select(d, k, sc.cc, false) }</label>
+            }
+            if state.lab.is_none() {
+            <label>{ "example" }
+                <select data-value={pane.preset.clone()} id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
+                    <option value="" selected={pane.preset.is_empty()}>{ "choose an example…" }</option>
+                    { for PRESETS.iter().map(|p| html! { <option value={p.name} selected={pane.preset == p.name}>{ p.title }</option> }) }
+                </select>
+            </label>
+            }
+            if !locked(state, Setting::Lang) {
+            <label>{ "language" }
+                <select data-value={sc.lang.name()} id={id("lang", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::Lang, v)))}>
+                    { for Lang::ALL.iter().map(|l| html! { <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option> }) }
+                </select>
+            </label>
+            }
+            if needs_op && !locked(state, Setting::Op) {
+                <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false"
+                    oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::Op, v)))} /></label>
+            }
+            // A CUDA file's menu comes from its top level (every kernel, even when one fails); a listing's
+            // from its result, while that result is the current text's.
+            if let Some(ks) = pane.kernels.as_ref().filter(|ks| sc.lang == Lang::Cuda && (ks.len() > 1 || ks.iter().any(|c| c.template.is_some()))) {
+                { kernel_menu(d, k, sc, result.as_deref(), ks, locked(state, Setting::Pattern)) }
+            } else if let Some(r) = result.as_ref().filter(|r| r.kernels.len() > 1 && sc.lang != Lang::Cuda && pane.error.is_none()) {
+                <label>{ "kernel" }
+                    <select id={id("kernel", k)} disabled={locked(state, Setting::Pattern)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Kernel(v)))}>
+                        { for r.kernels.iter().map(|kn| html! {
+                            <option value={kn.symbol.clone()} selected={r.kernel.as_deref() == Some(kn.name.as_str())}>{ kn.name.clone() }</option>
+                        }) }
+                    </select>
+                </label>
+            }
+            <label>{ "block" }<input id={id("block", k)} class="short mono" value={pane.block_text.clone()} spellcheck="false"
+                disabled={locked(state, Setting::Block)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
+            <label title="Blocks in the launch: the totals count every block">{ "grid" }<input id={id("grid", k)} class="short mono" value={pane.grid_text.clone()} spellcheck="false"
+                disabled={locked(state, Setting::Grid)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
+            // A CUDA file's own launch (`k<<<grid, block>>>`) replaces the fields: say so beside them.
+            if let Some(r) = result.as_ref().filter(|r| sc.lang == Lang::Cuda && (r.launch.block != sc.block || r.launch.grid != sc.grid)) {
+                <span class="launch-from-code" id={id("code-launch", k)}>
+                    { format!("the code launches block {}, grid {}", r.launch.block, r.launch.grid) }
+                </span>
+            }
+            if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass) || !sc.sets.is_empty() {
+                <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
+                    placeholder={if sc.lang == Lang::Ptx { "param_2=1024, c[0x0][0x16c]=64" } else { "n=1024, R4=0x1000" }} disabled={locked(state, Setting::Sets)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
+            }
+            if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass)
+                && (sc.data_branches != crate::program::DataBranches::default()
+                    || result.as_ref().is_some_and(|r| r.notes.iter().any(|n| n.id.starts_with("data-"))))
+            {
+                { data_branches_control(d, k, sc.data_branches, locked(state, Setting::DataBranches)) }
+            }
+            { caches_control(d, k, sc, locked(state, Setting::Caches)) }
+            if show_l1 {
+                <label>{ "global loads" }
+                    <select id={id("l1", k)} disabled={locked(state, Setting::L1)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::L1, v)))}>
+                        { for L1_CHOICES.iter().map(|(c, label)| html! { <option value={c.name()} selected={sc.config.l1 == *c}>{ *label }</option> }) }
+                    </select>
+                </label>
+            }
+            if kepler {
+                <label>{ "bank mode" }
+                    <select id={id("bank-mode", k)} disabled={locked(state, Setting::BankMode)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::BankMode, v)))}>
+                        <option value="4" selected={sc.config.bank_mode == BankMode::FourByte}>{ "4-byte" }</option>
+                        <option value="8" selected={sc.config.bank_mode == BankMode::EightByte}>{ "8-byte" }</option>
+                    </select>
+                </label>
+            }
+            if measured_rule {
+                <label title="How 64- and 128-bit shared accesses whose lanes share addresses in pairs are counted: as measured on V100, A100 and with Nsight Compute (phases merge), or by the documented phase model">{ "shared model" }
+                    <select id={id("shared-model", k)} disabled={locked(state, Setting::SharedModel)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::SharedModel, v)))}>
+                        { for SharedModel::ALL.iter().map(|m| html! {
+                            <option value={m.name()} selected={sc.config.shared_model == *m}>{ m.name() }</option>
+                        }) }
+                    </select>
+                </label>
+            }
+            if sc.lang == Lang::Expr && (!sc.layout.trim().is_empty() || shared_op) {
+                <label title="CuTe layouts the expression can call by name, e.g. L(lane % 8, (lane / 8) * 8): NAME = [Swizzle<B,M,S> o] shape:stride, offsets in elements">{ "layout (CuTe)" }
+                    <input id={id("layout", k)} class="mono" value={sc.layout.clone()} spellcheck="false"
+                        placeholder="L = Swizzle<3,3,3> o (8,64):(64,1)" disabled={locked(state, Setting::Layout)}
+                        oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::Layout, v)))} /></label>
+                if !sc.layout.trim().is_empty() {
+                    <label title="Bytes per layout element: the layout's offsets are multiplied by it">{ "element bytes" }
+                        <input id={id("elem-bytes", k)} class="short mono" value={sc.elem_bytes.to_string()} spellcheck="false"
+                            disabled={locked(state, Setting::ElemBytes)}
+                            oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::ElemBytes, v)))} /></label>
+                }
+            }
+        </div>
+    };
     html! {
         <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}
             data-busy={pane.busy.then_some("true")}>
@@ -341,100 +440,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                     </div>
                 </details>
             }
-            <div class="inputs">
-                if !locked(state, Setting::Cc) {
-                    <label>{ "compute capability" }{ cc_select(d, k, sc.cc, false) }</label>
-                }
-                if state.lab.is_none() {
-                <label>{ "example" }
-                    <select data-value={pane.preset.clone()} id={id("preset", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Preset(v)))}>
-                        <option value="" selected={pane.preset.is_empty()}>{ "choose an example…" }</option>
-                        { for PRESETS.iter().map(|p| html! { <option value={p.name} selected={pane.preset == p.name}>{ p.title }</option> }) }
-                    </select>
-                </label>
-                }
-                if !locked(state, Setting::Lang) {
-                <label>{ "language" }
-                    <select data-value={sc.lang.name()} id={id("lang", k)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::Lang, v)))}>
-                        { for Lang::ALL.iter().map(|l| html! { <option value={l.name()} selected={*l == sc.lang}>{ lang_label(*l) }</option> }) }
-                    </select>
-                </label>
-                }
-                if needs_op && !locked(state, Setting::Op) {
-                    <label>{ "instruction" }<input id={id("op", k)} class="mono" value={sc.op.clone()} spellcheck="false"
-                        oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::Op, v)))} /></label>
-                }
-                // A CUDA file's menu comes from its top level (every kernel, even when one fails); a listing's
-                // from its result, while that result is the current text's.
-                if let Some(ks) = pane.kernels.as_ref().filter(|ks| sc.lang == Lang::Cuda && (ks.len() > 1 || ks.iter().any(|c| c.template.is_some()))) {
-                    { kernel_menu(d, k, sc, result.as_deref(), ks, locked(state, Setting::Pattern)) }
-                } else if let Some(r) = result.as_ref().filter(|r| r.kernels.len() > 1 && sc.lang != Lang::Cuda && pane.error.is_none()) {
-                    <label>{ "kernel" }
-                        <select id={id("kernel", k)} disabled={locked(state, Setting::Pattern)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Kernel(v)))}>
-                            { for r.kernels.iter().map(|kn| html! {
-                                <option value={kn.symbol.clone()} selected={r.kernel.as_deref() == Some(kn.name.as_str())}>{ kn.name.clone() }</option>
-                            }) }
-                        </select>
-                    </label>
-                }
-                <label>{ "block" }<input id={id("block", k)} class="short mono" value={pane.block_text.clone()} spellcheck="false"
-                    disabled={locked(state, Setting::Block)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Block(v)))} /></label>
-                <label title="Blocks in the launch: the totals count every block">{ "grid" }<input id={id("grid", k)} class="short mono" value={pane.grid_text.clone()} spellcheck="false"
-                    disabled={locked(state, Setting::Grid)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Grid(v)))} /></label>
-                // A CUDA file's own launch (`k<<<grid, block>>>`) replaces the fields: say so beside them.
-                if let Some(r) = result.as_ref().filter(|r| sc.lang == Lang::Cuda && (r.launch.block != sc.block || r.launch.grid != sc.grid)) {
-                    <span class="launch-from-code" id={id("code-launch", k)}>
-                        { format!("the code launches block {}, grid {}", r.launch.block, r.launch.grid) }
-                    </span>
-                }
-                if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass) || !sc.sets.is_empty() {
-                    <label>{ "values (NAME=VALUE, …)" }<input id={id("sets", k)} class="mono" value={pane.sets_text.clone()} spellcheck="false"
-                        placeholder={if sc.lang == Lang::Ptx { "param_2=1024, c[0x0][0x16c]=64" } else { "n=1024, R4=0x1000" }} disabled={locked(state, Setting::Sets)} oninput={on_input(d, move |v| Action::Edit(k, Edit::Sets(v)))} /></label>
-                }
-                if matches!(sc.lang, Lang::Cuda | Lang::Ptx | Lang::Sass)
-                    && (sc.data_branches != crate::program::DataBranches::default()
-                        || result.as_ref().is_some_and(|r| r.notes.iter().any(|n| n.id.starts_with("data-"))))
-                {
-                    { data_branches_control(d, k, sc.data_branches, locked(state, Setting::DataBranches)) }
-                }
-                { caches_control(d, k, sc, locked(state, Setting::Caches)) }
-                if show_l1 {
-                    <label>{ "global loads" }
-                        <select id={id("l1", k)} disabled={locked(state, Setting::L1)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::L1, v)))}>
-                            { for L1_CHOICES.iter().map(|(c, label)| html! { <option value={c.name()} selected={sc.config.l1 == *c}>{ *label }</option> }) }
-                        </select>
-                    </label>
-                }
-                if kepler {
-                    <label>{ "bank mode" }
-                        <select id={id("bank-mode", k)} disabled={locked(state, Setting::BankMode)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::BankMode, v)))}>
-                            <option value="4" selected={sc.config.bank_mode == BankMode::FourByte}>{ "4-byte" }</option>
-                            <option value="8" selected={sc.config.bank_mode == BankMode::EightByte}>{ "8-byte" }</option>
-                        </select>
-                    </label>
-                }
-                if measured_rule {
-                    <label title="How 64- and 128-bit shared accesses whose lanes share addresses in pairs are counted: as measured on V100, A100 and with Nsight Compute (phases merge), or by the documented phase model">{ "shared model" }
-                        <select id={id("shared-model", k)} disabled={locked(state, Setting::SharedModel)} onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::SharedModel, v)))}>
-                            { for SharedModel::ALL.iter().map(|m| html! {
-                                <option value={m.name()} selected={sc.config.shared_model == *m}>{ m.name() }</option>
-                            }) }
-                        </select>
-                    </label>
-                }
-                if sc.lang == Lang::Expr && (!sc.layout.trim().is_empty() || shared_op) {
-                    <label title="CuTe layouts the expression can call by name, e.g. L(lane % 8, (lane / 8) * 8): NAME = [Swizzle<B,M,S> o] shape:stride, offsets in elements">{ "layout (CuTe)" }
-                        <input id={id("layout", k)} class="mono" value={sc.layout.clone()} spellcheck="false"
-                            placeholder="L = Swizzle<3,3,3> o (8,64):(64,1)" disabled={locked(state, Setting::Layout)}
-                            oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::Layout, v)))} /></label>
-                    if !sc.layout.trim().is_empty() {
-                        <label title="Bytes per layout element: the layout's offsets are multiplied by it">{ "element bytes" }
-                            <input id={id("elem-bytes", k)} class="short mono" value={sc.elem_bytes.to_string()} spellcheck="false"
-                                disabled={locked(state, Setting::ElemBytes)}
-                                oninput={on_input(d, move |v| Action::Edit(k, Edit::Set(Setting::ElemBytes, v)))} /></label>
-                    }
-                }
-            </div>
+            if !editor_first { { inputs.clone() } }
             if k == 1 {
                 <p class="compare-note" id="compare-note" role="status">
                     { mismatch.clone().unwrap_or_else(|| if pane.follows {
@@ -460,6 +466,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             if let (true, Some((done, total, secs))) = (pane.busy, pane.progress) {
                 <p id={id("progress", k)} class="progress" role="status">{ progress_text(done, total, secs) }</p>
             }
+            if editor_first { { inputs } }
             if let Some(r) = &result {
               <div class={classes!("result-list", stale.then_some("stale"))}>
                 <div class="instructions-row">
