@@ -88,6 +88,9 @@ fi
 step "native tests"
 cargo test --locked
 
+step "the fuzzers' corpus unpacks (fuzz/corpus.tar.xz and fuzz/seeds/)"
+bash fuzz/corpus.sh check
+
 step "probe kernels' machine code (clang, ptxas, nvdisasm: no GPU needed)"
 bash hw/check-offline.sh
 

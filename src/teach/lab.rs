@@ -10,7 +10,7 @@
 //!
 //! Goals also constrain the idea, not only the count: `addr(k)` is lane k's address in an instruction's first
 //! issue, `scope = "lanes"` checks the condition for every active lane of that issue with `lane` and `addr`
-//! (this lane's), and `keep = "..."` requires a line of the starting pattern to stay as written.
+//! (this lane's), and `keep = "..."` requires lines of the starting pattern to stay as written.
 
 use crate::analysis::{InstrResult, ProgramResult};
 use crate::lang::cexpr::{Ex, Parser};
