@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The performance measurements behind the README's table. Not part of the test command: benchmarks record
+# The performance measurements behind the table in docs/performance.md. Not part of the test command: benchmarks record
 # numbers, tests assert behaviour. Sets up what is missing like the test command, then:
 #   1. engine throughput natively (criterion): 1,048,576 threads against one plain pass over the addresses;
 #   2. the same workload in wasm in headless Chromium;

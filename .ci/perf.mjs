@@ -1,4 +1,4 @@
-// Browser measurements for the README's performance table (run by .ci/bench.sh after `trunk build --release`):
+// Browser measurements for the performance table (docs/performance.md) (run by .ci/bench.sh after `trunk build --release`):
 // time to interactive from localhost, keystroke-to-repaint over many edits of a 1024-thread block, and frame
 // times while the animation plays with 32 warps on screen. Prints one line per measurement.
 // Heavy input (section 4): the main-thread tasks over 50 ms, from the browser's longtask observer, while the page

@@ -27,7 +27,7 @@ trunk build --release
 # Load budget: the main module, what every visitor loads, at most 300 KB (300,000 bytes) gzipped; the lab
 # and demangler workers too. The analysis workers (warpscope-engine, -ptx, -sass) start after the page is
 # interactive and are built at opt-level 3 because the executor's speed is their target (within 1.5x of
-# native): their budget is 335 KB. Measured reasons (README, Performance): the tensor-core-era instructions,
+# native): their budget is 335 KB. Measured reasons (docs/performance.md): the tensor-core-era instructions,
 # swizzles and layouts took the CUDA worker to 323 KB at opt-level 3; opt-level "s" gives 269 KB but runs the
 # SGEMM block at 1.98x native in the browser (24.4 ms vs 12.3 ms; opt-level 3: 17.5 ms, 1.42x). Checking a
 # lab's goals in the analysis worker instead of on the page's main thread took the main module from 299.8 KB

@@ -1,4 +1,4 @@
-//! The architecture invariants the README states, checked on the source text: each layer imports only the
+//! The architecture invariants docs/ARCHITECTURE.md states, checked on the source text: each layer imports only the
 //! layers below it, only `model::arch` branches on a compute capability or its family, and the core does no
 //! I/O and reads no clock or randomness. A change that breaks one fails here with the file and line.
 
@@ -62,7 +62,7 @@ fn crate_refs(line: &str) -> Vec<String> {
         .collect()
 }
 
-/// What each layer of the library may import, lowest first (the README's Architecture section). The front
+/// What each layer of the library may import, lowest first (docs/ARCHITECTURE.md). The front
 /// ends (`cli`, `calibrate`, `app`) may import anything; nothing imports them.
 const LAYERS: &[(&str, &[&str])] = &[
     ("text", &[]),

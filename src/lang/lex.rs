@@ -2,8 +2,8 @@
 //! separators and C suffixes), floats, identifiers, punctuation, comments and preprocessor lines.
 //!
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
-//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
-//! size") while the executor stays optimised for speed.
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (docs/performance.md,
+//! the size budgets) while the executor stays optimised for speed.
 
 use super::{InputError, Span};
 

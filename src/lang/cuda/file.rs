@@ -4,8 +4,8 @@
 //! `dim3` and integer values those use are read.
 //!
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
-//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
-//! size") while the executor stays optimised for speed.
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (docs/performance.md,
+//! the size budgets) while the executor stays optimised for speed.
 
 use super::pre::host_value;
 use super::{CudaParser, Stmt};

@@ -9,8 +9,8 @@
 //! from, so that an address or a branch that depends on it is an error naming that place.
 //!
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
-//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
-//! size") while the executor stays optimised for speed.
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (docs/performance.md,
+//! the size budgets) while the executor stays optimised for speed.
 //!
 //! May import: `syntax`, `parse` (device functions and templates are parsed on demand while lowering), `file`,
 //! `lang::{cexpr, expr, layout, params}`, `program`, `model::{access, note}`.

@@ -8,8 +8,8 @@
 //! `--set` values the preprocessor's `#if` reads).
 //!
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
-//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
-//! size") while the executor stays optimised for speed.
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (docs/performance.md,
+//! the size budgets) while the executor stays optimised for speed.
 
 use super::file::{self, FileItems, FnItem, FnKind};
 use super::pre::{self, Macros};

@@ -8,8 +8,8 @@
 //! Expanded tokens point at the macro's use, so an error inside one names the line that used it.
 //!
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
-//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
-//! size") while the executor stays optimised for speed.
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (docs/performance.md,
+//! the size budgets) while the executor stays optimised for speed.
 
 use super::super::cexpr::{BinOp, Ex, Parser, UnOp, E};
 use super::super::lex::{lex, Tok, Token};

@@ -7,8 +7,8 @@
 //! May import: `crate::text` (`lang::Span`), `lang::cexpr`'s expression tree and the standard library.
 //!
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
-//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (README, "Speed and
-//! size") while the executor stays optimised for speed.
+//! inlining into them, which keeps the page's analysis worker within its 300 KB budget (docs/performance.md,
+//! the size budgets) while the executor stays optimised for speed.
 
 use crate::lang::cexpr::Ex;
 use crate::lang::Span;

@@ -496,7 +496,7 @@ pub const FACTS: [CcFacts; 16] = [
 
 /// The offset of the first kernel parameter in constant bank 0 for SASS architecture `sm` (75 for sm_75), as
 /// ptxas places it. Each value was read from the `EIATTR_PARAM_CBANK` attribute of cubins that ptxas 12.9
-/// built for that architecture, and the disassembly's `c[0x0][...]` operands agree (see the README's SASS
+/// built for that architecture, and the disassembly's `c[0x0][...]` operands agree (see docs/languages.md, SASS
 /// section; MODEL.md section I). Older architectures (sm_2x, sm_3x) cannot be built by the current toolchain: `None`.
 pub fn param_base(sm: u32) -> Option<u32> {
     match sm {
