@@ -257,3 +257,105 @@ fn notes_are_written_in_the_table_or_by_the_languages() {
     }
     assert!(problems.is_empty(), "notes outside model::arch::notes:\n{}", problems.join("\n"));
 }
+
+/// A source file's module path: `src/model/cost.rs` is `model::cost`, `src/model/arch/mod.rs` `model::arch`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).expect("under src");
+    let mut parts: Vec<String> = rel.iter().map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+    if parts.last().is_some_and(|p| p == "mod" || p == "lib" || p == "main") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The module paths a line names: `crate::a::b`, `super::b` (from `here`), and each name of a
+/// `use crate::a::{b, c::d}` group, as far as the path goes.
+fn module_refs(line: &str, here: &[String]) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut out = Vec::new();
+    for start in ["crate::", "super::"] {
+        for (i, _) in line.match_indices(start) {
+            if line[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut path: Vec<String> = if start == "crate::" { Vec::new() } else { here.to_vec() };
+            let mut rest = &line[i..];
+            // `super::super::...`
+            while let Some(r) = rest.strip_prefix("super::") {
+                path.pop();
+                rest = r;
+            }
+            rest = rest.strip_prefix("crate::").unwrap_or(rest);
+            loop {
+                let name = ident(rest);
+                if name.is_empty() {
+                    break;
+                }
+                path.push(name.clone());
+                rest = &rest[name.len()..];
+                match rest.strip_prefix("::") {
+                    Some(r) => rest = r,
+                    None => break,
+                }
+            }
+            if let Some(group) = rest.strip_prefix('{') {
+                let group = group.split('}').next().unwrap_or("");
+                for item in group.split(',') {
+                    let name = ident(item.trim());
+                    if !name.is_empty() {
+                        let mut p = path.clone();
+                        p.push(name);
+                        out.push(p);
+                    }
+                }
+            }
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_two_files_import_each_other() {
+    // Issue 29: a file cycle (cost.rs imports count.rs, count.rs imports cost.rs) makes two files one room
+    // with two doors. Files import along a chain: shared types live in the file below both. A module's
+    // own `mod.rs` and its children are one family (a child reads its parent's items, the parent re-exports
+    // the child's) and are not counted.
+    let src = src();
+    let files = rust_files(&src);
+    let modules: Vec<Vec<String>> = files.iter().map(|f| module_of(&src, f)).collect();
+    let index = |path: &[String]| -> Option<usize> {
+        // The longest prefix of `path` that is a file's module.
+        (1..=path.len()).rev().find_map(|k| modules.iter().position(|m| m.as_slice() == &path[..k]))
+    };
+    let family = |a: &[String], b: &[String]| a.starts_with(b) || b.starts_with(a);
+    let mut edges: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); files.len()];
+    let mut why: std::collections::BTreeMap<(usize, usize), String> = Default::default();
+    for (k, file) in files.iter().enumerate() {
+        for (n, line) in code_lines(file) {
+            for r in module_refs(&line, &modules[k]) {
+                if let Some(t) = index(&r) {
+                    if t != k && !family(&modules[k], &modules[t]) {
+                        edges[k].insert(t);
+                        why.entry((k, t)).or_insert_with(|| format!("{}:{n}", file.display()));
+                    }
+                }
+            }
+        }
+    }
+    let mut cycles = Vec::new();
+    for a in 0..files.len() {
+        for &b in edges[a].iter().filter(|&&b| b > a) {
+            if edges[b].contains(&a) {
+                cycles.push(format!(
+                    "{} ({}) and {} ({}) import each other",
+                    modules[a].join("::"),
+                    why[&(a, b)],
+                    modules[b].join("::"),
+                    why[&(b, a)]
+                ));
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "files that import each other:\n{}", cycles.join("\n"));
+}

@@ -7,7 +7,7 @@
 //! stale probe's row is one empty outlined bar (a request bracket's grey): not compared.
 
 use super::compare::{percent, Comparison, Verdict};
-use super::ncu::metrics;
+use super::probes::metrics;
 use crate::figure::scene::{Anchor, Class, Item, Scene, Theme};
 use crate::figure::svg::to_svg;
 

@@ -34,8 +34,8 @@ mod probes;
 pub use chart::{agreement_scene, agreement_svg};
 pub use compare::{compare, Comparison, Departure, ProbeComparison, Verdict, DEPARTURES};
 pub use kernel::{cuda_source, ptx_op};
-pub use ncu::{ingest, metrics, parse_ncu_csv, CalibrationError, DeviceRun, Launched, MeasuredProbe, Measurement};
-pub use probes::{plan, probes, Plan, Probe, Skipped};
+pub use ncu::{ingest, parse_ncu_csv, CalibrationError, DeviceRun, Launched, MeasuredProbe, Measurement};
+pub use probes::{metrics, plan, probes, Plan, Probe, Skipped};
 
 /// The most warp-level issues one probe measures (its kernel's warps). Larger traces are cut to their first
 /// issues; the prediction is made for exactly the issues measured.

@@ -9,24 +9,6 @@ use crate::model::arch::Cc;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The Nsight Compute metrics a probe is measured with: what the engine predicts, under Nsight's names
-/// (the same names `warpscope analyze --format json` prints under `ncu`).
-pub fn metrics() -> Vec<String> {
-    let mut m = Vec::new();
-    for op in ["ld", "st"] {
-        for space in ["global", "local"] {
-            m.push(format!("l1tex__t_requests_pipe_lsu_mem_{space}_op_{op}.sum"));
-            m.push(format!("l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}.sum"));
-        }
-        m.push(format!("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"));
-        m.push(format!("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"));
-        for space in ["global", "shared", "local", "generic"] {
-            m.push(format!("smsp__inst_executed_op_{space}_{op}.sum"));
-        }
-    }
-    m
-}
-
 /// What the probe program wrote about the device and each launch.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct DeviceRun {

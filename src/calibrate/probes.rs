@@ -3,7 +3,6 @@
 //! laid out for its kernel on the device ([`plan`]): per warp and lane, a space and an offset in it. The
 //! engine's prediction for a probe is [`Probe::predict`].
 
-use super::ncu::metrics;
 use super::{MAX_GLOBAL_SPAN, MAX_ISSUES, MAX_LOCAL_BYTES, MAX_SHARED_BYTES};
 use crate::analysis::{analyze_trace, Trace, TraceItem};
 use crate::lang::Lang;
@@ -314,4 +313,22 @@ pub fn plan(p: &Probe) -> Result<Plan, String> {
         plan.lanes.push(row);
     }
     Ok(plan)
+}
+
+/// The Nsight Compute metrics a probe is measured with: what the engine predicts, under Nsight's names
+/// (the same names `warpscope analyze --format json` prints under `ncu`).
+pub fn metrics() -> Vec<String> {
+    let mut m = Vec::new();
+    for op in ["ld", "st"] {
+        for space in ["global", "local"] {
+            m.push(format!("l1tex__t_requests_pipe_lsu_mem_{space}_op_{op}.sum"));
+            m.push(format!("l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}.sum"));
+        }
+        m.push(format!("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"));
+        m.push(format!("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"));
+        for space in ["global", "shared", "local", "generic"] {
+            m.push(format!("smsp__inst_executed_op_{space}_{op}.sum"));
+        }
+    }
+    m
 }

@@ -8,6 +8,7 @@
 pub mod access;
 pub mod arch;
 pub mod cache;
+pub mod config;
 pub mod cost;
 pub mod count;
 pub mod global;
@@ -15,4 +16,5 @@ pub mod local;
 pub mod note;
 pub mod report;
 pub mod shared;
+pub mod tally;
 pub mod tma;

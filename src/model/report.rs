@@ -92,7 +92,7 @@ pub struct Report {
     pub warnings: Vec<Warning>,
     /// For an atomic or reduction: its read-modify-writes and their serialization (MODEL.md K).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub atomic: Option<crate::model::count::AtomicCounts>,
+    pub atomic: Option<crate::model::tally::AtomicCounts>,
     /// With the memory system on, for the drawn issue: each sector its lanes touched (its address) and where
     /// the modelled caches served it (MODEL.md J). Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -433,7 +433,7 @@ pub fn constant_summary(passes: u32, lines_64: u32) -> String {
 }
 
 /// The atomic part of a summary: `32 operations, 32 serial on one address`.
-pub fn atomic_summary(a: crate::model::count::AtomicCounts) -> String {
+pub fn atomic_summary(a: crate::model::tally::AtomicCounts) -> String {
     format!("{}, {} serial on one address", plural(a.ops, "operation"), a.serial)
 }
 

@@ -601,7 +601,8 @@ impl Affine {
         dst: u32,
         expr: &dyn super::LaneExpr,
         vars: &super::Vars,
-        env: &super::exec::Env,
+        launch: &super::launch::Launch,
+        block_idx: Dim3,
         tid: &[[u32; 32]; 3],
         warp: u32,
         has: u32,
@@ -611,11 +612,10 @@ impl Affine {
         if !mentions {
             return self.clear(dst, m);
         }
-        let launch = &env.launch;
         for l in lanes(m) {
             let t = crate::program::launch::Thread {
                 tid: Dim3 { x: tid[0][l], y: tid[1][l], z: tid[2][l] },
-                block: env.block_idx,
+                block: block_idx,
                 linear: warp * 32 + l as u32,
                 warp,
                 lane: l as u32,

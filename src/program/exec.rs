@@ -634,7 +634,7 @@ impl Warp {
                         }
                     }
                     if let Some(aff) = self.affine.as_deref_mut() {
-                        aff.eval(*dst, &**expr, vars, env, &self.tid, self.warp, has, run);
+                        aff.eval(*dst, &**expr, vars, &env.launch, env.block_idx, &self.tid, self.warp, has, run);
                     }
                     self.write(*dst, &r, run);
                     self.set_unk(*dst, run, 0, 0);

@@ -9,27 +9,12 @@
 //!
 //! Its functions are `#[cold]`: they run once per analysis (see `lower.rs`).
 
-use super::file::TParam;
 use super::parse::CudaParser;
-use super::syntax::{wrap_ptr, Method, StructDef, Ty, Types};
+use super::syntax::{wrap_ptr, ClassTemplate, Method, StructDef, Ty, Types};
 use crate::lang::cexpr::{BinOp, Ex, Parser, UnOp, E};
 use crate::lang::lex::{lex, Tok, Token};
 use crate::lang::{InputError, Span};
 use std::rc::Rc;
-
-/// A class as the file defines it.
-#[derive(Clone, Debug)]
-pub(super) struct ClassTemplate {
-    pub(super) name: String,
-    pub(super) params: Vec<TParam>,
-    /// `Name<args>` for an explicit specialization.
-    pub(super) spec: Option<String>,
-    /// Its tokens between the braces.
-    pub(super) body: Rc<[Token]>,
-    /// `alignas(N)`, as tokens.
-    pub(super) align: Vec<Token>,
-    pub(super) span: Span,
-}
 
 /// C's spelling of a type, as template arguments are written in a class's name (`Packed128<float>`).
 #[cold]

@@ -16,15 +16,7 @@ use crate::program::launch::Dim3;
 use std::collections::HashMap;
 use std::ops::Range;
 
-/// A template parameter: `class T`, `unsigned int blockSize`, `int N = 32`.
-#[derive(Clone, Debug)]
-pub(super) struct TParam {
-    pub name: String,
-    pub is_type: bool,
-    pub default: Option<Vec<Token>>,
-    /// A value parameter's type when it is not `int` (`unsigned int blockSize`): its value is converted to it.
-    pub ty: Vec<Tok>,
-}
+pub(super) use super::syntax::TParam;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum FnKind {
@@ -732,7 +724,7 @@ impl<'a> CudaParser<'a> {
     ) {
         self.p.types.insert(name.clone());
         let body = open + 1..end.saturating_sub(1).max(open + 1);
-        self.types.add_class(super::class::ClassTemplate {
+        self.types.add_class(super::syntax::ClassTemplate {
             name,
             params,
             spec,

@@ -11,8 +11,33 @@
 //! the size budgets) while the executor stays optimised for speed.
 
 use crate::lang::cexpr::Ex;
+use crate::lang::lex::{Tok, Token};
 use crate::lang::Span;
 use std::rc::Rc;
+
+/// A template parameter: `class T`, `unsigned int blockSize`, `int N = 32`.
+#[derive(Clone, Debug)]
+pub(super) struct TParam {
+    pub name: String,
+    pub is_type: bool,
+    pub default: Option<Vec<Token>>,
+    /// A value parameter's type when it is not `int` (`unsigned int blockSize`): its value is converted to it.
+    pub ty: Vec<Tok>,
+}
+
+/// A class as the file defines it.
+#[derive(Clone, Debug)]
+pub(super) struct ClassTemplate {
+    pub(super) name: String,
+    pub(super) params: Vec<TParam>,
+    /// `Name<args>` for an explicit specialization.
+    pub(super) spec: Option<String>,
+    /// Its tokens between the braces.
+    pub(super) body: Rc<[Token]>,
+    /// `alignas(N)`, as tokens.
+    pub(super) align: Vec<Token>,
+    pub(super) span: Span,
+}
 
 // ----------------------------------------------------------------------------------------------------------
 // Types
@@ -135,7 +160,7 @@ pub(super) struct Types {
     /// `typedef` and `using` names.
     aliases: Rc<std::cell::RefCell<Vec<(String, Ty)>>>,
     /// The file's classes, made types when named (`class`).
-    classes: Rc<std::cell::RefCell<Vec<super::class::ClassTemplate>>>,
+    classes: Rc<std::cell::RefCell<Vec<ClassTemplate>>>,
 }
 
 /// cooperative_groups' handle types (after `cg::` is dropped).
@@ -203,13 +228,13 @@ impl Types {
 
     /// The file's classes.
     #[cold]
-    pub(super) fn classes(&self) -> Vec<super::class::ClassTemplate> {
+    pub(super) fn classes(&self) -> Vec<ClassTemplate> {
         self.classes.borrow().clone()
     }
 
     /// Adds a class of the file.
     #[cold]
-    pub(super) fn add_class(&self, c: super::class::ClassTemplate) {
+    pub(super) fn add_class(&self, c: ClassTemplate) {
         self.classes.borrow_mut().push(c);
     }
 

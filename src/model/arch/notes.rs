@@ -381,7 +381,7 @@ pub fn cache_notes(
 
 /// The notes of a constant-bank load (MODEL.md L): the count is passes per distinct address; Nsight's IDC
 /// description counts distinct lines instead, shown as the alternative.
-pub fn constant_notes(_k: crate::model::count::ConstCounts) -> Vec<Note> {
+pub fn constant_notes(_k: crate::model::tally::ConstCounts) -> Vec<Note> {
     vec![Note::new(
         "constant-passes",
         "The constant cache serves one address per pass: a warp's request \"is split into as many separate requests as there are different memory addresses\", so lanes reading one address cost one pass and per-thread indices serialize. Nsight Compute's description of the IDC unit counts distinct cache lines instead; the count with 64-byte lines is shown beside the passes as the alternative. Constant loads are not L1/TEX traffic",
