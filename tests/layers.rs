@@ -359,3 +359,16 @@ fn no_two_files_import_each_other() {
     }
     assert!(cycles.is_empty(), "files that import each other:\n{}", cycles.join("\n"));
 }
+
+#[test]
+fn no_source_file_is_over_1500_lines() {
+    // Issue 29: a file is one idea; past 1,500 lines it has become several (the CUDA lowering was 5,078).
+    let long: Vec<String> = rust_files(&src())
+        .into_iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(&f).map(|t| t.lines().count()).unwrap_or(0);
+            (n > 1500).then(|| format!("{}: {n} lines", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split along its seams:\n{}", long.join("\n"));
+}
