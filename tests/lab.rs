@@ -30,12 +30,7 @@ fn the_caches_lab_rejects_wrong_ideas() {
     use warpscope::teach::lab::Answer;
     let lab = parse(CACHES).expect("parses");
     let ex = |id: &str| lab.exercises.iter().find(|e| e.id == id).expect("exercise");
-    let pattern = |p: &str| Answer { pattern: Some(p.into()), ..Default::default() };
-    let fails = |id: &str, a: Answer, why: &str| {
-        let g = grade_exercise(ex(id), Some(&a));
-        assert!(g.error.is_none(), "{id}: {why}: {:?}", g.error);
-        assert!(g.goals.iter().any(|g| !g.pass), "{id}: {why} must not pass");
-    };
+    let fails = |id: &str, a: Answer, why: &str| rejects(&lab, id, a, why);
     // 1. The memory system left off has no hits to show; the read stays misaligned (the pattern is locked).
     fails("misaligned-copy", Answer { caches: Some("off".into()), ..Default::default() }, "the memory system off");
     assert!(ex("misaligned-copy").is_locked(warpscope::scenario::Setting::Pattern));
