@@ -15,7 +15,7 @@
 //! May import: `syntax`, `parse` (device functions and templates are parsed on demand while lowering), `file`,
 //! `lang::{cexpr, expr, layout, params}`, `program`, `model::{access, note}`.
 
-use super::file::FnKind;
+use super::items::FnKind;
 use super::{
     instantiate, stmt_start, wrap_ptr, Decl, FnDef, Program as Ast, Stmt, Storage, Ty, Types, GLOBAL_BASE,
     GLOBAL_STRIDE,

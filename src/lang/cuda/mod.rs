@@ -32,6 +32,7 @@
 
 mod class;
 mod file;
+mod items;
 mod lower;
 mod parse;
 mod pre;

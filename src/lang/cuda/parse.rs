@@ -4,14 +4,14 @@
 //! statements; `instantiate` parses a function of the file with its template parameters replaced by
 //! arguments, for the chosen kernel here and for each `__device__` function or template the lowering calls.
 //!
-//! May import: `syntax`, `pre`, `file`, `lang::{lex, cexpr, InputError, Span}` and `lang::expr::Vars` (the
+//! May import: `syntax`, `pre`, `items`, `lang::{lex, cexpr, InputError, Span}` and `lang::expr::Vars` (the
 //! `--set` values the preprocessor's `#if` reads).
 //!
 //! Its functions are `#[cold]`: they run once per analysis, and LLVM then keeps them compact instead of
 //! inlining into them, which keeps the page's analysis worker within its 300 KB budget (docs/performance.md,
 //! the size budgets) while the executor stays optimised for speed.
 
-use super::file::{self, FileItems, FnItem, FnKind};
+use super::items::{self, FileItems, FnItem, FnKind};
 use super::pre::{self, Macros};
 use super::syntax::{wrap_ptr, Decl, FnDef, Stmt, Storage, StructDef, Ty, Types, GROUP_TYPES, VECTORS};
 use crate::lang::cexpr::{Ex, Parser, TypeName, E};
@@ -35,7 +35,7 @@ pub(super) struct Program {
     /// The file, for `__device__` functions and templates parsed when called.
     pub(super) file: Rc<File>,
     /// The launch the file's host code makes of the kernel that ran, when it has one.
-    pub(super) launch: Option<file::HostLaunch>,
+    pub(super) launch: Option<items::HostLaunch>,
     /// Template kernels nothing instantiates (they are listed in a note), with example arguments.
     pub(super) uninstantiated: Vec<(String, String)>,
 }
@@ -779,7 +779,7 @@ fn read<'s>(
         ("NULL", 0),
     ];
     let (toks, macros) = pre::preprocess(src, toks, &predefined, vars, &headers)?;
-    let toks = file::strip_namespaces(toks);
+    let toks = items::strip_namespaces(toks);
     let mut types_set: std::collections::HashSet<String> =
         crate::lang::cexpr::BUILTIN_TYPES.iter().map(|s| s.to_string()).collect();
     types_set.extend(VECTORS.iter().map(|v| v.0.to_string()));
@@ -836,7 +836,7 @@ fn kernel_list(items: &FileItems) -> KernelList {
             .instances
             .iter()
             .map(|i| i.0.clone())
-            .chain(items.launches.iter().map(|l| file::canonical(&l.kernel)));
+            .chain(items.launches.iter().map(|l| items::canonical(&l.kernel)));
         for inst in made {
             if inst.split('<').next() == Some(f.name.as_str()) && inst.contains('<') && !kernels.contains(&inst) {
                 kernels.push(inst);
@@ -886,10 +886,10 @@ pub(super) fn parse(
     });
     let items = &file.items;
     let (mut kernels, uninstantiated) = kernel_list(items);
-    let launched = items.launches.iter().map(|l| file::canonical(&l.kernel)).find(|k| kernels.contains(k));
+    let launched = items.launches.iter().map(|l| items::canonical(&l.kernel)).find(|k| kernels.contains(k));
     let chosen = match wanted {
         Some(w) => {
-            let w = file::canonical(w);
+            let w = items::canonical(w);
             let base = w.split('<').next().unwrap_or("").to_string();
             let template = items.fns.iter().find(|f| f.kind == FnKind::Kernel && f.is_template && f.name == base);
             if kernels.contains(&w) {
@@ -947,7 +947,7 @@ pub(super) fn parse(
         let def = instantiate(src, &file, &types, item, args)?;
         stmts.extend(def.params.into_iter().map(|d| Stmt::Decl(vec![d])));
         stmts.extend(def.body);
-        launch = items.launches.iter().find(|l| &file::canonical(&l.kernel) == k).cloned();
+        launch = items.launches.iter().find(|l| &items::canonical(&l.kernel) == k).cloned();
     }
     if stmts.is_empty() {
         let message = if items.fns.iter().any(|f| f.kind == FnKind::Host) {
@@ -1063,7 +1063,7 @@ fn example_args(item: &FnItem) -> String {
 
 /// What replaces a template parameter: a type's tokens as they are; a value in parentheses, converted to the
 /// parameter's type when that is not `int` (`((unsigned int)(256))`), so that C's conversions follow it.
-fn param_value(p: &file::TParam, value: &[Tok]) -> Vec<Tok> {
+fn param_value(p: &super::syntax::TParam, value: &[Tok]) -> Vec<Tok> {
     if p.is_type {
         return value.to_vec();
     }

@@ -665,7 +665,7 @@ impl<'a> Lower<'a> {
         let base = name.split('<').next().unwrap_or(name).to_string();
         let explicit = name.find('<').map(|i| name[i + 1..name.len() - 1].to_string());
         // Overloads: the one with as many parameters as arguments, else the first.
-        let candidates: Vec<&super::super::file::FnItem> =
+        let candidates: Vec<&super::super::items::FnItem> =
             file.items.fns.iter().filter(|f| f.kind != FnKind::Kernel && f.spec.is_none() && f.name == base).collect();
         let Some(item) = candidates
             .iter()
@@ -984,7 +984,7 @@ impl<'a> Lower<'a> {
     #[cold]
     pub(super) fn deduce(
         &mut self,
-        item: &super::super::file::FnItem,
+        item: &super::super::items::FnItem,
         file: &super::super::File,
         vals: &[Val],
         e: &Ex,
