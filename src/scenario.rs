@@ -456,6 +456,13 @@ impl Scenario {
 
     /// Parses and lowers the pattern into a program, with everything needed to run it.
     pub fn analysis(&self) -> Result<Analysis, ScenarioError> {
+        if self.caches.is_some() && !cfg!(feature = "caches") {
+            let message = "this build of warpscope has no memory-system model (on the page it runs in its own worker)";
+            return Err(ScenarioError {
+                field: Field::Pattern,
+                error: InputError::at(&self.text, Span { start: 0, end: 0 }, message),
+            });
+        }
         // An address list may name its instructions itself; an empty op then means "none given".
         let op = match self.lang {
             Lang::Expr => Some(self.instr()?),
@@ -523,12 +530,28 @@ impl Scenario {
     /// [`Scenario::run`] under a caller's control (a time limit, cancellation).
     pub fn run_with(&self, control: &mut dyn Control) -> Result<ProgramResult, ScenarioError> {
         let a = self.analysis()?;
-        let mut r = a.run(self.blocks(), control).map_err(|e| self.run_error(e))?;
+        let r = a.run(self.blocks(), control).map_err(|e| self.run_error(e))?;
+        self.add_caches(&a, r, control).map_err(|e| self.run_error(e))
+    }
+
+    /// `r` with the modelled memory system's figures (MODEL.md J) when the scenario turns it on. Only a build
+    /// with the `caches` feature carries the model (the command line, and on the page the memory-system
+    /// worker); elsewhere [`Scenario::analysis`] has already refused such a scenario.
+    pub fn add_caches(
+        &self,
+        a: &Analysis,
+        r: ProgramResult,
+        control: &mut dyn Control,
+    ) -> Result<ProgramResult, RunError> {
+        #[cfg(feature = "caches")]
         if let Some(settings) = &self.caches {
-            let c = a.caches(self.block_idx, settings, control).map_err(|e| self.run_error(e))?;
+            let mut r = r;
+            let c = a.caches(self.block_idx, settings, control)?;
             r.cache_chart = Some(c.chart());
             r.caches = Some(c);
+            return Ok(r);
         }
+        let _ = (a, control);
         Ok(r)
     }
 

@@ -348,14 +348,7 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
             }
         }
         let mut watch = watch(id, sc, reply);
-        let ran = analysis.run(sc.blocks(), &mut watch).and_then(|mut r| {
-            if let Some(settings) = &sc.caches {
-                let c = analysis.caches(sc.block_idx, settings, &mut watch)?;
-                r.cache_chart = Some(c.chart());
-                r.caches = Some(c);
-            }
-            Ok(r)
-        });
+        let ran = analysis.run(sc.blocks(), &mut watch).and_then(|r| sc.add_caches(&analysis, r, &mut watch));
         let result = match ran {
             Ok(r) => r,
             Err(e) => {

@@ -87,11 +87,14 @@ struct Slot {
     _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
 }
 
-/// The analysis worker that carries a language's front end: CUDA, PTX and SASS each have their own, and
-/// expressions, address lists and layouts (the default view) the smallest, so that no visitor loads a front
-/// end they do not use and each module stays within its load budget (Cargo.toml's features, index.html).
-fn module_for(lang: crate::lang::Lang) -> &'static str {
+/// The analysis worker for a scenario. CUDA, PTX and SASS each have their own, and expressions, address lists
+/// and layouts (the default view) the smallest, so that no visitor loads a front end they do not use; the
+/// modelled memory system (L1, L2 and DRAM across warps and blocks) is a feature of its own, in one worker with
+/// every front end, started only when a pane turns it on. Each module stays within its load budget (Cargo.toml's
+/// features, index.html, .ci/test.sh).
+fn module_for(lang: crate::lang::Lang, caches: bool) -> &'static str {
     match lang {
+        _ if caches => "warpscope-engine-memory",
         crate::lang::Lang::Cuda => "warpscope-engine-cuda",
         crate::lang::Lang::Ptx => "warpscope-engine-ptx",
         crate::lang::Lang::Sass => "warpscope-engine-sass",
@@ -144,7 +147,7 @@ impl Engine {
         }
         let slot = &mut slots[pane];
         let stale = slot.in_flight.is_some_and(|(_, t)| now_ms() - t > CANCEL_AFTER_MS);
-        let module = module_for(req.scenario.lang);
+        let module = module_for(req.scenario.lang, req.scenario.caches.is_some());
         if slot.worker.is_none() || stale || slot.module != module {
             if let Some(w) = slot.worker.take() {
                 w.terminate();

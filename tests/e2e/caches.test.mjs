@@ -127,3 +127,28 @@ test('a shared atomic on one counter is drawn as a queue of 32 read-modify-write
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// The memory system is a feature of its own (docs/performance.md, "one worker per feature family"): a CUDA
+// pane loads the CUDA worker and no cache model; turning the memory system on loads `warpscope-engine-memory`,
+// which answers with the chart; turning it off goes back to the CUDA worker.
+test('the cache model loads only when a pane turns the memory system on', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const wasm = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url().split('/').pop()); });
+  const off = { panes: [{ ...view.panes[0], caches: 'off' }] };
+  await page.goto(`${base}#${link(off)}`);
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('.metric'), null, { timeout: 120000 });
+  assert.ok(wasm.some((w) => w.startsWith('warpscope-engine-cuda')), `loaded: ${wasm.join(', ')}`);
+  assert.ok(!wasm.some((w) => w.startsWith('warpscope-engine-memory')), `loaded: ${wasm.join(', ')}`);
+  assert.equal(await page.locator('#memory-chart').count(), 0);
+  await page.selectOption('#caches', 'on');
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  assert.ok(wasm.some((w) => w.startsWith('warpscope-engine-memory')), `loaded: ${wasm.join(', ')}`);
+  assert.match(await page.locator('#memory-chart').textContent(), /L1\/TEX95 % hit/);
+  await page.selectOption('#caches', 'off');
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && !document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
