@@ -7,7 +7,8 @@
 #   4. the CLI on 1024-thread blocks, end to end;
 #   5. the tiled SGEMM block against benches/sgemm_limit.c (gcc -O2), same run, counts checked equal;
 #   6. whole grids: SGEMM 32x32 blocks (and brute force), and --grid 1024 on a 1024-thread block;
-#   7. the cache model over the whole tiled SGEMM grid at N = 4096, against sgemm_limit in the same run.
+#   7. the cache model over the whole tiled SGEMM grid at N = 4096, against sgemm_limit in the same run;
+#   8. the Python package: 1,000 small analyses, and a sweep of a template kernel's padding.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source .ci/setup.sh
@@ -92,3 +93,27 @@ node -e '
   const sum = (lvl, op) => lvl.reduce((a, s) => a + s[op].requests, 0);
   console.log(`global warp issues ${sum(c.totals.l1, 0) + sum(c.totals.l1, 1)}; L2 load hit rate ${(100 * c.totals.l2[0][0].hits / c.totals.l2[0][0].sectors).toFixed(4)} %; DRAM read ${c.totals.dram_read_bytes} bytes`);'
 awk -v a="$t0" -v b="$t1" -v l="$limit" 'BEGIN { printf "  cache model, whole grid: %.2f s (sgemm_limit 4096 in the same run: %.1f ms)\n", (b - a) / 1e9, l }'
+
+echo; echo "=== 8. the Python package: 1,000 small analyses, and a sweep of a template kernel's padding"
+# The wheel the test command builds, in its own virtual environment (built here when missing).
+if [ ! -x target/py-bench/bin/python ] || ! ls dist/warpscope-*.whl >/dev/null 2>&1; then
+  .tools/maturin/bin/maturin build --release --locked --target-dir target/python --out dist
+  python3 -m venv target/py-bench
+fi
+target/py-bench/bin/pip install --quiet --disable-pip-version-check --force-reinstall dist/warpscope-*.whl
+(cd target/py-bench && bin/python - "$OLDPWD/tests/python/transpose.cu" <<'PY'
+import statistics, sys, time, warpscope
+src = open(sys.argv[1]).read()
+runs = []
+for _ in range(5):
+    t = time.perf_counter()
+    for s in range(1000):
+        warpscope.analyze(addr=f"{4 * (s % 33)}*lane", op="LDG.E.32")
+    runs.append(time.perf_counter() - t)
+print(f"  1,000 analyses of an expression: median {statistics.median(runs):.3f} s (min {min(runs):.3f}, max {max(runs):.3f}, 5 runs)")
+t = time.perf_counter()
+for pad in range(32):
+    warpscope.analyze(cuda=src, kernel=f"transpose<32, {pad}>", block="32x32", set={"n": 1024})
+print(f"  32 analyses of transpose<32, PAD> (block 32x32, 4 memory instructions): {time.perf_counter() - t:.3f} s")
+PY
+)

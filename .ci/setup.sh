@@ -51,6 +51,16 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+# The Python package's build tool, in a virtual environment of its own (kept between runs, like the tools above).
+MATURIN_VERSION=1.16.0
+if [ "$(.tools/maturin/bin/maturin --version 2>/dev/null | awk '{print $2}')" != "$MATURIN_VERSION" ]; then
+  say "installing maturin $MATURIN_VERSION (the Python package's build tool) into .tools/maturin"
+  rm -rf .tools/maturin
+  python3 -m venv .tools/maturin
+  .tools/maturin/bin/pip install --quiet --disable-pip-version-check "maturin==$MATURIN_VERSION"
+fi
+
 # Trunk runs cargo offline (Trunk.toml), so the registry must be filled first.
 cargo fetch --locked >/dev/null
+cargo fetch --locked --manifest-path python/Cargo.toml >/dev/null
 say "tools ready: $(trunk --version), wasm-bindgen $WB_VERSION, $(wasm-opt --version | head -1)"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: set up what is missing, then run every check and test:
 # formatting, clippy (native and wasm32), the API docs, native tests (tests/layers.rs checks the
-# architecture invariants), the calibration kernels' machine code, browser tests in
-# headless Chromium, and the release site build.
+# architecture invariants), the Python package (its wheel, pytest, the example notebook), the calibration
+# kernels' machine code, browser tests in headless Chromium, and the release site build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source .ci/setup.sh
@@ -91,6 +91,18 @@ fi
 
 step "native tests"
 cargo test --locked
+
+step "Python package: the wheel (maturin, abi3), a fresh virtual environment, pytest and the example notebook"
+cargo fmt --manifest-path python/Cargo.toml --check
+CARGO_TARGET_DIR=target/python cargo clippy --locked --manifest-path python/Cargo.toml -- -D warnings
+rm -f dist/warpscope-*.whl
+.tools/maturin/bin/maturin build --release --locked --target-dir target/python --out dist
+rm -rf target/py-test
+python3 -m venv target/py-test
+target/py-test/bin/pip install --quiet --disable-pip-version-check dist/warpscope-*.whl -r tests/python/requirements.txt
+target/py-test/bin/python -c "import warpscope; print(warpscope.analyze(addr='4*lane', op='LDG.E.32'))"
+# From outside the source tree, so that the installed wheel is what is imported.
+(cd target/py-test && WARPSCOPE_CLI="$OLDPWD/target/debug/warpscope" bin/python -m pytest -q -p no:cacheprovider "$OLDPWD/tests/python")
 
 step "the fuzzers' corpus unpacks (fuzz/corpus.tar.xz and fuzz/seeds/)"
 bash fuzz/corpus.sh check

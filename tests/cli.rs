@@ -457,3 +457,34 @@ fn caches_from_the_command_line() {
     let (_, text, _) = warpscope(&["analyze", "--cuda", path, "--block", "256", "--caches"]);
     assert!(text.contains("L1/TEX: 16 requests, 72 sectors; load hit rate 17.5 % (7 of 40)"), "{text}");
 }
+
+/// `cli::call`, what the Python package runs: the process's output byte for byte, texts given in place of
+/// files, files written in memory, and the process's error messages.
+#[test]
+fn call_gives_what_the_process_prints() {
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let none = std::collections::HashMap::new;
+    let (code, out, _) = warpscope(&["analyze", "--preset", "transpose-naive", "--format", "json"]);
+    assert_eq!(code, 0);
+    let called = warpscope::cli::call(&args(&["analyze", "--preset", "transpose-naive", "--format", "json"]), none())
+        .expect("runs");
+    assert_eq!(format!("{}\n", called.text), out);
+    assert!(called.files.is_empty() && called.pass);
+    // A CUDA text given under a name of its own: no file is read, and errors name it with line:column.
+    let kernel = "__global__ void k(float *a) {\n  a[threadIdx.x] = b;\n}\n";
+    let inputs = std::collections::HashMap::from([("cuda".to_string(), kernel.to_string())]);
+    let err = warpscope::cli::call(&args(&["analyze", "--cuda", "cuda"]), inputs).expect_err("unknown name");
+    assert!(err.starts_with("cuda 2:20: unknown name `b`"), "{err}");
+    // A figure comes back as the bytes the process writes to standard output.
+    let (_, svg, _) = warpscope(&["figure", "--addr", "4*lane", "--op", "LDG.E.32", "--step", "2"]);
+    let fig = warpscope::cli::call(&args(&["figure", "--addr", "4*lane", "--op", "LDG.E.32", "--step", "2"]), none())
+        .expect("draws");
+    assert_eq!(fig.files.len(), 1);
+    assert_eq!(format!("{}\n", String::from_utf8(fig.files[0].1.clone()).expect("utf-8")), svg);
+    // Flags are the command's: the Python package's keyword arguments.
+    let flags = warpscope::cli::flags("analyze");
+    let set = flags.iter().find(|f| f.name == "set").expect("--set");
+    assert!(set.takes_value && set.repeats);
+    assert!(flags.iter().any(|f| f.name == "caches" && !f.takes_value));
+    assert!(warpscope::cli::call(&args(&["analyze", "--adr", "4*lane"]), none()).is_err());
+}

@@ -390,8 +390,93 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     }
 }
 
-/// Writes bytes to a file, or to standard output for `-`.
+/// What a command gives when a program calls it ([`call`]) instead of a shell: the text the command line
+/// prints, the files it would write (standard output, `-`, among them), in order, and whether every goal
+/// passed (`check`; true for the other commands).
+#[derive(Debug, Default)]
+pub struct Output {
+    pub text: String,
+    pub files: Vec<(String, Vec<u8>)>,
+    pub pass: bool,
+}
+
+/// The inputs a calling program gives in place of files, and what the command writes, while [`call`] runs.
+#[derive(Default)]
+struct Captured {
+    inputs: std::collections::HashMap<String, String>,
+    files: Vec<(String, Vec<u8>)>,
+}
+
+thread_local! {
+    static CAPTURE: std::cell::RefCell<Option<Captured>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs one command as the command line would (`args` without the program's name: `["analyze", "--addr",
+/// "4*lane", "--op", "LDG.E.32", "--format", "json"]`), for a program that embeds warpscope (the Python
+/// package): the same parsing, settings path and output, byte for byte. A path found in `inputs` is read from
+/// there instead of the disk; files the command writes, and standard output, come back in
+/// [`Output::files`] instead. The error is the command line's message (`--addr 1:5: ...`).
+pub fn call(args: &[String], inputs: std::collections::HashMap<String, String>) -> Result<Output, String> {
+    let argv = std::iter::once("warpscope".to_string()).chain(args.iter().cloned());
+    let cli = Cli::try_parse_from(argv).map_err(|e| {
+        let text = e.render().to_string();
+        text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string()
+    })?;
+    CAPTURE.with(|c| *c.borrow_mut() = Some(Captured { inputs, files: Vec::new() }));
+    let result = match cli.command {
+        Command::Analyze(a) => run_analyze(*a).map(|t| (t, true)),
+        Command::Facts(f) => run_facts(f).map(|t| (t, true)),
+        Command::Presets(p) => run_presets(p).map(|t| (t, true)),
+        Command::Figure(f) => run_figure(*f).map(|t| (t, true)),
+        Command::Tma(t) => run_tma(t).map(|t| (t, true)),
+        Command::Check(c) => run_check(c),
+        Command::Calibrate(_) => Err("calibrate runs from the command line only".to_string()),
+    };
+    let files = CAPTURE.with(|c| c.borrow_mut().take()).map(|c| c.files).unwrap_or_default();
+    result.map(|(text, pass)| Output { text, files, pass })
+}
+
+/// One flag of a command, as [`call`] takes it: its long name, whether it takes a value, whether it may be
+/// given more than once, and its help.
+#[derive(Debug, Clone)]
+pub struct Flag {
+    pub name: String,
+    pub takes_value: bool,
+    pub repeats: bool,
+    pub help: String,
+}
+
+/// The flags of `command` (`analyze`, `figure`, `check`, ...), for a program that offers them under their own
+/// names (the Python package's keyword arguments); empty for an unknown command.
+pub fn flags(command: &str) -> Vec<Flag> {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let Some(c) = cli.find_subcommand(command) else { return Vec::new() };
+    c.get_arguments()
+        .filter_map(|a| {
+            let name = a.get_long()?.to_string();
+            (name != "help").then(|| Flag {
+                name,
+                takes_value: a.get_action().takes_values(),
+                repeats: matches!(a.get_action(), clap::ArgAction::Append),
+                help: a.get_help().map(|h| h.to_string()).unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// Writes bytes to a file, or to standard output for `-` (inside [`call`], to its output instead).
 fn write_output(path: &str, bytes: impl AsRef<[u8]>) -> Result<(), String> {
+    let captured = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+        Some(c) => {
+            c.files.push((path.to_string(), bytes.as_ref().to_vec()));
+            true
+        }
+        None => false,
+    });
+    if captured {
+        return Ok(());
+    }
     if path == "-" {
         use std::io::Write as _;
         std::io::stdout().write_all(bytes.as_ref()).map_err(|e| format!("standard output: {e}"))
@@ -480,6 +565,12 @@ fn flag_error(flag: &str, err: InputError) -> String {
 }
 
 fn read_input(path: &str) -> Result<String, String> {
+    let given = CAPTURE.with(|c| c.borrow().as_ref().map(|c| c.inputs.get(path).cloned()));
+    match given {
+        Some(Some(text)) => return Ok(text),
+        Some(None) if path == "-" => return Err("standard input: give the text itself".to_string()),
+        _ => {}
+    }
     let bytes = if path == "-" {
         let mut buf = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
@@ -501,8 +592,11 @@ pub fn headers(text: &str, file: Option<&str>, given: &[String]) -> Result<Vec<c
         let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
         out.push(crate::lang::Header { name, text: read_input(path)? });
     }
+    // A text a calling program gave in place of a file has no folder to look beside.
+    let given = |f: &str| CAPTURE.with(|c| c.borrow().as_ref().is_some_and(|c| c.inputs.contains_key(f)));
     let dir = |f: Option<&str>| {
-        f.filter(|f| *f != "-").and_then(|f| std::path::Path::new(f).parent().map(std::path::Path::to_path_buf))
+        f.filter(|f| *f != "-" && !given(f))
+            .and_then(|f| std::path::Path::new(f).parent().map(std::path::Path::to_path_buf))
     };
     let mut todo: Vec<(String, Option<std::path::PathBuf>)> = vec![(text.to_string(), dir(file))];
     while let Some((t, here)) = todo.pop() {
