@@ -9,7 +9,8 @@ TRUNK_VERSION=0.21.14
 WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3; exit}' Cargo.lock)
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PWD/node_modules/.bin:$PATH"
 
-say() { printf '[setup] %s\n' "$*"; }
+# Each line says how long the shell has run (bash's SECONDS), so a log shows where a fresh machine's time goes.
+say() { printf '[setup, %s s] %s\n' "$SECONDS" "$*"; }
 
 command -v cargo >/dev/null || { echo "[setup] cargo is missing: install Rust (rustup) first" >&2; exit 1; }
 
@@ -61,6 +62,7 @@ if [ "$(.tools/maturin/bin/maturin --version 2>/dev/null | awk '{print $2}')" !=
 fi
 
 # Trunk runs cargo offline (Trunk.toml), so the registry must be filled first.
+say "filling the cargo registry (cargo fetch, for the crate and the Python package)"
 cargo fetch --locked >/dev/null
 cargo fetch --locked --manifest-path python/Cargo.toml >/dev/null
 say "tools ready: $(trunk --version), wasm-bindgen $WB_VERSION, $(wasm-opt --version | head -1)"

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source .ci/setup.sh
 start=$(date +%s)
-step() { printf '\n=== %s\n' "$*"; }
+step() { printf '\n=== [%s s] %s\n' "$SECONDS" "$*"; }
 # A fresh run builds once: incremental caches would only take disk (CI machines have had a few GB free).
 if [ "${CI:-}" = true ]; then export CARGO_INCREMENTAL=0; fi
 printf 'disk: %s free where target/ is built\n' "$(df -h . | awk 'NR==2 {print $4}')"
