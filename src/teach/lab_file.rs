@@ -223,8 +223,10 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
         })?;
         // Parsed and lowered, not run: the page runs it in its analysis worker anyway, and leaving the
         // executor out keeps the lab worker's module small.
-        // A worker that lacks a language's front end leaves the check to the analysis worker that has it.
-        let checked = if sc.lang.available() { sc.analysis().map(|_| ()) } else { Ok(()) };
+        // A worker that lacks a language's front end leaves the check to the analysis worker that has it. The
+        // memory system does not change whether a pattern lowers, and the lab worker does not carry it.
+        let lowered = crate::scenario::Scenario { caches: None, ..sc };
+        let checked = if lowered.lang.available() { lowered.analysis().map(|_| ()) } else { Ok(()) };
         checked.map_err(|e| {
             InputError::at(src, span_of(&ex.pattern), format!("the starting pattern does not run: {}", e.error.message))
         })?;
