@@ -661,6 +661,21 @@ mod tests {
     use super::*;
     use crate::teach::presets::PRESETS;
 
+    /// A build without the cache model (the page's language and lab workers; the test command runs the
+    /// `lean_build` tests in that build too) refuses a scenario with the memory system on, by name, instead of
+    /// answering without it; a build with it (the command line, the memory worker) runs it.
+    #[test]
+    fn lean_build_runs_the_memory_system_only_where_the_build_carries_it() {
+        let sc = Scenario { caches: Some(Default::default()), ..Default::default() };
+        match (sc.run(), cfg!(feature = "caches")) {
+            (Ok(r), true) => assert!(r.caches.is_some()),
+            (Err(e), false) => assert!(e.error.message.contains("no memory-system model"), "{}", e.error.message),
+            (r, has) => {
+                panic!("with the cache model {has}: {:?}", r.map(|r| r.caches.is_some()).map_err(|e| e.error.message))
+            }
+        }
+    }
+
     /// Every setting written by `value` reads back through `set` to the same scenario, for every preset.
     #[test]
     fn settings_round_trip() {

@@ -389,3 +389,39 @@ pub fn markdown(text: &str) -> Vec<Block> {
     }
     blocks
 }
+
+#[cfg(test)]
+mod tests {
+    /// The page's lab worker is built without the code front ends and the cache model; the test command runs the
+    /// `lean_build` tests in that build too (`cargo test --no-default-features --lib lean_build`). A lab whose
+    /// expression exercise turns the memory system on loads there: checking that its pattern lowers does not
+    /// need the cache model (it once refused the whole lab: "this build of warpscope has no memory-system
+    /// model").
+    #[test]
+    fn lean_build_loads_a_lab_with_the_memory_system_on() {
+        let src = r#"
+title = "Caches"
+intro = "The memory system on an expression."
+
+[[exercise]]
+id = "stride"
+title = "1. A strided load"
+text = "Make the load coalesced."
+lang = "expr"
+op = "LDG.E.32"
+pattern = "8*tid"
+block = "64"
+caches = "on"
+locked = ["caches"]
+solution = { pattern = "4*tid" }
+
+[[exercise.goal]]
+check = "sectors <= 8"
+text = "at most 8 sectors a block"
+"#;
+        let course = super::parse(src).unwrap_or_else(|e| panic!("the lab loads: {e}"));
+        assert_eq!(course.exercises.len(), 1);
+        let sc = course.exercises[0].scenario(None).expect("a scenario");
+        assert!(sc.caches.is_some(), "the exercise keeps the memory system on");
+    }
+}
