@@ -112,13 +112,11 @@ def _text(v: Any) -> str:
 
 def _input(key: str, value: Any, inputs: Dict[str, str]) -> str:
     """A code input: a path stays a path (read by the engine, its includes found beside it); text is given
-    under a name of its own."""
-    if isinstance(value, os.PathLike):
+    under a name of its own. An ``include=`` entry is always a path (a dict gives headers as text)."""
+    if isinstance(value, os.PathLike) or (key == "include" and isinstance(value, str)):
         return os.fspath(value)
     if not isinstance(value, str):
         raise TypeError(f"{key}= takes the text or a pathlib.Path, not {type(value).__name__}")
-    if key == "include":
-        raise TypeError("include= takes paths, or a dict of header name to text: {'common.h': '...'}")
     inputs[key] = value
     return key
 
@@ -292,7 +290,7 @@ def analyze(**kwargs: Any) -> Result:
 
 def _figure(args: List[str], inputs: Dict[str, str], instr: int, issue: int, step: Union[int, str, None],
             format: str, theme: str, view: str) -> Union[bytes, List[bytes]]:
-    base = [a for a in args]
+    base = list(args)
     base[0] = "figure"
     # The analyze-only flags do not apply to a figure.
     for flag in ("--format", "--issue"):

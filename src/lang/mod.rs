@@ -541,15 +541,8 @@ pub fn asm_kind(parts: &[&str], size: Option<u64>) -> Result<AsmKind, String> {
             let vec: u32 = parts.iter().find_map(|p| p.strip_prefix('v').and_then(|n| n.parse().ok())).unwrap_or(1);
             let bytes = bits.div_ceil(8) * vec;
             let signed = ty.starts_with('s');
-            let size = match (bytes, signed && !store) {
-                (1, true) => "S8",
-                (1, false) => "U8",
-                (2, true) => "S16",
-                (2, false) => "U16",
-                (4, _) => "32",
-                (8, _) => "64",
-                (16, _) => "128",
-                _ => return refuse(&format!("moves {bytes} bytes per thread; SASS moves 1, 2, 4, 8 or 16")),
+            let Some(size) = Instr::size_modifier(bytes, signed && !store) else {
+                return refuse(&format!("moves {bytes} bytes per thread; SASS moves 1, 2, 4, 8 or 16"));
             };
             let cop = [("ca", ".CA"), ("cg", ".CG"), ("cs", ".CS"), ("lu", ".LU"), ("cv", ".CV"), ("wb", ".WB"), ("wt", ".WT")]
                 .into_iter()

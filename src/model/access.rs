@@ -229,6 +229,22 @@ pub struct OpError {
 }
 
 impl Instr {
+    /// The size modifier a SASS memory mnemonic writes for `bytes` per lane, the one [`Instr::parse`] reads
+    /// back: `U8`/`S8` and `U16`/`S16` (signed loads sign-extend; a store writes the low bytes and has no
+    /// signedness), `32`, `64`, `128`; None for a size SASS does not move.
+    pub fn size_modifier(bytes: u32, signed: bool) -> Option<&'static str> {
+        Some(match (bytes, signed) {
+            (1, true) => "S8",
+            (1, false) => "U8",
+            (2, true) => "S16",
+            (2, false) => "U16",
+            (4, _) => "32",
+            (8, _) => "64",
+            (16, _) => "128",
+            _ => return None,
+        })
+    }
+
     /// Parses a SASS memory mnemonic with its modifiers, for example `LDG.E.CG.64` or `LDS.U.128`.
     ///
     /// Modifiers that do not change what warpscope counts (`.SYS`, `.GPU`, `.STRONG`, eviction hints, ...)

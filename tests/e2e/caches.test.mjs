@@ -6,6 +6,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { deflateRawSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { startSite } from './site.mjs';
 
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
@@ -149,6 +151,33 @@ test('the cache model loads only when a pane turns the memory system on', async 
   assert.match(await page.locator('#memory-chart').textContent(), /L1\/TEX95 % hit/);
   await page.selectOption('#caches', 'off');
   await page.waitForFunction(() => !document.querySelector('[data-busy]') && !document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// A verbatim public kernel through the memory worker: siboehm's SGEMM_CUDA 1_naive.cuh (tests/data/published,
+// MIT), launched as its runner does at M = N = K = 256. The page's memory chart gives the command line's figures
+// for the same file and flags (`warpscope analyze --caches --format json`, its Nsight-named metrics): the L1 and
+// L2 load hit rates to the chart's rounding, and the modelled DRAM read.
+test('a published kernel\'s memory chart is the command line\'s', async () => {
+  const file = new URL('../data/published/siboehm__SGEMM_CUDA/1_naive.cuh', import.meta.url).pathname;
+  const cli = new URL('../../target/debug/warpscope', import.meta.url).pathname;
+  const flags = ['--kernel', 'sgemm_naive', '--block', '32x32', '--grid', '8x8', '--set', 'M=256', '--set', 'N=256', '--set', 'K=256'];
+  const json = JSON.parse(execFileSync(cli, ['analyze', '--cuda', file, ...flags, '--caches', '--format', 'json'], { maxBuffer: 1 << 28 }));
+  const m = Object.fromEntries(json.caches.metrics.map((x) => [x.name, x.value]));
+  const l1 = 100 * m['l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum'] / m['l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'];
+  const l2 = 100 * m['lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum'] / m['lts__t_sectors_srcunit_tex_op_read.sum'];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const pane = { cc: '8.0', lang: 'cuda', text: readFileSync(file, 'utf8'), op: '', block: '32x32', grid: '8x8', kernel: 'sgemm_naive', sets: ['M=256', 'N=256', 'K=256'], caches: 'on' };
+  await page.goto(`${base}#${link({ panes: [pane] })}`);
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  const chart = await page.locator('#memory-chart').textContent();
+  const rate = (box) => Number(chart.match(new RegExp(`${box}([0-9.]+) % hit`))[1]);
+  assert.ok(Math.abs(rate('L1/TEX') - l1) <= 0.05, `chart L1 ${rate('L1/TEX')} %, CLI ${l1} %`);
+  assert.ok(Math.abs(rate('L2') - l2) <= 0.05, `chart L2 ${rate('L2')} %, CLI ${l2} %`);
+  assert.match(chart, new RegExp(`read ${(m['dram__bytes_read.sum'] / 1024).toFixed(1)} KiB`));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -195,3 +195,19 @@ def test_a_lab_is_checked_as_warpscope_check_does(tmp_path):
     assert "the column read (LDS) has no bank conflicts (bank_conflicts == 0)" in str(some)
     with pytest.raises(warpscope.WarpscopeError, match="no exercise `nope`"):
         warpscope.lab(path, {"answers": {"nope": {}}})
+
+
+def test_headers_given_as_paths_or_as_text():
+    # NVIDIA's cuda-samples histogram256.cu, verbatim, includes "histogram_common.h" (its HISTOGRAM256_BIN_COUNT
+    # and the warp count). Given as text it has no folder, so the header comes by include=, as a path or as text.
+    folder = ROOT / "tests/data/published/NVIDIA__cuda-samples"
+    src = (folder / "histogram256.cu").read_text()
+    header = folder / "histogram_common.h"
+    flags = dict(kernel="mergeHistogram256Kernel", block="256", grid="256", set={"histogramCount": 240})
+    from_file = warpscope.analyze(cuda=folder / "histogram256.cu", **flags).table()
+    assert warpscope.analyze(cuda=src, include=[str(header)], **flags).table() == from_file
+    assert warpscope.analyze(cuda=src, include=[header], **flags).table() == from_file
+    assert warpscope.analyze(cuda=src, include={"histogram_common.h": header.read_text()}, **flags).table() == from_file
+    with pytest.raises(warpscope.WarpscopeError) as e:
+        warpscope.analyze(cuda=src, **flags)
+    assert e.value.argument == "cuda" and e.value.line is not None

@@ -645,15 +645,7 @@ impl<'a> Lower<'a> {
             .into_iter()
             .map(|(off, size, signed, label)| {
                 // A store writes the low bytes: it has no signedness (nvdisasm prints STG.E.U8).
-                let sz = match (size, signed && !store) {
-                    (1, true) => "S8",
-                    (1, false) => "U8",
-                    (2, true) => "S16",
-                    (2, false) => "U16",
-                    (4, _) => "32",
-                    (8, _) => "64",
-                    _ => "128",
-                };
+                let sz = Instr::size_modifier(size, signed && !store).unwrap_or("128");
                 let cop = self.cop.unwrap_or("");
                 let mnemonic = match (place.space, store) {
                     (MemSpace::Global, false) if place.read_only => format!("LDG.E.CONSTANT.{sz}"),

@@ -108,15 +108,11 @@ pub(super) fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     if wide {
         name += ".E";
     }
-    name += match (bytes, tsigned && !store) {
-        (1, true) => ".S8",
-        (1, false) => ".U8",
-        (2, true) => ".S16",
-        (2, false) => ".U16",
-        (8, _) => ".64",
-        (16, _) => ".128",
-        _ => "",
-    };
+    // 32 bits is the mnemonic's default size, written without a modifier (`LDG.E`).
+    if let Some(m) = Instr::size_modifier(bytes, tsigned && !store).filter(|m| *m != "32") {
+        name += ".";
+        name += m;
+    }
     if head != "LDS" && head != "STS" && head != "LDC" {
         let cop = if root == "ldu" || i.has("nc") {
             Some("CONSTANT")
