@@ -502,9 +502,12 @@ impl Scenario {
         }
         let mut program = lowered.program;
         program.data_branches = self.data_branches;
+        // The shared memory the kernel declares bounds its shared accesses, unless a setting gives another.
+        let mut config = self.config;
+        config.windows.shared_alloc_bytes = config.windows.shared_alloc_bytes.or(program.shared_bytes);
         Ok(Analysis {
             cc: self.cc,
-            config: self.config,
+            config,
             launch,
             source: Rc::from(self.text.as_str()),
             program: Rc::new(program),

@@ -61,6 +61,137 @@ fn the_caches_lab_rejects_wrong_ideas() {
     );
 }
 
+/// Issue 36: the wrong ideas a lecture's students tried, each failing the goal that names the idea, and the
+/// right answers the task names passing every goal.
+#[test]
+fn the_lecture_labs_refuse_every_wrong_idea_and_take_each_spelling_of_the_right_one() {
+    use warpscope::teach::lab::Answer;
+    let caches = parse(CACHES).expect("parses");
+    let memory = parse(MEMORY).expect("parses");
+    // Caches 2: three loads of the same float, or two of one neighbour, are not three neighbours (the goal reads
+    // the loads' address patterns: in[i-1], in[i], in[i+1] are 3 different ones).
+    let blur = |params: &str, body: &str| {
+        format!("__global__ void blur({params}) {{\n    int i = blockIdx.x * blockDim.x + threadIdx.x + 1;\n    {body}\n}}\n")
+    };
+    let plain = "const float *in, float *out";
+    fails_goal(
+        &caches,
+        "ldg-maxwell",
+        pattern(&blur(plain, "out[i] = __ldg(&in[i]) + __ldg(&in[i]) + __ldg(&in[i]);")),
+        "three different neighbours",
+        "one address read three times",
+    );
+    fails_goal(
+        &caches,
+        "ldg-maxwell",
+        pattern(&blur(plain, "out[i] = __ldg(&in[i - 1]) + __ldg(&in[i - 1]) + __ldg(&in[i + 1]);")),
+        "three different neighbours",
+        "one neighbour read twice",
+    );
+    // The read-only path however it is spelled: `const __restrict__` (nvcc reads it with ld.global.nc, checked
+    // with NVRTC 12.9), `__ldg`, and PTX `ld.global.nc` in inline asm. On 5.2 the three loads then hit in L1:
+    // 1,264 of 1,792 sectors (70.5 %, the model reference's read-only example).
+    let ex2 = caches.exercises.iter().find(|e| e.id == "ldg-maxwell").expect("exercise");
+    let three = "out[i] = in[i - 1] + in[i] + in[i + 1];";
+    let asm = "float a, b, c;\n    asm(\"ld.global.nc.f32 %0, [%1];\" : \"=f\"(a) : \"l\"(in + i - 1));\n    asm(\"ld.global.nc.f32 %0, [%1];\" : \"=f\"(b) : \"l\"(in + i));\n    asm(\"ld.global.nc.f32 %0, [%1];\" : \"=f\"(c) : \"l\"(in + i + 1));\n    out[i] = a + b + c;";
+    for (spelling, text) in [
+        ("const __restrict__", blur("const float * __restrict__ in, float *out", three)),
+        ("__restrict__ const", blur("float const * __restrict__ in, float *out", three)),
+        ("__ldg", blur(plain, "out[i] = __ldg(&in[i - 1]) + __ldg(&in[i]) + __ldg(&in[i + 1]);")),
+        ("ld.global.nc", blur(plain, asm)),
+    ] {
+        let answer = Answer { choices: vec![Some(0)], ..pattern(&text) };
+        let g = grade_exercise(ex2, Some(&answer));
+        assert!(g.error.is_none(), "{spelling}: {:?}", g.error);
+        assert!(g.done, "{spelling} is the read-only path: {:#?}", g.goals);
+    }
+    // A `__restrict__` pointer that is not const is not `const __restrict__`: ordinary loads here.
+    fails_goal(
+        &caches,
+        "ldg-maxwell",
+        pattern(&blur("float * __restrict__ in, float *out", three)),
+        "hit rate",
+        "restrict without const",
+    );
+    // Caches 3, from the solution: each wrong idea breaks the goal that names it.
+    let ex3 = caches.exercises.iter().find(|e| e.id == "shared-counter").expect("exercise");
+    let solution = ex3.solution.as_ref().and_then(|s| s.pattern.clone()).expect("a solution pattern");
+    let with = |from: &str, to: &str| {
+        assert!(solution.contains(from), "the solution has `{from}`");
+        pattern(&solution.replace(from, to))
+    };
+    fails_goal(
+        &caches,
+        "shared-counter",
+        with(
+            "if (threadIdx.x < 32) atomicAdd(total, s_count[threadIdx.x]);",
+            "if (threadIdx.x == 0) atomicAdd(total, s_count[0]);",
+        ),
+        "all 32 partial counts",
+        "one partial count of 32 reaches total",
+    );
+    fails_goal(
+        &caches,
+        "shared-counter",
+        with(
+            "if (threadIdx.x < 32) atomicAdd(total, s_count[threadIdx.x]);",
+            "if (threadIdx.x < 32) atomicAdd(total, s_count[0]);",
+        ),
+        "thread t adds counter t",
+        "32 threads add the same counter",
+    );
+    fails_goal(
+        &caches,
+        "shared-counter",
+        with("atomicAdd(&s_count[threadIdx.x % 32], in[i] & 1);", "atomicAdd(&s_count[threadIdx.x % 32], 1);"),
+        "in[i] & 1",
+        "counting every element instead of the odd ones",
+    );
+    fails_goal(
+        &caches,
+        "shared-counter",
+        with("    if (threadIdx.x < 32) s_count[threadIdx.x] = 0;\n", ""),
+        "to zero",
+        "counters never initialised",
+    );
+    fails_goal(
+        &caches,
+        "shared-counter",
+        with("if (threadIdx.x < 32) s_count[threadIdx.x] = 0;", "if (threadIdx.x == 0) s_count[0] = 0;"),
+        "to zero",
+        "one counter of 32 initialised",
+    );
+    // Memory 5: a tile of one float is conflict-free because the column read leaves the array (its lanes move
+    // no data: on a GPU they fault), and it reads 256 floats, not 1,024.
+    let ex5 = memory.exercises.iter().find(|e| e.id == "bank-padding").expect("exercise").pattern.clone();
+    fails_goal(
+        &memory,
+        "bank-padding",
+        pattern(&ex5.replace("#define TILE 32", "#define TILE 1")),
+        "all 1,024 floats",
+        "a 1x1 tile",
+    );
+    // Memory 1: 4*lane + 2 is 4 sectors of 32 different floats, each misaligned by 2 bytes.
+    fails_goal(&memory, "coalescing", pattern("4*lane + 2"), "4-byte boundary", "a misaligned load");
+}
+
+/// Grades `answer` on exercise `id` of `lab` and requires the goal whose text contains `goal` to fail (the
+/// wrong idea `why`), with a reason.
+fn fails_goal(
+    lab: &warpscope::teach::lab::Course,
+    id: &str,
+    answer: warpscope::teach::lab::Answer,
+    goal: &str,
+    why: &str,
+) {
+    let ex = lab.exercises.iter().find(|e| e.id == id).unwrap_or_else(|| panic!("exercise {id}"));
+    let g = grade_exercise(ex, Some(&answer));
+    assert!(g.error.is_none(), "{id}: {why}: {:?}", g.error);
+    let r = g.goals.iter().find(|r| r.text.contains(goal)).unwrap_or_else(|| panic!("{id}: no goal says `{goal}`"));
+    assert!(!r.pass, "{id}: {why} must fail `{}`: {:#?}", r.text, g.goals);
+    assert!(!r.detail.is_empty(), "{id}: {why}: the failed goal says why");
+}
+
 /// Grades `answer` (a pattern) on exercise `id` of `lab` and requires a goal to fail: the wrong idea `why`.
 fn rejects(lab: &warpscope::teach::lab::Course, id: &str, answer: warpscope::teach::lab::Answer, why: &str) {
     let ex = lab.exercises.iter().find(|e| e.id == id).unwrap_or_else(|| panic!("exercise {id}"));
@@ -189,7 +320,7 @@ fn bad_lab_files_name_the_problem_and_where() {
     assert!(err(&format!("{ONE}colour = \"red\"\n")).starts_with("8:1: unknown field `colour`"));
     assert_eq!(
         err(&format!("{ONE}[[exercise.goal]]\ncheck = \"sector <= 4\"\ntext = \"x\"\n")),
-        "9:10: unknown metric `sector` (known: requests, lines, sectors, transactions, transaction_bytes, bytes_requested, bytes_unique, bytes_moved, efficiency, sectors_per_request, wavefronts, ideal_wavefronts, bank_conflicts, conflict_degree, warps, lanes, size, instructions, l1_hit_rate, l2_hit_rate, l1_hits, l1_sectors, l2_hits, l2_sectors, dram_read_bytes, ops, serial, passes, distinct, addr(k); in a `lanes` goal also lane, addr)"
+        "9:10: unknown metric `sector` (known: requests, lines, sectors, transactions, transaction_bytes, bytes_requested, bytes_unique, bytes_moved, efficiency, sectors_per_request, wavefronts, ideal_wavefronts, bank_conflicts, conflict_degree, warps, lanes, size, instructions, l1_hit_rate, l2_hit_rate, l1_hits, l1_sectors, l2_hits, l2_sectors, dram_read_bytes, ops, serial, passes, misaligned, error_lanes, distinct, patterns, addr(k); in a `lanes` goal also lane, addr)"
     );
     // The goals that constrain the idea: a lane's address outside a `lanes` goal, a kept line the starting
     // pattern lacks, a goal with neither a check nor a kept line.
@@ -201,7 +332,16 @@ fn bad_lab_files_name_the_problem_and_where() {
         err(&format!("{ONE}[[exercise.goal]]\nkeep = \"8*lane\"\ntext = \"x\"\n")),
         "9:8: `keep` names lines the starting pattern does not have"
     );
-    assert_eq!(err(&format!("{ONE}[[exercise.goal]]\ntext = \"x\"\n")), "3:6: a goal needs a `check` or a `keep`");
+    assert_eq!(
+        err(&format!("{ONE}[[exercise.goal]]\ntext = \"x\"\n")),
+        "3:6: a goal needs a `check`, a `keep` or a `uses`"
+    );
+    // `uses` names code, alone.
+    assert_eq!(err(&format!("{ONE}[[exercise.goal]]\nuses = \"  \"\ntext = \"x\"\n")), "9:8: `uses` names no code");
+    assert_eq!(
+        err(&format!("{ONE}[[exercise.goal]]\nuses = \"x\"\ncheck = \"sectors > 0\"\ntext = \"x\"\n")),
+        "9:8: a goal has one of `check`, `keep` and `uses`"
+    );
     assert!(parse(&format!(
         "{ONE}[[exercise.goal]]\ncheck = \"addr == 4 * lane + addr(0)\"\nscope = \"lanes\"\ntext = \"x\"\n[[exercise.goal]]\nkeep = \" 4*lane \"\ntext = \"y\"\n"
     ))

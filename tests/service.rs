@@ -58,6 +58,7 @@ fn lab_goals_are_checked_with_the_result() {
         scope: scope.into(),
         select: None,
         keep: None,
+        uses: None,
     };
     let mut req = request(3, STRIDED, "64");
     req.goals = Some(vec![

@@ -166,6 +166,14 @@ pub struct InstrResult {
     pub warps: u64,
     /// Active lanes, summed over the issues.
     pub active_lanes: u64,
+    /// Lanes whose address was not aligned to the access size (aligned down, with a warning), summed over the
+    /// issues.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub misaligned_lanes: u64,
+    /// Active lanes that moved no data (outside their window or allocation, or misaligned under strict
+    /// alignment), summed over the issues.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub error_lanes: u64,
     /// Global and local sums.
     #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
     pub memory: Option<MemoryTotals>,
@@ -196,6 +204,11 @@ pub struct InstrResult {
     /// The program's memory site this is (for [`Analysis::report`]).
     #[serde(skip)]
     pub site: usize,
+}
+
+/// For serde: a count of zero is left out of the JSON.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl InstrResult {
@@ -383,11 +396,15 @@ pub struct Sums {
     atomic: [u64; 3],
     /// Constant loads: passes, 64-byte lines.
     constant: [u64; 2],
+    /// Lanes whose address was aligned down, and lanes that moved no data (outside a window or allocation).
+    lanes_off: [u64; 2],
 }
 
 impl Sums {
     fn add(&mut self, c: &Counts) {
         self.issues += 1;
+        self.lanes_off[0] += u64::from(c.misaligned.len());
+        self.lanes_off[1] += u64::from(c.error_lanes.len());
         if let Some(k) = c.constant {
             self.constant[0] += u64::from(k.passes);
             self.constant[1] += u64::from(k.lines_64);
@@ -428,6 +445,8 @@ impl Sums {
     fn add_scaled(&mut self, o: &Sums, times: u64) {
         self.issues += o.issues * times;
         self.active_lanes += o.active_lanes * times;
+        self.lanes_off[0] += o.lanes_off[0] * times;
+        self.lanes_off[1] += o.lanes_off[1] * times;
         for k in 0..2 {
             for i in 0..7 {
                 self.mem[k][i] += o.mem[k][i] * times;
@@ -768,6 +787,8 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
         size: instr.size_bytes,
         warps: t.issues,
         active_lanes: t.active_lanes,
+        misaligned_lanes: t.lanes_off[0],
+        error_lanes: t.lanes_off[1],
         memory,
         banks,
         constant: instr.base.is_constant().then_some(ConstantTotals { passes: t.constant[0], lines_64: t.constant[1] }),

@@ -87,7 +87,7 @@ pub fn warnings(instr: &Instr, cfg: &Config, c: &Counts) -> Vec<Warning> {
             text: if strict {
                 format!("lanes {} are not aligned to {size} bytes: with strict alignment they raise an error and move no data", c.misaligned.ranges())
             } else {
-                format!("lanes {} are not aligned to {size} bytes: the hardware forces them down to the aligned address", c.misaligned.ranges())
+                format!("lanes {} are not aligned to {size} bytes: counted aligned down, as the instruction reference says the hardware forces them; CUDA reports such an access as a misaligned-address error that stops the kernel (docs/model.md#alignment-and-windows)", c.misaligned.ranges())
             },
         });
     }

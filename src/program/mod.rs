@@ -694,6 +694,11 @@ pub struct Program {
     pub conditions: std::collections::HashMap<u32, (CtxId, bool)>,
     /// In which lanes a condition that depends on data is taken to hold, where what it guards moves memory.
     pub data_branches: DataBranches,
+    /// The shared memory a block of the kernel has, where the language declares it (a CUDA kernel's static
+    /// `__shared__` arrays, and its dynamic shared memory when the launch gives its size): a shared access
+    /// outside it moves no data and is an error lane, as on the hardware, and the memory system's residency
+    /// counts it. `None` where it is not known (a listing, dynamic shared memory of unknown size).
+    pub shared_bytes: Option<u64>,
     /// Each data-dependent branch's region, computed when a run first meets one.
     regions: std::cell::RefCell<std::collections::HashMap<u32, Rc<Region>>>,
 }
@@ -1343,6 +1348,7 @@ impl Builder {
             uncounted: self.uncounted,
             conditions: self.conditions,
             data_branches: DataBranches::default(),
+            shared_bytes: None,
             regions: Default::default(),
         }
     }

@@ -24,9 +24,11 @@ use std::collections::BTreeMap;
 /// The metric names a goal may use, in the order of [`metrics_of`]'s values. The cache metrics (MODEL.md J)
 /// are the modelled memory system's, 0 when it is off: `l1_hit_rate` (the loads' L1 sector hit rate, percent)
 /// and `l2_hit_rate` (percent) from `l1_hits` of `l1_sectors` and `l2_hits` of `l2_sectors`, and the bytes an
-/// instruction's misses read from DRAM. `ops` and `serial` are an atomic's (MODEL.md K), `passes` a constant
-/// load's (MODEL.md L).
-pub const METRICS: [&str; 28] = [
+/// instruction's misses read from DRAM. `ops` and `serial` are an atomic's (docs/model.md#atomics), `passes` a
+/// constant load's (docs/model.md#constant-memory). `misaligned` counts the lanes whose address was not aligned
+/// to the access size (a misaligned global access stops a kernel on a real GPU), `error_lanes` the lanes that
+/// moved no data (outside their window or the kernel's shared memory).
+pub const METRICS: [&str; 30] = [
     "requests",
     "lines",
     "sectors",
@@ -55,6 +57,8 @@ pub const METRICS: [&str; 28] = [
     "ops",
     "serial",
     "passes",
+    "misaligned",
+    "error_lanes",
 ];
 
 /// A run of text with its style.
@@ -162,6 +166,10 @@ pub struct Goal {
     /// and the read the task is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep: Option<String>,
+    /// Code the pattern must use somewhere (its tokens, spaces and comments aside): the value the task is
+    /// about, or a spelling of the idea.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uses: Option<String>,
 }
 
 /// What a goal reads besides the result's totals: the pattern as the student wrote it (for `keep`), and the
@@ -199,6 +207,18 @@ fn squeeze(line: &str) -> String {
 pub fn keeps(text: &str, keep: &str) -> bool {
     let lines = |t: &str| t.lines().map(squeeze).filter(|l| !l.is_empty()).collect::<Vec<_>>();
     let (have, want) = (lines(text), lines(keep));
+    !want.is_empty() && have.windows(want.len()).any(|w| w == want.as_slice())
+}
+
+/// Whether `text` uses the code `code` somewhere: its tokens, one after another (spaces, line breaks and
+/// comments aside). Text that does not lex uses nothing.
+pub fn uses(text: &str, code: &str) -> bool {
+    use crate::lang::lex::{lex, Tok};
+    let toks = |t: &str| -> Option<Vec<Tok>> {
+        let v: Vec<Tok> = lex(t).ok()?.into_iter().map(|t| t.tok).filter(|t| !matches!(t, Tok::End)).collect();
+        Some(v)
+    };
+    let (Some(have), Some(want)) = (toks(text), toks(code)) else { return false };
     !want.is_empty() && have.windows(want.len()).any(|w| w == want.as_slice())
 }
 
@@ -285,6 +305,10 @@ pub const LANE_NAMES: [&str; 2] = ["lane", "addr"];
 /// The number of different addresses the active lanes of an instruction's first issue give (any scope).
 pub const DISTINCT: &str = "distinct";
 
+/// The number of different address patterns among the selected instructions (their first issues compared lane
+/// by lane): three loads of three neighbours are 3, one address read three times is 1 (any scope).
+pub const PATTERNS: &str = "patterns";
+
 /// Whether a condition reads `lane` or `addr` (only a `lanes` goal can).
 pub fn reads_lane(e: &Ex) -> bool {
     use crate::lang::cexpr::E;
@@ -301,12 +325,14 @@ pub fn reads_lane(e: &Ex) -> bool {
 fn check_names(src: &str, e: &Ex) -> Result<(), InputError> {
     use crate::lang::cexpr::E;
     match &e.kind {
-        E::Name(n) if !METRICS.contains(&n.as_str()) && !LANE_NAMES.contains(&n.as_str()) && n != DISTINCT => {
+        E::Name(n)
+            if !METRICS.contains(&n.as_str()) && !LANE_NAMES.contains(&n.as_str()) && n != DISTINCT && n != PATTERNS =>
+        {
             Err(InputError::at(
                 src,
                 e.span,
                 format!(
-                    "unknown metric `{n}` (known: {}, {DISTINCT}, addr(k); in a `lanes` goal also lane, addr)",
+                    "unknown metric `{n}` (known: {}, {DISTINCT}, {PATTERNS}, addr(k); in a `lanes` goal also lane, addr)",
                     METRICS.join(", ")
                 ),
             ))
@@ -423,6 +449,8 @@ pub fn metrics_of(i: &InstrResult, caches: Option<&SiteTraffic>) -> [i128; METRI
         i128::from(i.atomic.map_or(0, |a| a.ops)),
         i128::from(i.atomic.map_or(0, |a| a.serial)),
         i128::from(i.constant.map_or(0, |k| k.passes)),
+        i128::from(i.misaligned_lanes),
+        i128::from(i.error_lanes),
     ]
 }
 
@@ -480,6 +508,11 @@ pub fn check_goal(g: &Goal, subject: &Subject, r: &ProgramResult) -> GoalResult 
         };
         return GoalResult { text: g.text.clone(), check, pass, detail };
     }
+    if let Some(code) = &g.uses {
+        let pass = uses(subject.text, code);
+        let detail = if pass { String::new() } else { format!("the pattern must use `{}`", code.trim()) };
+        return GoalResult { text: g.text.clone(), check, pass, detail };
+    }
     let Ok(cond) = parse_condition(&check, &check, 0) else { return fail("the condition does not parse".into()) };
     let selected: Vec<&InstrResult> =
         r.instructions.iter().filter(|i| g.select.as_ref().is_none_or(|s| i.op.contains(s.as_str()))).collect();
@@ -490,15 +523,18 @@ pub fn check_goal(g: &Goal, subject: &Subject, r: &ProgramResult) -> GoalResult 
         });
     }
     // `addr(k)` and the `lanes` scope read an instruction's first issue, fetched only when the goal reads it.
-    let reads_addresses = g.scope == "lanes" || check.contains("addr") || check.contains(DISTINCT);
+    let reads_addresses =
+        g.scope == "lanes" || check.contains("addr") || check.contains(DISTINCT) || check.contains(PATTERNS);
     let firsts: Vec<Option<Vec<Option<u64>>>> =
         selected.iter().map(|i| if reads_addresses { (subject.first_issue)(i) } else { None }).collect();
+    let patterns = firsts.iter().flatten().collect::<std::collections::BTreeSet<_>>().len() as i128;
     // A condition that cannot be evaluated on these numbers (a division by zero, an overflow, an inactive
     // lane) is not met, and says so: it is not read as false.
     let holds = |m: &[i128; METRICS.len()], addrs: Option<&[Option<u64>]>, lane: Option<(usize, u64)>| {
         let var = |n: &str| match (n, lane) {
             ("lane", Some((l, _))) => Some(l as i128),
             ("addr", Some((_, a))) => Some(i128::from(a)),
+            (PATTERNS, _) => Some(patterns),
             (DISTINCT, _) => addrs.map(|a| {
                 let set: std::collections::BTreeSet<u64> = a.iter().flatten().copied().collect();
                 set.len() as i128

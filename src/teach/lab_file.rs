@@ -97,6 +97,10 @@ pub struct RawGoal {
     /// Instead of a condition: lines of the starting pattern that must stay as written, one after another.
     #[serde(default)]
     pub keep: Option<Spanned<String>>,
+    /// Instead of a condition: code the pattern must use, anywhere (its tokens, spaces and comments aside):
+    /// the value the task is about (`in[i] & 1`), a spelling of an idea (`__restrict__`).
+    #[serde(default)]
+    pub uses: Option<Spanned<String>>,
     /// What the student reads.
     pub text: String,
     /// `each` (default), `sum`, `any` or `lanes` (every active lane of the instruction's first issue, with
@@ -170,6 +174,17 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
         }
         for g in &ex.goals {
             let lanes = g.scope.as_ref().is_some_and(|s| s.get_ref() == "lanes");
+            if let Some(u) = &g.uses {
+                if g.check.is_some() || g.keep.is_some() {
+                    return Err(InputError::at(src, span_of(u), "a goal has one of `check`, `keep` and `uses`"));
+                }
+                match crate::lang::lex::lex(u.get_ref()) {
+                    Ok(t) if t.iter().any(|t| !matches!(t.tok, crate::lang::lex::Tok::End)) => {}
+                    Ok(_) => return Err(InputError::at(src, span_of(u), "`uses` names no code")),
+                    Err(e) => return Err(InputError::at(src, span_of(u), format!("`uses`: {}", e.message))),
+                }
+                continue;
+            }
             match (&g.check, &g.keep) {
                 (Some(c), None) => {
                     let cond = parse_condition(src, c.get_ref(), span_of(c).start + 1)?;
@@ -193,7 +208,7 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
                     return Err(InputError::at(src, span_of(k), "a goal has a `check` or a `keep`, not both"));
                 }
                 (None, None) => {
-                    return Err(InputError::at(src, span_of(&ex.id), "a goal needs a `check` or a `keep`"));
+                    return Err(InputError::at(src, span_of(&ex.id), "a goal needs a `check`, a `keep` or a `uses`"));
                 }
             }
             if let Some(s) = &g.scope {
@@ -284,6 +299,7 @@ fn compile_exercise(ex: &RawExercise) -> Exercise {
             .map(|g| Goal {
                 check: g.check.as_ref().map(|c| c.get_ref().clone()).unwrap_or_default(),
                 keep: g.keep.as_ref().map(|k| k.get_ref().clone()),
+                uses: g.uses.as_ref().map(|u| u.get_ref().clone()),
                 text: g.text.clone(),
                 scope: get(&g.scope).unwrap_or_else(|| "each".into()),
                 select: g.select.clone(),

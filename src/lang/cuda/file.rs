@@ -177,6 +177,8 @@ impl<'a> CudaParser<'a> {
                         span,
                         auto: false,
                         reference: false,
+                        const_restrict: false,
+                        restrict: false,
                     }]));
                 }
                 self.p.pos = end;

@@ -1100,6 +1100,9 @@ fn lower_text(
         ));
     }
     l.b.note_uncosted("cuda-not-costed", "operations", &l.uncosted);
+    if let Some(n) = restrict_note(ast, crate::model::arch::Cc::sm_has_read_only_path(l.sm)) {
+        l.b.note(n);
+    }
     // What the CUDA front end cannot know of the compiler's choices, said once per kernel with loads.
     if ast.ran.is_some() && l.b.has_loads() {
         l.b.note(Note::new(
@@ -1108,7 +1111,59 @@ fn lower_text(
             "the PTX and SASS nvcc makes (tests/data/published/differences.txt)",
         ));
     }
-    Ok(Lowered { program: l.b.finish(), block, grid })
+    let mut program = l.b.finish();
+    // A block's shared memory: its static arrays, and its dynamic shared memory where the file's launch says
+    // how much.
+    let smem = ast.launch.as_ref().and_then(|h| h.smem);
+    program.shared_bytes = match (l.dynamic_shared, smem) {
+        (None, _) => Some(l.shared_top),
+        (Some(_), Some(b)) => Some(l.dynamic_base.unwrap_or(l.shared_top.div_ceil(16) * 16) + b),
+        (Some(_), None) => None,
+    };
+    Ok(Lowered { program, block, grid })
+}
+
+/// What the kernel's `__restrict__` pointers mean for its loads: nvcc reads a `const T * __restrict__` parameter
+/// through the read-only path (`ld.global.nc`, `LDG.E.CONSTANT`), and warpscope does the same; nvcc also uses
+/// that path for other pointers when it proves that no write of the kernel reaches them, which warpscope does
+/// not prove. Checked with NVRTC 12.9 for sm_52 and sm_80 (the model reference, "The read-only path").
+fn restrict_note(ast: &Ast, has_path: bool) -> Option<Note> {
+    let params: Vec<&Decl> = ast.stmts[ast.kernel_start.min(ast.stmts.len())..]
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Decl(ds) => Some(ds.iter().filter(|d| d.storage == Storage::Param)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if !params.iter().any(|d| d.restrict) {
+        return None;
+    }
+    let names = |f: &dyn Fn(&Decl) -> bool| {
+        params.iter().filter(|d| f(d)).map(|d| format!("`{}`", d.name)).collect::<Vec<_>>().join(", ")
+    };
+    let read_only = names(&|d| d.const_restrict);
+    let mut text = match (has_path, read_only.is_empty()) {
+        (true, false) => format!(
+            "Read through the read-only path (LDG.E.CONSTANT, PTX ld.global.nc), as nvcc compiles a `const T * __restrict__` parameter: {read_only}."
+        ),
+        (false, false) => format!(
+            "{read_only}: `const __restrict__`, but this CC has no read-only path (it came with 3.5): ordinary loads."
+        ),
+        _ => String::new(),
+    };
+    // A `__restrict__` pointer that is not const (written, or only not declared const) lets nvcc prove more.
+    if has_path && params.iter().any(|d| d.restrict && !d.const_restrict) {
+        let others = names(&|d| d.pointers > 0 && !d.const_restrict);
+        text.push_str(&format!(
+            "{}nvcc may also read {others} through that path where it proves that no write of the kernel reaches what they point to (a `__restrict__` pointer the kernel does not write, or every write going through `__restrict__` pointers); warpscope counts those reads as ordinary loads. The kernel's PTX or SASS shows what the compiler chose.",
+            if text.is_empty() { "" } else { " " }
+        ));
+    }
+    if text.is_empty() {
+        return None;
+    }
+    Some(Note::new("cuda-restrict", text, "NVRTC 12.9's PTX for sm_52 and sm_80; docs/model.md#the-read-only-path"))
 }
 
 /// Which parameters of a function's definition (its tokens from the return type on) are references.

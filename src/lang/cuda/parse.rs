@@ -164,6 +164,8 @@ impl<'a> CudaParser<'a> {
             span,
             auto: false,
             reference: false,
+            const_restrict: false,
+            restrict: false,
         };
         Ok(Some(Stmt::Decl(vec![decl])))
     }
@@ -322,6 +324,7 @@ impl<'a> CudaParser<'a> {
         if !self.p.eat(")") {
             loop {
                 let span = self.p.span();
+                let first_tok = self.p.pos;
                 let tn = self.p.type_name()?;
                 let base = self.resolve(&tn)?;
                 let mut pointers = tn.pointers;
@@ -338,6 +341,8 @@ impl<'a> CudaParser<'a> {
                         break;
                     }
                 }
+                let (restrict, const_restrict) = self.restrict(first_tok);
+                let (restrict, const_restrict) = (restrict && pointers == 1, const_restrict && pointers == 1);
                 // An unnamed parameter (a prototype's) gets a name no one can write.
                 let name = match self.p.peek() {
                     Tok::Ident(_) => self.p.ident("a parameter name")?,
@@ -385,6 +390,8 @@ impl<'a> CudaParser<'a> {
                     span,
                     auto: false,
                     reference,
+                    const_restrict,
+                    restrict,
                 });
                 if self.p.eat(")") {
                     break;
@@ -408,6 +415,17 @@ impl<'a> CudaParser<'a> {
         }
         let _ = name;
         Ok(FnDef { ret, params, body })
+    }
+
+    /// Whether the declarator from token `first` to the parser's position is `T * __restrict__`, and whether
+    /// it is `const T * __restrict__`: `const` before the `*` (the pointee is read-only) and `__restrict__` after
+    /// it (nothing else writes what it points to).
+    fn restrict(&self, first: usize) -> (bool, bool) {
+        let toks = &self.p.toks[first.min(self.p.pos)..self.p.pos];
+        let Some(star) = toks.iter().position(|t| matches!(t.tok, Tok::Punct("*"))) else { return (false, false) };
+        let word = |t: &crate::lang::lex::Token, w: &[&str]| matches!(&t.tok, Tok::Ident(x) if w.contains(&x.as_str()));
+        let restrict = toks[star..].iter().any(|t| word(t, &["__restrict__", "restrict"]));
+        (restrict, restrict && toks[..star].iter().any(|t| word(t, &["const"])))
     }
 
     /// The index past the parenthesis group that starts at the parser's next token.
@@ -739,6 +757,8 @@ impl<'a> CudaParser<'a> {
                 span,
                 auto,
                 reference: false,
+                const_restrict: false,
+                restrict: false,
             });
             if !self.p.eat(",") {
                 break;

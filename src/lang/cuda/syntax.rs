@@ -369,6 +369,11 @@ pub(super) struct Decl {
     pub(super) auto: bool,
     /// A reference (`float4 &v`, `const T &x`): a parameter that names the caller's variable.
     pub(super) reference: bool,
+    /// A pointer declared `const T * __restrict__`: nothing in the kernel writes what it points to, and nvcc
+    /// reads it through the read-only path (`ld.global.nc`, SASS `LDG.E.CONSTANT`; checked with NVRTC 12.9).
+    pub(super) const_restrict: bool,
+    /// A pointer parameter declared `__restrict__` (const or not).
+    pub(super) restrict: bool,
 }
 
 #[derive(Clone, Debug)]

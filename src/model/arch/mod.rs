@@ -98,6 +98,13 @@ impl Cc {
         }
     }
 
+    /// Whether code compiled for `sm_NN` (`NN` = 10 * major + minor) has the read-only path: `LDG` through the
+    /// read-only (texture) cache from 3.5 (`__ldg`, `const T * __restrict__` pointers, `ld.global.nc`); the
+    /// model reference's "The read-only path".
+    pub fn sm_has_read_only_path(sm: u32) -> bool {
+        sm >= 35
+    }
+
     /// The number in `sm_80`: 10 * major + minor.
     pub fn sm(self) -> u32 {
         u32::from(self.major()) * 10 + u32::from(self.minor())

@@ -94,8 +94,12 @@ impl<'a> Lower<'a> {
                     let base = self.global_base(&d.name);
                     let r = self.b.reg();
                     self.emit(Op::Mov { dst: r, a: Src::Imm(base) }, d.span);
-                    let val =
-                        Val::Ptr { src: Src::Reg(r), to: (**elem).clone(), space: MemSpace::Global, read_only: false };
+                    // A `const T * __restrict__` kernel parameter is read through the read-only path where
+                    // the CC has one (3.5 and later), as nvcc compiles it.
+                    let read_only = d.const_restrict
+                        && d.storage == Storage::Param
+                        && crate::model::arch::Cc::sm_has_read_only_path(self.sm);
+                    let val = Val::Ptr { src: Src::Reg(r), to: (**elem).clone(), space: MemSpace::Global, read_only };
                     Binding::Var { ty: ty.clone(), val }
                 }
                 _ => {
