@@ -81,7 +81,7 @@ node -e '
   console.log(`--grid 1024 on a 1024-thread block: warp issues per instruction ${v.instructions.map((i) => i.warps).join(", ")}; blocks ${JSON.stringify(v.blocks)}`);'
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "  %.1f ms\n", (b - a) / 1e6 }'
 
-echo; echo "=== 7. the cache model (MODEL.md J) over a whole grid: tiled SGEMM N=4096, 16,384 blocks of 32x32"
+echo; echo "=== 7. the cache model (docs/model.md#the-memory-system) over a whole grid: tiled SGEMM N=4096, 16,384 blocks of 32x32"
 # Same-run native baseline: benches/sgemm_limit.c (gcc -O2) at N=4096, the project's native-limit program.
 # The cache run is one process: the main run and its schedule check (another R) on two threads.
 t0=$(date +%s%N)

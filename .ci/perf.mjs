@@ -110,7 +110,7 @@ const sgemm = (i) => '#define TILE 32\n__global__ void sgemm(const float *A, con
   '    C[row * N + col] = acc;\n}\n';
 await edits('CUDA SGEMM N=1024, block 32x32', async (p) => { await p.selectOption('#preset', 'sgemm-tiled'); },
   Array.from({ length: 55 }, (_, i) => sgemm(i)));
-// The same block with the memory system on (MODEL.md J): one block on one SM through L1, L2 and DRAM, the
+// The same block with the memory system on (docs/model.md#the-memory-system): one block on one SM through L1, L2 and DRAM, the
 // memory chart drawn with the figure (issue target: under 100 ms from keystroke to figure).
 await edits('CUDA SGEMM N=1024, block 32x32, memory system on', async (p) => {
   await p.selectOption('#preset', 'sgemm-tiled');

@@ -39,10 +39,10 @@ trunk build --release
 # indexed at run time through a pointer are local memory, arrays passed on through nested calls stay in
 # registers, every unknown name at once, brace initialisers, external SASS calls) took it to 428,890 bytes:
 # its budget is 450 KB, the room CUDA's next constructs need, and it costs only pages that show CUDA. The cache
-# model (MODEL.md J: L1 per SM, L2, DRAM across warps and blocks, its trace of every block and the chart's words)
+# model (docs/model.md#the-memory-system: L1 per SM, L2, DRAM across warps and blocks, its trace of every block and the chart's words)
 # runs in the analysis workers, beside the program it needs: it took the CUDA worker from 428,890 to 465,748 bytes
 # and the PTX worker from 311,122 to 343,328 (SASS 295,773 to 329,120; the default worker 228,349 to 260,651).
-# Atomics and constant memory (MODEL.md K, L: ATOMG/RED/ATOMS costed with ops and serial, LDC in passes, their
+# Atomics and constant memory (docs/model.md#atomics, docs/model.md#constant-memory: ATOMG/RED/ATOMS costed with ops and serial, LDC in passes, their
 # figures and explanations, the three languages' lowering of them) took the main module from 299,930 to 304,847
 # bytes, the CUDA worker from 466,244 to 480,698 and the PTX worker from 343,905 to 358,650 (SASS 342,784).
 # The caches lab's settings (grid, memory system), the source view's modelled columns and the atomic queue

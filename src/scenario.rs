@@ -63,7 +63,7 @@ pub struct Scenario {
     /// Files the CUDA text `#include`s, given with it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<lang::Header>,
-    /// Model L1, L2 and DRAM across the run's warps and blocks (MODEL.md J) on this device, when given.
+    /// Model L1, L2 and DRAM across the run's warps and blocks (docs/model.md#the-memory-system) on this device, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caches: Option<CacheSettings>,
 }
@@ -122,7 +122,7 @@ pub enum Setting {
     /// Kepler's bank mode in bytes: `4`, `8`.
     BankMode,
     /// How 64- and 128-bit shared accesses whose lanes share addresses count on CC 7.0+: `measured`,
-    /// `documented` (MODEL.md E).
+    /// `documented` (docs/model.md#shared-memory-as-measured).
     SharedModel,
     /// The kernel to run (empty: the first).
     Kernel,
@@ -135,7 +135,7 @@ pub enum Setting {
     /// code runs and a loop does not repeat, the default), `true` (every lane), `false`, or a lane mask
     /// (`0x0000ffff`: lanes 0-15).
     DataBranches,
-    /// The memory system across warps and blocks (MODEL.md J): `off`, `on`, or `on` with the device's
+    /// The memory system across warps and blocks (docs/model.md#the-memory-system): `off`, `on`, or `on` with the device's
     /// changes (`on sms=108 l2=40MB ways=16 blocks_per_sm=2 carveout_kb=16`).
     Caches,
 }
@@ -537,7 +537,7 @@ impl Scenario {
         self.add_caches(&a, r, control).map_err(|e| self.run_error(e))
     }
 
-    /// `r` with the modelled memory system's figures (MODEL.md J) when the scenario turns it on. Only a build
+    /// `r` with the modelled memory system's figures (docs/model.md#the-memory-system) when the scenario turns it on. Only a build
     /// with the `caches` feature carries the model (the command line, and on the page the memory-system
     /// worker); elsewhere [`Scenario::analysis`] has already refused such a scenario.
     pub fn add_caches(

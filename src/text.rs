@@ -160,6 +160,10 @@ pub fn page_words(text: &str) -> String {
         )
         .replace("e.g. --kernel '", "in the template arguments field, e.g. '")
         .replace(", or give it with --include", "")
+        .replace(
+            "give it with --shared-bytes, or shared_bytes=N in the page's device field",
+            "give it as shared_bytes=N in the device field",
+        )
         .replace(", or give them with --include", "");
     // `(--data-branches runs; …)` names the command line's option: the page has a menu for it.
     let mut text = text;
@@ -238,5 +242,102 @@ mod page_tests {
         );
         assert_eq!(page_words("give one with --set R4=VALUE"), "give one as R4=VALUE in the values field");
         assert_eq!(page_words("no flag here"), "no flag here");
+    }
+}
+
+/// How the product cites its model reference, `docs/model.md`, in any text it writes: this prefix and a
+/// section's heading id (`docs/model.md#atomics`). The command line prints it as it is; the page links it to the
+/// reference published with the site (`model.html#atomics`, see [`MODEL_PAGE`]) under the section's title.
+pub const MODEL_CITE: &str = "docs/model.md#";
+
+/// The published model reference, next to the page's `index.html`.
+pub const MODEL_PAGE: &str = "model.html";
+
+/// The sections of the model reference that the product cites: heading id and title. A test checks that each is
+/// a heading of `docs/model.md` with this title, and that every citation anywhere names one of them.
+pub const MODEL_SECTIONS: [(&str, &str); 26] = [
+    ("units-and-words", "Units and words"),
+    ("alignment-and-windows", "Alignment and windows"),
+    ("global-memory", "Global memory"),
+    ("shared-memory", "Shared memory"),
+    ("local-memory", "Local memory"),
+    ("compute-capabilities", "Compute capabilities"),
+    ("shared-memory-as-measured", "Shared memory as measured"),
+    ("ldmatrix-and-stmatrix", "ldmatrix and stmatrix"),
+    ("asynchronous-copies", "Asynchronous copies"),
+    ("swizzles", "Swizzles"),
+    ("kernel-parameters", "Kernel parameters"),
+    ("whole-grids", "Whole grids"),
+    ("the-memory-system", "The memory system"),
+    ("device-presets", "Device presets"),
+    ("the-schedule", "The schedule"),
+    ("l1-l2-and-dram", "L1, L2 and DRAM"),
+    ("exact-reading", "Exact reading"),
+    ("what-the-model-cannot-predict", "What the model cannot predict"),
+    ("canonical-figures", "Canonical figures"),
+    ("atomics", "Atomics"),
+    ("constant-memory", "Constant memory"),
+    ("the-read-only-path", "The read-only path"),
+    ("values-from-data", "Values from data"),
+    ("model-notes", "Model notes"),
+    ("sources", "Sources"),
+    ("calibrating-against-a-gpu", "Calibrating against a GPU"),
+];
+
+/// A run of a text that may cite the model reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Run<'a> {
+    /// Plain text.
+    Text(&'a str),
+    /// A citation of a section: its heading id and title.
+    Cite {
+        /// The heading id.
+        anchor: &'static str,
+        /// The section's title.
+        title: &'static str,
+    },
+}
+
+/// Splits `text` into plain runs and citations of the model reference ([`MODEL_CITE`] and a known section's
+/// id). A citation of an unknown section stays text (the test of the citations keeps there being none).
+pub fn runs(text: &str) -> Vec<Run<'_>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(MODEL_CITE) {
+        let after = &rest[i + MODEL_CITE.len()..];
+        let len = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).unwrap_or(after.len());
+        match MODEL_SECTIONS.iter().find(|(a, _)| *a == &after[..len]) {
+            Some(&(anchor, title)) => {
+                if i > 0 {
+                    out.push(Run::Text(&rest[..i]));
+                }
+                out.push(Run::Cite { anchor, title });
+            }
+            None => out.push(Run::Text(&rest[..i + MODEL_CITE.len() + len])),
+        }
+        rest = &after[len..];
+    }
+    if !rest.is_empty() {
+        out.push(Run::Text(rest));
+    }
+    out
+}
+
+#[cfg(test)]
+mod cite_tests {
+    use super::*;
+
+    #[test]
+    fn citations_split_out_of_text_and_unknown_ones_stay_text() {
+        assert_eq!(
+            runs("one pass each (docs/model.md#constant-memory). More"),
+            [
+                Run::Text("one pass each ("),
+                Run::Cite { anchor: "constant-memory", title: "Constant memory" },
+                Run::Text("). More")
+            ]
+        );
+        assert_eq!(runs("docs/model.md#nowhere."), [Run::Text("docs/model.md#nowhere"), Run::Text(".")]);
+        assert_eq!(runs("plain"), [Run::Text("plain")]);
     }
 }

@@ -1,7 +1,7 @@
 //! ldmatrix, stmatrix and cp.async in every input language: SASS (`LDSM`, `STSM`, `LDGSTS`), PTX and CUDA
 //! (inline PTX, `__pipeline_memcpy_async`, per-thread `cuda::memcpy_async`), the CC each needs, and a small
 //! kernel compiled by real compilers (tests/data/async/, see its README) that gives the same counts from its
-//! CUDA, its PTX and its SASS, line by line. Expected numbers cite MODEL.md F (ldmatrix: one phase per
+//! CUDA, its PTX and its SASS, line by line. Expected numbers cite docs/model.md#ldmatrix-and-stmatrix (ldmatrix: one phase per
 //! matrix, rows 128 bytes apart 8-way, x4 = 32 wavefronts, the 128-byte swizzle 4) and G (cp.async: a global
 //! load's sectors and a shared store's wavefronts).
 #![cfg(not(target_arch = "wasm32"))]
@@ -43,7 +43,7 @@ fn pairs(v: &[(&str, u64)]) -> Vec<(String, u64)> {
 
 #[test]
 fn sass_ldsm_and_stsm_forms_count_one_phase_per_matrix() {
-    // R2 = tid * 128: each lane's row is 128 bytes after the last, all in bank group 0 (MODEL.md F: 8-way).
+    // R2 = tid * 128: each lane's row is 128 bytes after the last, all in bank group 0 (docs/model.md#ldmatrix-and-stmatrix: 8-way).
     // x4 = 4 phases of 8 = 32; .2 (threads 0-15) = 16; one matrix (threads 0-7) = 8; STSM the same as LDSM.
     // R6 = R2 ^ ((tid & 7) << 4): the 128-byte swizzle x ^ ((x >> 3) & 0x70) for x = 128 * tid, since
     // (128 * tid >> 3) & 0x70 = 16 * (tid & 7): 8 different 16-byte groups per phase, 1 each, 4 in all.
@@ -71,7 +71,7 @@ EXIT ;";
 #[test]
 fn sass_ldgsts_costs_its_global_source_and_its_shared_destination() {
     // Lane i copies 16 bytes from global 16 * i (R2.64) to shared 16 * i (R5): 512 contiguous bytes are
-    // 16 sectors (MODEL.md G: the global side as a 16-byte load) and 4 wavefronts (a 16-byte store: 4 phases
+    // 16 sectors (docs/model.md#asynchronous-copies: the global side as a 16-byte load) and 4 wavefronts (a 16-byte store: 4 phases
     // of 8 lanes, each 128 contiguous bytes). Adding 0x10 to the source straddles one more sector: 17; the
     // shared side does not change. desc[UR6] is a memory descriptor, not part of the address.
     let sass = "S2R R0, SR_TID.X ;
@@ -91,9 +91,9 @@ EXIT ;";
 
 #[test]
 fn ptx_forms_become_their_sass_instructions() {
-    // %r2 = 128 * tid as above (MODEL.md F): x4 32, x2 16, x1 8 wavefronts; stmatrix x4 32. cp.async.ca of
+    // %r2 = 128 * tid as above (docs/model.md#ldmatrix-and-stmatrix): x4 32, x2 16, x1 8 wavefronts; stmatrix x4 32. cp.async.ca of
     // 4 and 8 bytes from 4 * tid and 8 * tid: 128 bytes = 4 sectors, 1 wavefront; 256 bytes = 8 sectors,
-    // 2 wavefronts; .cg of 16 bytes: 16 sectors, 4 wavefronts (MODEL.md G). The commits and waits move nothing.
+    // 2 wavefronts; .cg of 16 bytes: 16 sectors, 4 wavefronts (docs/model.md#asynchronous-copies). The commits and waits move nothing.
     let ptx = ".version 8.0
 .target sm_90
 .address_size 64
@@ -164,7 +164,7 @@ __global__ void k(const float4 *g, const float2 *h) {
 
 #[test]
 fn cuda_inline_ptx_and_copy_calls_become_their_sass_instructions() {
-    // tile rows are 64 halves = 128 bytes: MODEL.md F, x4 = 32, x2 = 16, x1 = 8. The copies (MODEL.md G):
+    // tile rows are 64 halves = 128 bytes: docs/model.md#ldmatrix-and-stmatrix, x4 = 32, x2 = 16, x1 = 8. The copies (docs/model.md#asynchronous-copies):
     // 16 bytes per lane from g + tid: 16 sectors, 4 wavefronts; __pipeline_memcpy_async of 8 bytes is
     // cp.async.ca of 8 (cuda_pipeline_helpers.h): 8 sectors, 2 wavefronts; cuda::memcpy_async of
     // aligned_size_t<16>(16) from g + tid + 1 starts 16 bytes into a sector: 17 sectors, 4 wavefronts.
@@ -315,9 +315,9 @@ fn a_compiled_kernel_costs_the_same_from_cuda_ptx_and_sass_line_by_line() {
             assert_eq!(c, p, "{kernel} {ptx}: CUDA and PTX, line by line");
             assert_eq!(c, s, "{kernel} {sass}: CUDA and SASS, line by line");
             // The copy loop runs 2048 / 8 / 32 = 8 times, each 512 contiguous bytes: 16 sectors and 4
-            // wavefronts (MODEL.md G), 128 and 32 in all; the swizzle permutes 16-byte chunks within each
+            // wavefronts (docs/model.md#asynchronous-copies), 128 and 32 in all; the swizzle permutes 16-byte chunks within each
             // 128-byte row, so the copy costs the same. ldmatrix.x4 on rows 128 bytes apart: 32 wavefronts,
-            // swizzled 4 (MODEL.md F).
+            // swizzled 4 (docs/model.md#ldmatrix-and-stmatrix).
             let (copy, ldsm) = if kernel == "tile_plain" { (14, 21) } else { (32, 41) };
             assert_eq!(c[&copy][LDGSTS_SECTORS], 128, "{kernel}");
             assert_eq!(c[&copy][LDGSTS_WAVES], 32, "{kernel}");

@@ -1,5 +1,5 @@
-//! Atomics and reductions (MODEL.md K) and constant memory (MODEL.md L): each case's numbers come from the line
-//! of MODEL.md its comment quotes, through every input path that can express it (an instruction with an
+//! Atomics and reductions (docs/model.md#atomics) and constant memory (docs/model.md#constant-memory): each case's numbers come from the line
+//! of docs/model.md its comment quotes, through every input path that can express it (an instruction with an
 //! address expression, CUDA, PTX, SASS).
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -39,7 +39,7 @@ fn warp(f: impl Fn(u64) -> u64) -> WarpAddrs {
     WarpAddrs::from_fn(LaneSet::ALL, |l| f(l as u64))
 }
 
-/// MODEL.md K, line 377: "`atomicAdd(&total, 1)` by 256 threads, as compiled (aggregated): 8 requests,
+/// docs/model.md#atomics: "`atomicAdd(&total, 1)` by 256 threads, as compiled (aggregated): 8 requests,
 /// 8 sectors, 8 ops; not aggregated: 8 requests, 8 sectors, 256 ops, serial 32."
 #[test]
 fn a_counter_by_256_threads_aggregated_in_cuda_and_sass_not_in_ptx() {
@@ -101,7 +101,7 @@ _Z5countPi:
     assert_eq!(i.memory.as_ref().map(|m| (m.requests, m.sectors)), Some((8, 8)));
 }
 
-/// MODEL.md K, line 378-379: "256-bin global histogram ... all-zero input: 1 sector, serial 32"; the rule
+/// docs/model.md#atomics: "256-bin global histogram ... all-zero input: 1 sector, serial 32"; the rule
 /// (line 363): "L1 sectors = the distinct sectors its lanes touch ... `ops` = active lanes and `serial` = the
 /// most active lanes on one address".
 #[test]
@@ -128,7 +128,7 @@ fn global_atomic_rule_distinct_sectors_ops_and_serial() {
     assert!(r.summary().ends_with("32 operations, 32 serial on one address"), "{}", r.summary());
 }
 
-/// MODEL.md K, line 380: "Shared histogram, 32 lanes on 32 distinct banks: 1 wavefront; 32 lanes on one bin:
+/// docs/model.md#atomics: "Shared histogram, 32 lanes on 32 distinct banks: 1 wavefront; 32 lanes on one bin:
 /// 1 (`POPC.INC`), 32 (`ADD`)."
 #[test]
 fn shared_atomics_serialize_lanes_on_a_word_unless_popc_inc() {
@@ -152,7 +152,7 @@ fn shared_atomics_serialize_lanes_on_a_word_unless_popc_inc() {
     assert_eq!(add.base.first_cc(), Some(Cc::new(5, 0)));
 }
 
-/// MODEL.md K, lines 365-367 and 380, through CUDA: a shared `atomicAdd(&s[i], 1)` whose result is unused is
+/// docs/model.md#atomics, through CUDA: a shared `atomicAdd(&s[i], 1)` whose result is unused is
 /// ATOMS.POPC.INC; another uniform add is aggregated (ptxas 12.9's SASS for `atomicAdd(&s[5], 2)` is one
 /// lane's `ATOMS.ADD RZ, [0x14], R4`); a histogram whose bin is data is listed and not counted.
 #[test]
@@ -183,7 +183,7 @@ fn cuda_histograms_in_shared_and_global_memory() {
     assert!(said.contains("atomics whose address is data not counted (line 7)"), "{said}");
 }
 
-/// MODEL.md L, lines 391-392: "`c[lane % 8]` (floats) 8 passes (64-byte lines: 1); `c[lane]` 32 (2);
+/// docs/model.md#constant-memory: "`c[lane % 8]` (floats) 8 passes (64-byte lines: 1); `c[lane]` 32 (2);
 /// `c[16 * lane]` 32 (32); `c[0]` 1."
 #[test]
 fn constant_passes_per_distinct_address() {
@@ -202,7 +202,7 @@ fn constant_passes_per_distinct_address() {
     assert!(r.summary().starts_with("8 passes"), "{}", r.summary());
 }
 
-/// MODEL.md L, line 386-387: "`LDC Rd, c[bank][Ra + imm]` (PTX `ld.const`, CUDA `__constant__` arrays
+/// docs/model.md#constant-memory: "`LDC Rd, c[bank][Ra + imm]` (PTX `ld.const`, CUDA `__constant__` arrays
 /// indexed per thread) costs one pass per distinct address"; the same kernel through CUDA, NVRTC 12.9's PTX
 /// and ptxas 12.9's SASS (sm_80). `k` follows a 12-byte array, so `k[i]` spans three 64-byte lines.
 #[test]
@@ -282,7 +282,7 @@ _Z7perlanePf:
     assert!(e.error.message.contains("c[0x2][0x0]"), "{}", e.error.message);
 }
 
-/// MODEL.md L, line 390: "Warn when a block's distinct constant bytes exceed the 8 KB working set per SM";
+/// docs/model.md#constant-memory: "Warn when a block's distinct constant bytes exceed the 8 KB working set per SM";
 /// line 392, 64 KB in all.
 #[test]
 fn constant_working_set_and_size() {
@@ -311,7 +311,7 @@ __global__ void look(float *out) {
     assert!(e.error.message.contains("64 KB"), "{}", e.error.message);
 }
 
-/// MODEL.md L, lines 396-397: texture and surface instructions "are out of scope ... refuse them and say why".
+/// docs/model.md#constant-memory: texture and surface instructions "are out of scope ... refuse them and say why".
 #[test]
 fn texture_and_surface_reads_are_refused_with_the_reason() {
     let cuda = "__global__ void t(cudaTextureObject_t tex, float *out) { out[threadIdx.x] = tex1Dfetch<float>(tex, threadIdx.x); }";
@@ -336,7 +336,7 @@ fn texture_and_surface_reads_are_refused_with_the_reason() {
     assert!(e.error.message.contains("texture or surface access"), "{}", e.error.message);
 }
 
-/// MODEL.md L, lines 385-386: "an immediate operand `c[bank][offset]` and `ULDC`/`LDCU` into a uniform register are
+/// docs/model.md#constant-memory: "an immediate operand `c[bank][offset]` and `ULDC`/`LDCU` into a uniform register are
 /// one address by construction (1 pass)": in SASS, operands in the bank of `__constant__` variables (bank 3).
 #[test]
 fn immediate_constant_operands_are_one_pass_each() {

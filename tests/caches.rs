@@ -1,6 +1,6 @@
-//! The memory system across warps and blocks (MODEL.md J): kernel totals and per-instruction hit counts for
+//! The memory system across warps and blocks (docs/model.md#the-memory-system): kernel totals and per-instruction hit counts for
 //! the canonical examples of J, at sizes a debug build runs quickly, each number derived in its comment from
-//! J's rules ("model" below means MODEL.md section J, "The model" and "Exact reading").
+//! J's rules ("model" below means docs/model.md#the-memory-system, "The model" and "Exact reading").
 #![cfg(not(target_arch = "wasm32"))]
 
 use warpscope::analysis::caches::{CacheResult, CacheSettings};

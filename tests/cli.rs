@@ -76,28 +76,28 @@ fn generic_split_reports_parts() {
 
 #[test]
 fn tensor_core_era_instructions_from_the_command_line() {
-    // MODEL.md F: ldmatrix.x4 on an unswizzled tile of 64 halves per row: 32 wavefronts.
+    // docs/model.md#ldmatrix-and-stmatrix: ldmatrix.x4 on an unswizzled tile of 64 halves per row: 32 wavefronts.
     let v = json(&["analyze", "--cc", "8.0", "--op", "LDSM.16.M88.4", "--addr", "128*(lane % 8) + 16*(lane / 8)"]);
     assert_eq!((v["wavefronts"].as_u64(), v["conflict_degree"].as_u64()), (Some(32), Some(8)));
-    // MODEL.md F: before CC 7.5 ldmatrix does not exist: exit 2 with a message naming the first CC.
+    // docs/model.md#ldmatrix-and-stmatrix: before CC 7.5 ldmatrix does not exist: exit 2 with a message naming the first CC.
     fails(
         &["analyze", "--cc", "7.0", "--op", "LDSM.16.M88.4", "--addr", "16*lane"],
         &["--op 1:1", "LDSM (ldmatrix) needs CC 7.5 or later; CC 7.0 does not have it"],
     );
     fails(&["analyze", "--cc", "8.0", "--op", "STSM.16.M88.4", "--addr", "16*lane"], &["needs CC 9.0 or later"]);
-    // MODEL.md E: broadcast LDS.128 is 2 measured, 4 documented; each names the other's figure.
+    // docs/model.md#shared-memory-as-measured: broadcast LDS.128 is 2 measured, 4 documented; each names the other's figure.
     let v = json(&["analyze", "--cc", "8.6", "--op", "LDS.128", "--addr", "0"]);
     assert_eq!((v["wavefronts"].as_u64(), v["other_model_wavefronts"].as_u64()), (Some(2), Some(4)));
     let v = json(&["analyze", "--cc", "8.6", "--op", "LDS.128", "--addr", "0", "--shared-model", "documented"]);
     assert_eq!((v["wavefronts"].as_u64(), v["other_model_wavefronts"].as_u64()), (Some(4), Some(2)));
-    // MODEL.md G: cp.async as a global read and a shared write.
+    // docs/model.md#asynchronous-copies: cp.async as a global read and a shared write.
     let v = json(&["analyze", "--cc", "8.0", "--op", "LDGSTS.E.BYPASS.128", "--addr", "16*lane from 4096 + 16*lane"]);
     assert_eq!(v["space"], "global_to_shared");
     assert_eq!((v["parts"][0]["sectors"].as_u64(), v["parts"][1]["wavefronts"].as_u64()), (Some(16), Some(4)));
     fails(&["analyze", "--cc", "8.0", "--op", "LDGSTS.E.128", "--addr", "16*lane"], &["write `SHARED from GLOBAL`"]);
     fails(&["analyze", "--cc", "8.0", "--op", "LDS.128", "--addr", "16*lane from 0"], &["1:9", "is not a copy"]);
-    // A TMA box of 64x8 halves from 4096-byte rows with the 128-byte swizzle: 8 lines, 32 sectors (MODEL.md
-    // A), chunk 0 of rows 0-7 in bank groups 0-7 (MODEL.md H).
+    // A TMA box of 64x8 halves from 4096-byte rows with the 128-byte swizzle: 8 lines, 32 sectors
+    // (docs/model.md#global-memory), chunk 0 of rows 0-7 in bank groups 0-7 (docs/model.md#swizzles).
     let v = json(&["tma", "--box", "64x8", "--elem-bytes", "2", "--pitch", "4096", "--swizzle", "128B"]);
     assert_eq!((v["cost"]["lines"].as_u64(), v["cost"]["sectors"].as_u64()), (Some(8), Some(32)));
     let groups: Vec<u64> = v["cost"]["chunks"]
@@ -434,7 +434,7 @@ fn whole_grids_limits_and_steps() {
 
 #[test]
 fn caches_from_the_command_line() {
-    // MODEL.md J, the misaligned copy: one block on one SM reads 40 load sectors, 7 of them L1 hits (each
+    // docs/model.md#the-memory-system, the misaligned copy: one block on one SM reads 40 load sectors, 7 of them L1 hits (each
     // warp's first sector was fetched by the warp before it), and the device flags change the label.
     let dir = std::env::temp_dir().join(format!("warpscope-cli-caches-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");

@@ -109,7 +109,7 @@ fn each_corpus_kernel_costs_the_same_from_cuda_ptx_and_sass_line_by_line() {
                     // ptxas merges four consecutive `As[ty][k]` reads into one LDS.128 (tests/ptx.rs derives
                     // it): 24,576 fewer shared load issues. Each warp's row of As is one address across the warp,
                     // a broadcast LDS.128: 2 wavefronts as measured on CC 7.0+ where the phase model (and the
-                    // four LDS.32 it replaces) count 4 (MODEL.md E). Per warp and tile, 8 such loads save 2
+                    // four LDS.32 it replaces) count 4 (docs/model.md#shared-memory-as-measured). Per warp and tile, 8 such loads save 2
                     // each; 32 warps x 32 tiles x 16 = 16,384 wavefronts. With the documented shared model
                     // the wavefronts are equal (checked below).
                     let line =
@@ -168,7 +168,7 @@ fn templates_device_functions_groups_macros_and_the_host_launch_run() {
     let r = ok(&scenario(Lang::Cuda, &text, "32", None, "8.0"));
     assert_eq!(r.kernel.as_deref(), Some("k<64>"), "the kernel the file launches, with its template arguments");
     // 8 blocks x 2 warps = 16 issues of each access; the atomic is thread 0's alone, one warp per block, a
-    // reduction (its result is unused: MODEL.md K) of one sector.
+    // reduction (its result is unused: docs/model.md#atomics) of one sector.
     assert_eq!(r.instructions.iter().map(|i| i.warps).collect::<Vec<_>>(), vec![16, 16, 16, 8]);
     let red = &r.instructions[3];
     assert_eq!((red.op.as_str(), red.line), ("RED.E.ADD", 29));

@@ -48,7 +48,7 @@ __global__ void k(const float *x, float *y) {
 #[test]
 fn cache_hint_intrinsics_are_the_loads_and_stores_their_ptx_names() {
     // __ldcs is ld.global.cs (LDG.E.CS), __stcg st.global.cg (STG.E.CG): CUDA C++ Programming Guide, "Load
-    // Functions Using Cache Hints" and "Store Functions Using Cache Hints"; MODEL.md section J.
+    // Functions Using Cache Hints" and "Store Functions Using Cache Hints"; docs/model.md#the-memory-system.
     let r = run("__global__ void k(const float *x, float *y) {
     unsigned i = threadIdx.x;
     float v = __ldcs(&x[i]);
@@ -101,7 +101,7 @@ __global__ void k(const float *x, float *y) {
     y[threadIdx.x] = c_Kernel[threadIdx.x % 16] * x[threadIdx.x];
 }
 ");
-    // The constant read is no L1/TEX traffic (no sectors); MODEL.md L: one pass per distinct address, 16 here,
+    // The constant read is no L1/TEX traffic (no sectors); docs/model.md#constant-memory: one pass per distinct address, 16 here,
     // all in one 64-byte line (c_Kernel is the first __constant__ variable, at offset 0).
     assert_eq!(accesses(&r), [acc(3, "LDC.32", 1, 0), acc(3, "LDG.E.32", 1, 4), acc(3, "STG.E.32", 1, 4)]);
     assert_eq!(r.instructions[0].constant.map(|k| (k.passes, k.lines_64)), Some((16, 1)));

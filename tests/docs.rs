@@ -127,3 +127,145 @@ fn slugs_follow_github() {
         "tensor-core-shared-memory-ldmatrix-swizzles-cpasync"
     );
 }
+
+/// The files whose text may cite the model reference (`docs/model.md#id` in code, notes and messages;
+/// `model.html#id` in a lab's Markdown, which the page serves beside the reference).
+fn citing_files(root: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p
+                .extension()
+                .is_some_and(|x| ["rs", "md", "toml", "py", "mjs", "sh", "json", "cu"].iter().any(|e| x == *e))
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for d in ["src", "tests", "www", "docs", "python", "benches", "hw", ".ci"] {
+        walk(&root.join(d), &mut out);
+    }
+    out.push(root.join("README.md"));
+    out.push(root.join("Cargo.toml"));
+    out.sort();
+    out
+}
+
+/// Every citation of the model reference names a section it has, the sections the page links by title are its
+/// headings with those titles, and nothing cites the notes the reference was written from.
+#[test]
+fn every_cited_section_of_the_model_reference_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = std::fs::read_to_string(root.join("docs/model.md")).expect("docs/model.md");
+    let ids = anchors(&model);
+    for (id, title) in warpscope::text::MODEL_SECTIONS {
+        assert!(ids.iter().any(|a| a == id), "MODEL_SECTIONS names `{id}`, which is no heading of docs/model.md");
+        assert!(
+            model.lines().any(|l| l.trim_start_matches('#').trim() == title && l.starts_with('#')),
+            "docs/model.md has no heading `{title}`"
+        );
+    }
+    let mut cited = 0;
+    let mut broken = Vec::new();
+    for file in citing_files(root) {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let at = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        // The two files that define the convention write citations that lead nowhere on purpose.
+        if at == "src/text.rs" || at == "tests/docs.rs" {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            // The reference itself is `MODEL.md` nowhere: the product speaks of its own reference.
+            if line.contains("MODEL.md") {
+                broken.push(format!("{at}:{}: cites MODEL.md", n + 1));
+            }
+            for prefix in ["docs/model.md#", "model.html#"] {
+                for (i, _) in line.match_indices(prefix) {
+                    let after = &line[i + prefix.len()..];
+                    let id: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+                    cited += 1;
+                    if !ids.contains(&id) {
+                        broken.push(format!("{at}:{}: {prefix}{id}: no such section", n + 1));
+                    } else if !warpscope::text::MODEL_SECTIONS.iter().any(|(a, _)| *a == id) && at.starts_with("src") {
+                        broken.push(format!(
+                            "{at}:{}: {prefix}{id}: cited by the product but not in MODEL_SECTIONS",
+                            n + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "citations that lead nowhere:\n{}", broken.join("\n"));
+    assert!(cited >= 150, "only {cited} citations were found");
+}
+
+/// The model reference as the page serves it (`www/model.html`, copied into the site): docs/model.md rendered,
+/// each heading with GitHub's id, so that `model.html#atomics` opens where `docs/model.md#atomics` does.
+/// `UPDATE_EXPECT=1 cargo test --test docs` writes it again after the Markdown changed.
+#[test]
+fn the_published_model_reference_is_the_documents_text() {
+    use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let md = std::fs::read_to_string(root.join("docs/model.md")).expect("docs/model.md");
+    let mut events: Vec<Event> = Parser::new_ext(&md, Options::ENABLE_TABLES).collect();
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { level, .. }) = events[i] {
+            let mut text = String::new();
+            for e in events[i + 1..].iter().take_while(|e| !matches!(e, Event::End(TagEnd::Heading(_)))) {
+                if let Event::Text(t) | Event::Code(t) = e {
+                    text.push_str(t);
+                }
+            }
+            let id = CowStr::from(slug(&text));
+            events[i] = Event::Start(Tag::Heading { level, id: Some(id), classes: Vec::new(), attrs: Vec::new() });
+        }
+        // Links stay inside the page or go to the web: a relative link to another document would not resolve.
+        if let Event::Start(Tag::Link { dest_url, .. }) = &events[i] {
+            assert!(
+                dest_url.starts_with('#') || dest_url.starts_with("https://"),
+                "docs/model.md links `{dest_url}`: the published reference keeps in-page and https links only"
+            );
+        }
+        i += 1;
+    }
+    let mut body = String::new();
+    html::push_html(&mut body, events.into_iter());
+    let page = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\" />\n\
+         <title>warpscope: the model reference</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
+         <p class=\"back\"><a href=\"./\">← warpscope</a></p>\n<!-- Rendered from docs/model.md by tests/docs.rs: \
+         edit that file, then UPDATE_EXPECT=1 cargo test --test docs. -->\n{body}</body>\n</html>\n"
+    );
+    expect_test::expect_file!["../www/model.html"].assert_eq(&page);
+}
+
+/// The published reference's look: readable on a laptop, a projector and a phone, light or dark.
+const STYLE: &str = "body { font: 17px/1.55 system-ui, sans-serif; max-width: 60rem; margin: 0 auto; padding: 1rem 1.25rem 4rem; color: #1b1f24; background: #fff; }
+h1, h2, h3 { line-height: 1.25; scroll-margin-top: 1rem; }
+h2 { margin-top: 2.5rem; border-bottom: 1px solid #d0d7de; padding-bottom: 0.3rem; }
+:target { background: #fff3c4; }
+code { font: 0.9em ui-monospace, monospace; background: #f0f2f4; padding: 0.1em 0.3em; border-radius: 4px; }
+pre { background: #f0f2f4; padding: 0.75rem 1rem; overflow-x: auto; border-radius: 6px; }
+pre code { background: none; padding: 0; }
+table { border-collapse: collapse; display: block; overflow-x: auto; margin: 1rem 0; }
+th, td { border: 1px solid #d0d7de; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+a { color: #0a58a8; }
+.back { margin: 0 0 1rem; }
+@media (prefers-color-scheme: dark) {
+  body { color: #e6edf3; background: #0d1117; }
+  code, pre { background: #161b22; }
+  th { background: #161b22; }
+  th, td, h2 { border-color: #30363d; }
+  :target { background: #3b2e00; }
+  a { color: #6cb6ff; }
+}
+";

@@ -1,5 +1,5 @@
 //! Data-driven engine cases. Each case gives the inputs, the expected numbers and where the numbers come from
-//! (a guide section or figure, a forum answer by NVIDIA staff, or "derived from rule X" of MODEL.md with the
+//! (a guide section or figure, a forum answer by NVIDIA staff, or "derived from rule X" of docs/model.md with the
 //! arithmetic). One `check` helper is the only caller of the API.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -103,21 +103,27 @@ fn global_memory_cases() {
             "BPG 9.2.1.2 misaligned by one word: 5 sectors over 2 lines",
         ),
         case("6.0", "LDG.E.32", "8*lane", Mem(1, 2, 8, 8, 32), "BPG 9.2.1.3 stride 2: 8 sectors"),
-        case("7.0", "LDG.E.32", "4*lane", Mem(1, 1, 1, 1, 32), "MODEL A (7.x): 1 sector when one lane is active")
-            .mask(0x1),
+        case(
+            "7.0",
+            "LDG.E.32",
+            "4*lane",
+            Mem(1, 1, 1, 1, 32),
+            "docs/model.md#global-memory (7.x): 1 sector when one lane is active",
+        )
+        .mask(0x1),
         case(
             "9.0",
             "LDG.E.32",
             "128*lane",
             Mem(1, 32, 32, 32, 32),
-            "MODEL A (7.x+): 32 sectors when every lane hits its own line",
+            "docs/model.md#global-memory (7.x+): 32 sectors when every lane hits its own line",
         ),
         case(
             "8.6",
             "LDG.E.32",
             "0x1000",
             Mem(1, 1, 1, 1, 32),
-            "derived from MODEL A: all lanes on one word touch one sector",
+            "derived from docs/model.md#global-memory: all lanes on one word touch one sector",
         ),
         case(
             "8.0",
@@ -129,7 +135,13 @@ fn global_memory_cases() {
         case("8.0", "LDG.E.64", "8*lane", Mem(1, 2, 8, 8, 32), "derived: 256 contiguous bytes = 2 lines, 8 sectors"),
         case("8.0", "LDG.E.U8", "lane", Mem(1, 1, 1, 1, 32), "derived: 32 contiguous bytes = 1 sector"),
         case("8.0", "LDG.E.U16", "2*lane", Mem(1, 1, 2, 2, 32), "derived: 64 contiguous bytes = 2 sectors"),
-        case("7.5", "STG.E.32", "4*lane", Mem(1, 1, 4, 4, 32), "derived from MODEL A: stores count sectors like loads"),
+        case(
+            "7.5",
+            "STG.E.32",
+            "4*lane",
+            Mem(1, 1, 4, 4, 32),
+            "derived from docs/model.md#global-memory: stores count sectors like loads",
+        ),
         case(
             "8.9",
             "LDG.E.32",
@@ -145,8 +157,20 @@ fn global_memory_cases() {
             Mem(1, 1, 4, 4, 32),
             "BPG 9.2.1: any permutation of a coalesced access costs the same",
         ),
-        case("10.0", "LDG.E.32", "4*lane + 4", Mem(1, 2, 5, 5, 32), "derived: 10.0 follows the 7.x+ rule (MODEL A)"),
-        case("12.0", "LDG.E.32", "8*lane", Mem(1, 2, 8, 8, 32), "derived: 12.0 follows the 7.x+ rule (MODEL A)"),
+        case(
+            "10.0",
+            "LDG.E.32",
+            "4*lane + 4",
+            Mem(1, 2, 5, 5, 32),
+            "derived: 10.0 follows the 7.x+ rule (docs/model.md#global-memory)",
+        ),
+        case(
+            "12.0",
+            "LDG.E.32",
+            "8*lane",
+            Mem(1, 2, 8, 8, 32),
+            "derived: 12.0 follows the 7.x+ rule (docs/model.md#global-memory)",
+        ),
         // --- CC 2.x: L1 on by default, 128-byte transactions, half/quarter-warp split ---
         case(
             "2.0",
@@ -282,14 +306,14 @@ fn global_memory_cases() {
             "LDL.32",
             "4*lane",
             Mem(1, 32, 32, 32, 32),
-            "derived from MODEL C: lane l lands at 132*l, a different line per lane",
+            "derived from docs/model.md#local-memory: lane l lands at 132*l, a different line per lane",
         ),
         case(
             "8.0",
             "LDL.64",
             "0",
             Mem(1, 2, 8, 8, 32),
-            "derived from MODEL C: 64-bit values interleaved at 8 bytes = 256 B",
+            "derived from docs/model.md#local-memory: 64-bit values interleaved at 8 bytes = 256 B",
         ),
         case(
             "8.0",
@@ -339,19 +363,37 @@ fn shared_memory_cases() {
         case("8.0", "LDS.32", "128*lane", Banks(32, 1, 31, 32), "BPG 9.2.3.3: 32x32 tile read by column, 32-way"),
         case("8.0", "LDS.32", "132*lane", Banks(1, 1, 0, 1), "BPG 9.2.3.3: tile padded to [32][33], conflict-free"),
         case("8.0", "LDS.32", "0", Banks(1, 1, 0, 1), "PG Fig. 40: broadcast"),
-        case("8.0", "LDS.64", "8*lane", Banks(2, 2, 0, 1), "MODEL B: LDS.64 8*lane = 2 wavefronts, 0 conflicts"),
-        case("8.0", "LDS.128", "16*lane", Banks(4, 4, 0, 1), "MODEL B: LDS.128 16*lane = 4 wavefronts, 0 conflicts"),
+        case(
+            "8.0",
+            "LDS.64",
+            "8*lane",
+            Banks(2, 2, 0, 1),
+            "docs/model.md#shared-memory: LDS.64 8*lane = 2 wavefronts, 0 conflicts",
+        ),
+        case(
+            "8.0",
+            "LDS.128",
+            "16*lane",
+            Banks(4, 4, 0, 1),
+            "docs/model.md#shared-memory: LDS.128 16*lane = 4 wavefronts, 0 conflicts",
+        ),
         case(
             "8.0",
             "LDS.128",
             "128*lane",
             Banks(32, 4, 28, 8),
-            "MODEL B: every lane on one 16-byte bank group = 32 wavefronts, not 128",
+            "docs/model.md#shared-memory: every lane on one 16-byte bank group = 32 wavefronts, not 128",
         ),
-        case("7.0", "LDS.128", "0", Banks(4, 4, 0, 1), "MODEL B phase model, chosen with --shared-model documented")
-            .documented(),
+        case(
+            "7.0",
+            "LDS.128",
+            "0",
+            Banks(4, 4, 0, 1),
+            "docs/model.md#shared-memory phase model, chosen with --shared-model documented",
+        )
+        .documented(),
         case("8.0", "LDS.U8", "lane", Banks(1, 1, 0, 1), "PG 20.4.3: 8-bit accesses to the same word do not conflict"),
-        case("8.0", "STS.32", "4*lane", Banks(1, 1, 0, 1), "MODEL B: stores counted like loads"),
+        case("8.0", "STS.32", "4*lane", Banks(1, 1, 0, 1), "docs/model.md#shared-memory: stores counted like loads"),
         case(
             "5.0",
             "LDS.32",
@@ -366,7 +408,7 @@ fn shared_memory_cases() {
             "LDS.32",
             "8*lane",
             Banks(1, 1, 0, 1),
-            "MODEL B (GTC 2012): stride 2 is conflict-free in Kepler's 4-byte mode",
+            "docs/model.md#shared-memory (GTC 2012): stride 2 is conflict-free in Kepler's 4-byte mode",
         ),
         case(
             "3.5",
@@ -381,14 +423,14 @@ fn shared_memory_cases() {
             "LDS.64",
             "8*lane",
             Banks(1, 1, 0, 1),
-            "derived from MODEL B: 4-byte mode, all words in one 256 B segment",
+            "derived from docs/model.md#shared-memory: 4-byte mode, all words in one 256 B segment",
         ),
         case(
             "3.5",
             "LDS.32",
             "128*lane",
             Banks(16, 1, 15, 16),
-            "derived from MODEL B: key addr>>8 gives 16 distinct keys in bank 0",
+            "derived from docs/model.md#shared-memory: key addr>>8 gives 16 distinct keys in bank 0",
         ),
         case(
             "3.0",
@@ -403,7 +445,7 @@ fn shared_memory_cases() {
             "LDS.128",
             "16*lane",
             Banks(2, 2, 0, 1),
-            "derived from MODEL B: half-warps of 256 B each in one segment",
+            "derived from docs/model.md#shared-memory: half-warps of 256 B each in one segment",
         ),
         // Fermi.
         case("2.0", "LDS.32", "8*lane", Banks(2, 1, 1, 2), "PG-5.0 F.4.3: stride 2 is 2-way on 2.x"),
@@ -449,10 +491,10 @@ fn generic_op_splits_across_windows() {
     let parts = r.parts();
     assert_eq!(parts.len(), 2);
     let g = parts[0].memory().expect("global part first");
-    // 16 lanes x 4 B = 64 B at 0x1000: 1 line, 2 sectors (derived from MODEL A).
+    // 16 lanes x 4 B = 64 B at 0x1000: 1 line, 2 sectors (derived from docs/model.md#global-memory).
     assert_eq!((parts[0].active_lanes, g.lines, g.sectors), (16, 1, 2));
     let s = parts[1].banks().expect("shared part second");
-    // Offsets 64..127: banks 16..31, one wavefront (derived from MODEL B).
+    // Offsets 64..127: banks 16..31, one wavefront (derived from docs/model.md#shared-memory).
     assert_eq!((parts[1].active_lanes, s.wavefronts, s.bank_conflicts), (16, 1, 0));
     assert_eq!(SHARED, "0x7F0000000000");
 }
@@ -461,29 +503,97 @@ fn generic_op_splits_across_windows() {
 fn measured_shared_rules_on_cc_7_and_later() {
     use Expect::Banks;
     let cases = [
-        // MODEL.md E, "So on 8.0": the four figures it states.
-        case("8.0", "LDS.64", "8*(lane/2)", Banks(1, 1, 0, 1), "MODEL E: LDS.64 8*(lane/2) = 1 wavefront on 8.0"),
-        case("8.0", "LDS.128", "16*(lane/2)", Banks(2, 2, 0, 1), "MODEL E: LDS.128 16*(lane/2) = 2 on 8.0"),
-        case("8.0", "LDS.128", "0", Banks(2, 2, 0, 1), "MODEL E: LDS.128 broadcast = 2 (Nsight Compute on 8.6/9.0)"),
-        case("8.0", "LDS.64", "0", Banks(1, 1, 0, 1), "MODEL E: LDS.64 broadcast = 1"),
-        case("9.0", "LDS.128", "16*(lane/16)", Banks(2, 2, 0, 1), "MODEL E: each half-warp on one address, t/373160"),
-        case("7.0", "LDS.128", "16*(lane/4)", Banks(2, 2, 0, 1), "MODEL E: lane i^1 and i^2 share (V100 multicast)"),
-        // The same patterns with the documented phase model (MODEL B): half-warps for 8 bytes, quarter-warps for 16.
-        case("8.0", "LDS.64", "8*(lane/2)", Banks(2, 2, 0, 1), "MODEL B: two half-warp phases").documented(),
-        case("8.0", "LDS.128", "16*(lane/2)", Banks(4, 4, 0, 1), "MODEL B: four quarter-warp phases").documented(),
-        // Distinct addresses: the measured rule does not apply, the phase model counts (MODEL E: "otherwise").
-        case("8.0", "LDS.64", "8*lane", Banks(2, 2, 0, 1), "MODEL E otherwise clause: 2 half-warp phases"),
+        // docs/model.md#shared-memory-as-measured, "So on 8.0": the four figures it states.
+        case(
+            "8.0",
+            "LDS.64",
+            "8*(lane/2)",
+            Banks(1, 1, 0, 1),
+            "docs/model.md#shared-memory-as-measured: LDS.64 8*(lane/2) = 1 wavefront on 8.0",
+        ),
+        case(
+            "8.0",
+            "LDS.128",
+            "16*(lane/2)",
+            Banks(2, 2, 0, 1),
+            "docs/model.md#shared-memory-as-measured: LDS.128 16*(lane/2) = 2 on 8.0",
+        ),
+        case(
+            "8.0",
+            "LDS.128",
+            "0",
+            Banks(2, 2, 0, 1),
+            "docs/model.md#shared-memory-as-measured: LDS.128 broadcast = 2 (Nsight Compute on 8.6/9.0)",
+        ),
+        case("8.0", "LDS.64", "0", Banks(1, 1, 0, 1), "docs/model.md#shared-memory-as-measured: LDS.64 broadcast = 1"),
+        case(
+            "9.0",
+            "LDS.128",
+            "16*(lane/16)",
+            Banks(2, 2, 0, 1),
+            "docs/model.md#shared-memory-as-measured: each half-warp on one address, t/373160",
+        ),
+        case(
+            "7.0",
+            "LDS.128",
+            "16*(lane/4)",
+            Banks(2, 2, 0, 1),
+            "docs/model.md#shared-memory-as-measured: lane i^1 and i^2 share (V100 multicast)",
+        ),
+        // The same patterns with the documented phase model (docs/model.md#shared-memory): half-warps for 8 bytes, quarter-warps for 16.
+        case("8.0", "LDS.64", "8*(lane/2)", Banks(2, 2, 0, 1), "docs/model.md#shared-memory: two half-warp phases")
+            .documented(),
+        case(
+            "8.0",
+            "LDS.128",
+            "16*(lane/2)",
+            Banks(4, 4, 0, 1),
+            "docs/model.md#shared-memory: four quarter-warp phases",
+        )
+        .documented(),
+        // Distinct addresses: the measured rule does not apply, the phase model counts (docs/model.md#shared-memory-as-measured: "otherwise").
+        case(
+            "8.0",
+            "LDS.64",
+            "8*lane",
+            Banks(2, 2, 0, 1),
+            "docs/model.md#shared-memory-as-measured otherwise clause: 2 half-warp phases",
+        ),
         // Pairs that conflict inside a merged phase: 16 lanes of LDS.128 in pairs (i, i^1) on rows 128 bytes
         // apart: 8 distinct 16-byte words per half-warp all in banks 0-3 = 8 wavefronts per merged phase, x2.
-        case("8.0", "LDS.128", "128*(lane/2)", Banks(16, 2, 14, 8), "MODEL E: within a phase the cost is unchanged"),
+        case(
+            "8.0",
+            "LDS.128",
+            "128*(lane/2)",
+            Banks(16, 2, 14, 8),
+            "docs/model.md#shared-memory-as-measured: within a phase the cost is unchanged",
+        ),
         // Same pattern, phase model: each quarter-warp holds 4 distinct rows in banks 0-3: 4 x 4 = 16 too.
-        case("8.0", "LDS.128", "128*(lane/2)", Banks(16, 4, 12, 4), "MODEL B: 4 quarter-warps, 4-way each")
-            .documented(),
-        // Stores follow the same rule (MODEL E: LDS/STS).
-        case("8.0", "STS.128", "0", Banks(2, 2, 0, 1), "MODEL E: STS.128 with one address"),
-        // Before 7.0 the measured rule is not claimed: the phase model counts (MODEL E, Kepler K80 matches B).
-        case("6.0", "LDS.128", "0", Banks(4, 4, 0, 1), "MODEL B on 6.0: quarter-warp phases"),
-        case("5.2", "LDS.64", "0", Banks(2, 2, 0, 1), "MODEL B on 5.2: half-warp phases (unverified note)"),
+        case(
+            "8.0",
+            "LDS.128",
+            "128*(lane/2)",
+            Banks(16, 4, 12, 4),
+            "docs/model.md#shared-memory: 4 quarter-warps, 4-way each",
+        )
+        .documented(),
+        // Stores follow the same rule (docs/model.md#shared-memory-as-measured: LDS/STS).
+        case(
+            "8.0",
+            "STS.128",
+            "0",
+            Banks(2, 2, 0, 1),
+            "docs/model.md#shared-memory-as-measured: STS.128 with one address",
+        ),
+        // Before 7.0 the measured rule is not claimed: the phase model counts (docs/model.md#shared-memory-as-measured, Kepler K80 matches B).
+        case("6.0", "LDS.128", "0", Banks(4, 4, 0, 1), "docs/model.md#shared-memory on 6.0: quarter-warp phases"),
+        case(
+            "5.2",
+            "LDS.64",
+            "0",
+            Banks(2, 2, 0, 1),
+            "docs/model.md#shared-memory on 5.2: half-warp phases (unverified note)",
+        ),
     ];
     for c in &cases {
         check(c);
@@ -493,33 +603,81 @@ fn measured_shared_rules_on_cc_7_and_later() {
 #[test]
 fn ldmatrix_and_stmatrix_take_one_phase_per_matrix() {
     use Expect::Banks;
-    // MODEL.md F: threads 0-7 give matrix 0's rows, 8-15 matrix 1's, ...; a phase per matrix costs the most
+    // docs/model.md#ldmatrix-and-stmatrix: threads 0-7 give matrix 0's rows, 8-15 matrix 1's, ...; a phase per matrix costs the most
     // distinct words one bank serves among its 8 rows.
     let tile = "128*(lane%8) + 16*(lane/8)";
     let swizzled = "(128*(lane%8) + 16*(lane/8)) ^ (((128*(lane%8) + 16*(lane/8)) >> 3) & 0x70)";
     let cases = [
-        case("8.0", "LDSM.16.M88.4", tile, Banks(32, 4, 28, 8), "MODEL F: unswizzled 64-half rows, x4 = 32"),
-        case("8.0", "LDSM.16.M88.4", swizzled, Banks(4, 4, 0, 1), "MODEL F/H: the 128B swizzle makes it 4"),
-        case("7.5", "LDSM.16.MT88.4", swizzled, Banks(4, 4, 0, 1), "MODEL F: .trans reads the same rows"),
+        case(
+            "8.0",
+            "LDSM.16.M88.4",
+            tile,
+            Banks(32, 4, 28, 8),
+            "docs/model.md#ldmatrix-and-stmatrix: unswizzled 64-half rows, x4 = 32",
+        ),
+        case(
+            "8.0",
+            "LDSM.16.M88.4",
+            swizzled,
+            Banks(4, 4, 0, 1),
+            "docs/model.md#ldmatrix-and-stmatrix/H: the 128B swizzle makes it 4",
+        ),
+        case(
+            "7.5",
+            "LDSM.16.MT88.4",
+            swizzled,
+            Banks(4, 4, 0, 1),
+            "docs/model.md#ldmatrix-and-stmatrix: .trans reads the same rows",
+        ),
         // .x2 uses threads 0-15 only: lanes 16-31's addresses (here on the same bank group) are not read.
-        case("8.0", "LDSM.16.M88.2", tile, Banks(16, 2, 14, 8), "MODEL F: .x2 = 2 matrices, 8-way each"),
-        case("8.0", "LDSM.16.M88", "16*lane", Banks(1, 1, 0, 1), "MODEL F: .x1, 8 rows on 8 bank groups = 1"),
+        case(
+            "8.0",
+            "LDSM.16.M88.2",
+            tile,
+            Banks(16, 2, 14, 8),
+            "docs/model.md#ldmatrix-and-stmatrix: .x2 = 2 matrices, 8-way each",
+        ),
+        case(
+            "8.0",
+            "LDSM.16.M88",
+            "16*lane",
+            Banks(1, 1, 0, 1),
+            "docs/model.md#ldmatrix-and-stmatrix: .x1, 8 rows on 8 bank groups = 1",
+        ),
         // Rows of 64 bytes (a 32-half tile): two rows per 128 bytes, 4 rows per bank group: 4-way.
-        case("8.0", "LDSM.16.M88.4", "64*(lane%8) + 16*(lane/8)", Banks(16, 4, 12, 4), "MODEL F: 4-way per matrix"),
+        case(
+            "8.0",
+            "LDSM.16.M88.4",
+            "64*(lane%8) + 16*(lane/8)",
+            Banks(16, 4, 12, 4),
+            "docs/model.md#ldmatrix-and-stmatrix: 4-way per matrix",
+        ),
         // Lanes that share a row read it once (distinct words per bank): the broadcast case.
-        case("8.0", "LDSM.16.M88.4", "0", Banks(4, 4, 0, 1), "MODEL F: the same row 8 times, 1 per matrix"),
-        case("9.0", "STSM.16.M88.4", tile, Banks(32, 4, 28, 8), "MODEL F: stmatrix costs like ldmatrix"),
+        case(
+            "8.0",
+            "LDSM.16.M88.4",
+            "0",
+            Banks(4, 4, 0, 1),
+            "docs/model.md#ldmatrix-and-stmatrix: the same row 8 times, 1 per matrix",
+        ),
+        case(
+            "9.0",
+            "STSM.16.M88.4",
+            tile,
+            Banks(32, 4, 28, 8),
+            "docs/model.md#ldmatrix-and-stmatrix: stmatrix costs like ldmatrix",
+        ),
     ];
     for c in &cases {
         check(c);
     }
-    let r = run(&case("8.0", "LDSM.16.M88.2", tile, Banks(0, 0, 0, 0), "MODEL F"));
-    assert_eq!(r.active_lanes, 16, "MODEL F: .x2 uses threads 0-15");
+    let r = run(&case("8.0", "LDSM.16.M88.2", tile, Banks(0, 0, 0, 0), "docs/model.md#ldmatrix-and-stmatrix"));
+    assert_eq!(r.active_lanes, 16, "docs/model.md#ldmatrix-and-stmatrix: .x2 uses threads 0-15");
 }
 
 #[test]
 fn matrix_and_copy_instructions_are_refused_before_their_first_cc() {
-    // PTX ISA target notes: ldmatrix sm_75, cp.async sm_80, stmatrix sm_90 (MODEL.md F, G).
+    // PTX ISA target notes: ldmatrix sm_75, cp.async sm_80, stmatrix sm_90 (docs/model.md#ldmatrix-and-stmatrix, docs/model.md#asynchronous-copies).
     use warpscope::scenario::Scenario;
     for (cc, op, first) in
         [("7.0", "LDSM.16.M88.4", "7.5"), ("7.5", "LDGSTS.E.128", "8.0"), ("8.9", "STSM.16.M88", "9.0")]
@@ -536,7 +694,7 @@ fn matrix_and_copy_instructions_are_refused_before_their_first_cc() {
 
 #[test]
 fn cp_async_costs_a_global_read_and_a_shared_write() {
-    // MODEL.md G: the global side as a global load of the width, the shared side as a shared store of it.
+    // docs/model.md#asynchronous-copies: the global side as a global load of the width, the shared side as a shared store of it.
     let cc = Cc::parse("8.0").unwrap();
     let instr = Instr::parse("LDGSTS.E.BYPASS.128").unwrap();
     let dst = warp_from_expr("16*lane", &Instr::parse("STS.128").unwrap(), LaneSet::ALL).unwrap();
@@ -545,10 +703,14 @@ fn cp_async_costs_a_global_read_and_a_shared_write() {
     assert_eq!(r.space, SpaceTag::GlobalToShared);
     let Cost::Split { parts } = &r.cost else { panic!("two parts: {:?}", r.cost) };
     let (Cost::Memory(g), Cost::Banks(b)) = (&parts[0].cost, &parts[1].cost) else { panic!("global then shared") };
-    // 512 contiguous aligned bytes: 4 lines, 16 sectors (MODEL A); 16*lane as STS.128: 4 quarter-warp
-    // phases, conflict-free (MODEL B).
+    // 512 contiguous aligned bytes: 4 lines, 16 sectors (docs/model.md#global-memory); 16*lane as STS.128: 4 quarter-warp
+    // phases, conflict-free (docs/model.md#shared-memory).
     assert_eq!((g.requests, g.lines, g.sectors), (1, 4, 16));
-    assert_eq!(g.path, warpscope::model::arch::DataPath::L2, ".BYPASS is cp.async.cg: L2 only (MODEL G)");
+    assert_eq!(
+        g.path,
+        warpscope::model::arch::DataPath::L2,
+        ".BYPASS is cp.async.cg: L2 only (docs/model.md#asynchronous-copies)"
+    );
     assert_eq!((b.wavefronts, b.ideal_wavefronts, b.bank_conflicts), (4, 4, 0));
     // A 128-byte row stride on the shared side: every lane on banks 0-3, 8 rows per quarter-warp = 32.
     let dst = warp_from_expr("128*lane", &Instr::parse("STS.128").unwrap(), LaneSet::ALL).unwrap();
@@ -567,7 +729,7 @@ fn notes_and_warnings_name_the_lanes() {
     let r = run(&case("3.0", "LD.E.32", "4*lane", Expect::Mem(0, 0, 0, 0, 0), src));
     assert!(r.notes.iter().any(|n| n.id == "kepler-3.0-l1-default"), "{:?}", r.notes);
 
-    // MODEL.md E: the measured figure is counted and the note gives the phase model's.
+    // docs/model.md#shared-memory-as-measured: the measured figure is counted and the note gives the phase model's.
     let r = run(&case("8.0", "LDS.128", "0", Expect::Banks(0, 0, 0, 0), src));
     let n = r.notes.iter().find(|n| n.id == "shared-measured").expect("measured note");
     assert!(n.text.contains("costs 2 wavefronts; the documented phase model counts 4"), "{}", n.text);
@@ -641,7 +803,7 @@ fn text_form_snapshot() {
             32 B at 0x60: lanes 23-30
             32 B at 0x80: lanes 31
         model notes:
-          - [counts-not-performance] These counts are per warp, not performance: neighbouring warps often reuse the same lines from cache (the Best Practices Guide's misaligned copy reaches about 9/10 of peak bandwidth, not the 4/5 the sector count suggests) (BPG 9.2.1.2)
+          - [counts-not-performance] These counts are per warp, not performance: neighbouring warps often reuse the same lines from cache (the Best Practices Guide's misaligned copy reaches about 9/10 of peak bandwidth, not the 4/5 the sector count suggests) (Best Practices Guide 9.2.1.2)
     "#]]
     .assert_eq(&r.to_text());
 }

@@ -158,7 +158,7 @@ fn bank_conflicts_name_the_bank_and_padding_is_verified() {
 
 #[test]
 fn kepler_stride_two_is_not_blamed_on_a_bank() {
-    // MODEL B: in Kepler's 4-byte mode words i and i+32 of a 256-byte segment share a bank without conflict;
+    // docs/model.md#shared-memory: in Kepler's 4-byte mode words i and i+32 of a 256-byte segment share a bank without conflict;
     // on 8.0 the same stride is 2-way, with 16 banks serving two words each.
     preset(
         "kepler-4byte-stride2",
@@ -317,7 +317,7 @@ fn every_number_in_a_why_is_the_issue_own_metric() {
 #[test]
 fn a_column_read_moves_eight_times_the_data_it_uses() {
     // Issue 28's case, from the "matrix-row-vs-column" preset: lanes 4096 bytes apart, 4-byte floats, one
-    // 32-byte sector each on CC 8.0 (MODEL.md A): 1,024 bytes moved for 128 used.
+    // 32-byte sector each on CC 8.0 (docs/model.md#global-memory): 1,024 bytes moved for 128 used.
     let sc = presets::find("matrix-row-vs-column").expect("preset").scenario();
     let r = sc.run().expect("runs");
     let report = sc.report(&r, 1, 0).expect("runs").expect("an issue");
@@ -356,7 +356,7 @@ fn every_preset_description_states_numbers_its_result_gives() {
                         Cost::Banks(b) => {
                             have.push((f64::from(b.conflict_degree), "-way"));
                             have.push((f64::from(b.wavefronts), "wavefronts"));
-                            // the other shared model's count, which the note gives beside it (MODEL.md E)
+                            // the other shared model's count, which the note gives beside it (docs/model.md#shared-memory-as-measured)
                             if let Some(o) = b.other_model_wavefronts {
                                 have.push((f64::from(o), "wavefronts"));
                             }

@@ -57,7 +57,7 @@ fn every_preset_draws_valid_svg_in_both_themes() {
     }
 }
 
-// ---- ldmatrix, the tile view, cp.async (MODEL.md E-H) ----
+// ---- ldmatrix, the tile view, cp.async (docs/model.md#ldmatrix-and-stmatrix, docs/model.md#asynchronous-copies, docs/model.md#swizzles) ----
 
 use warpscope::figure::scene::{wavefronts_text, Class, Item};
 use warpscope::figure::tile::{tile, tile_scene};
@@ -94,7 +94,7 @@ fn texts(items: &[Item]) -> Vec<&str> {
 
 #[test]
 fn unswizzled_ldmatrix_tile_is_one_conflicting_column_per_matrix() {
-    // MODEL.md F: lane l gives row l%8 of matrix l/8 at 128*(l%8) + 16*(l/8): matrix k's 8 rows are 128 bytes
+    // docs/model.md#ldmatrix-and-stmatrix: lane l gives row l%8 of matrix l/8 at 128*(l%8) + 16*(l/8): matrix k's 8 rows are 128 bytes
     // apart, all in chunk column k (banks 4k..4k+3): 8 rows x 4 matrices = 32 chunks, every one 8-way, in the
     // 4 columns 0-3; 8 rows of 128 bytes.
     let r = expr_report("8.0", "LDSM.16.M88.4", LDSM_ROWS);
@@ -121,7 +121,7 @@ fn unswizzled_ldmatrix_tile_is_one_conflicting_column_per_matrix() {
 
 #[test]
 fn swizzled_ldmatrix_tile_spreads_each_matrix_over_eight_columns() {
-    // MODEL.md H: the 128-byte swizzle XORs row bits 7-9 into chunk bits 4-6: row r of matrix k lands in
+    // docs/model.md#swizzles: the 128-byte swizzle XORs row bits 7-9 into chunk bits 4-6: row r of matrix k lands in
     // column k ^ r, so each matrix covers all 8 columns once and nothing conflicts (4 wavefronts).
     let r = expr_report("8.0", "LDSM.16.M88.4", LDSM_SWIZZLED);
     assert_eq!(r.banks().map(|b| b.wavefronts), Some(4));
@@ -239,7 +239,7 @@ fn cp_async_is_drawn_and_written_as_a_copy() {
 
 #[test]
 fn the_other_shared_model_is_named_where_it_differs() {
-    // MODEL.md E: LDS.128 16*(lane/2) on 8.0 is 2 wavefronts measured, 4 by the documented phase model.
+    // docs/model.md#shared-memory-as-measured: LDS.128 16*(lane/2) on 8.0 is 2 wavefronts measured, 4 by the documented phase model.
     let r = expr_report("8.0", "LDS.128", "16*(lane/2)");
     let b = r.banks().expect("shared");
     assert_eq!((b.wavefronts, b.other_model_wavefronts), (2, Some(4)));

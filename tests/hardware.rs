@@ -1,7 +1,7 @@
 //! The engine against silicon. Every measurement committed under `tests/data/hardware/` (written by
 //! `hw/calibrate.sh` on a real GPU) must agree with the engine's prediction for its CC, probe by probe, except
 //! where a recorded departure (`calibrate::DEPARTURES`, shown as a model note) explains the difference. The
-//! rest of this file checks the machinery on synthetic input whose numbers come from MODEL.md.
+//! rest of this file checks the machinery on synthetic input whose numbers come from the model reference (docs/model.md).
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
@@ -69,20 +69,20 @@ fn synthetic_measurement_with_model_numbers_agrees() {
     let c = compare(&m, &[]).unwrap();
     assert_eq!(c.agreement(), (14, 14), "{}", c.to_text());
     let sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
-    // MODEL.md A (CC 7.x+, BPG 9.2.1): 4*lane -> 4 sectors; 4*lane + 4 -> 5; 8*lane -> 8; 128*lane -> 32
+    // docs/model.md#global-memory (CC 7.x+, BPG 9.2.1): 4*lane -> 4 sectors; 4*lane + 4 -> 5; 8*lane -> 8; 128*lane -> 32
     // ("32 when every lane hits its own line"); one active lane -> 1.
     assert_eq!(counts(&c, "global/ld/32")[sectors], (4, 4));
     assert_eq!(counts(&c, "global/ld/32+4")[sectors], (5, 5));
     assert_eq!(counts(&c, "global/ld/stride2")[sectors], (8, 8));
     assert_eq!(counts(&c, "global/ld/stride32")[sectors], (32, 32));
     assert_eq!(counts(&c, "global/ld/one-lane")[sectors], (1, 1));
-    // MODEL.md A: "a single request is sent to L1TEX" per warp instruction: 4 warps -> 4 requests.
+    // docs/model.md#global-memory: "a single request is sent to L1TEX" per warp instruction: 4 warps -> 4 requests.
     assert_eq!(counts(&c, "global/ld/4-warps")["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"], (4, 4));
     let (wf, bc) = (
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     );
-    // MODEL.md B (PG Fig. 39/40, BPG 9.2.3.3): stride 2 is 2-way; 128*lane 32-way; [32][33] padding
+    // docs/model.md#shared-memory (PG Fig. 39/40, BPG 9.2.3.3): stride 2 is 2-way; 128*lane 32-way; [32][33] padding
     // conflict-free; LDS.64 8*lane = 2 wavefronts; LDS.128 16*lane = 4; LDS.128 on one bank group = 32.
     assert_eq!((counts(&c, "shared/ld/stride2")[wf], counts(&c, "shared/ld/stride2")[bc]), ((2, 2), (1, 1)));
     assert_eq!(counts(&c, "shared/ld/32-k32")[wf], (32, 32));
@@ -90,7 +90,7 @@ fn synthetic_measurement_with_model_numbers_agrees() {
     assert_eq!(counts(&c, "shared/ld/64-k1")[wf], (2, 2));
     assert_eq!(counts(&c, "shared/ld/128-k1")[wf], (4, 4));
     assert_eq!((counts(&c, "shared/ld/128-k32")[wf], counts(&c, "shared/ld/128-k32")[bc]), ((32, 32), (28, 28)));
-    // MODEL.md C: the same relative local address in every lane is fully coalesced: 128 bytes, 4 sectors.
+    // docs/model.md#local-memory: the same relative local address in every lane is fully coalesced: 128 bytes, 4 sectors.
     assert_eq!(counts(&c, "local/ld/32-same")["l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"], (4, 4));
 }
 

@@ -78,7 +78,7 @@ fn expressions_use_block_variables_predicates_and_functions() {
     // The same block read with tid: identical.
     let r = run(Lang::Expr, "4*tid").op("LDG.E.32").block("16x4").ok();
     assert_eq!(briefs(&r), [b("LDG.E.32", Global, 2, 8)]);
-    // A predicate is the active mask: 20 lanes x 4 B = 80 B over 3 sectors (derived from MODEL A).
+    // A predicate is the active mask: 20 lanes x 4 B = 80 B over 3 sectors (derived from docs/model.md#global-memory).
     let r = run(Lang::Expr, "4*lane if lane < 20").op("LDG.E.32").ok();
     assert_eq!(r.instructions[0].issues[0].active_lanes, 20);
     assert_eq!(briefs(&r), [b("LDG.E.32", Global, 1, 3)]);
@@ -135,7 +135,7 @@ fn expression_errors_name_their_position() {
 #[test]
 fn cuda_accesses_become_instructions_of_the_right_width() {
     // AoS vs SoA: a 12-byte struct's field is read with a 12-byte stride: 384 B span = 12 sectors; the
-    // separate array is 4 sectors (derived from MODEL A; the struct layout is C's).
+    // separate array is 4 sectors (derived from docs/model.md#global-memory; the struct layout is C's).
     let r = run(Lang::Cuda, "struct P { float x, y, z; };\nP *aos;\nfloat *soa;\nfloat a = aos[threadIdx.x].x;\nfloat b = soa[threadIdx.x];\n").ok();
     assert_eq!(briefs(&r), [b("LDG.E.32", Global, 1, 12), b("LDG.E.32", Global, 1, 4)]);
     assert_eq!((r.instructions[0].line, r.instructions[0].access.as_str()), (4, "aos[threadIdx.x].x"));
@@ -236,7 +236,7 @@ fn cuda_errors_name_their_position() {
         run(Lang::Cuda, "float *p;\nfloat x = p[threadIdx.x] /* open\n").err(),
         "2:26: unterminated `/*` comment"
     );
-    // An integer parameter takes the launch's thread count (MODEL.md section I); a float one has no default.
+    // An integer parameter takes the launch's thread count (docs/model.md#kernel-parameters); a float one has no default.
     let kernel = "__global__ void k(float *in, int n) {\n  if (threadIdx.x < n) in[threadIdx.x] = 0;\n}\n";
     assert_eq!(run(Lang::Cuda, kernel).ok().instructions[0].warps, 1);
     let kernel = "__global__ void k(float *in, float n) {\n  if (threadIdx.x < n) in[threadIdx.x] = 0;\n}\n";
@@ -303,7 +303,7 @@ fn lea_follows_the_lea_page() {
 #[test]
 fn lea_plg_steers_generic_loads_into_shared_memory() {
     // With the base in the shared window, LEA.HI.X sets P0 = false and LD.E.64 goes to shared memory:
-    // offsets 8*i + 80, 8-byte accesses by half-warp, conflict-free: 2 wavefronts (MODEL B).
+    // offsets 8*i + 80, 8-byte accesses by half-warp, conflict-free: 2 wavefronts (docs/model.md#shared-memory).
     let text = "S2R R2, SR_TID.X ;\nMOV R3, RZ ;\nLEA.LO R0.CC, R2, R4, 3 ;\nLEA.HI.X P0, R1, R2, R5, R3, 3 ;\nLD.E.64 R6, [R0 + 80], P0 ;\n";
     let shared = run(Lang::Sass, text).set("R4=0").set("R5=0x7f00");
     assert_eq!(briefs(&shared.ok()), [b("LD.E.64", Shared, 1, 2)]);

@@ -326,7 +326,7 @@ fn the_last_word_of_the_address_space_is_four_bytes() {
     let r = warpscope::model::cost::analyze_lanes(cc, &instr, &warp, None, &Config::default());
     let c = warpscope::model::count::count(cc, &instr, &warp, None, &Config::default());
     let unique = warpscope::model::count::Counts::of_report(&r).sums().bytes_unique;
-    // Two lanes, 4 bytes each, no overlap: 8 bytes (MODEL.md: bytes unique is the union of the lanes' bytes).
+    // Two lanes, 4 bytes each, no overlap: 8 bytes (docs/model.md#global-memory: bytes unique is the union of the lanes' bytes).
     assert_eq!(unique, 8);
     assert_eq!(c.sums().bytes_unique, 8);
 }
@@ -341,7 +341,7 @@ fn a_byte_at_the_top_of_the_address_space_is_one_unique_byte() {
     let warp = WarpAddrs(a);
     let cc = Cc::parse("7.0").expect("known CC");
     let c = warpscope::model::count::count(cc, &instr, &warp, None, &Config::default());
-    // One lane, one byte (MODEL.md: bytes unique is the union of the lanes' bytes).
+    // One lane, one byte (docs/model.md#global-memory: bytes unique is the union of the lanes' bytes).
     assert_eq!(c.sums().bytes_unique, 1);
     assert_eq!(c.sums().bytes_requested, 1);
 }

@@ -42,7 +42,7 @@ fn the_corpus_ptx_costs_what_its_sass_costs() {
                     // consecutive k (each a broadcast 4-byte LDS in the PTX) into one LDS.128. The PTX's loop
                     // body has 64 shared loads (32 of As, 32 of Bs); the SASS has 32 LDS (Bs) and 8 LDS.128
                     // (As). Every total agrees but the shared load issues and wavefronts: a 16-byte broadcast
-                    // costs 2 wavefronts as measured on CC 7.0+ where four 4-byte ones cost 4 (MODEL.md E).
+                    // costs 2 wavefronts as measured on CC 7.0+ where four 4-byte ones cost 4 (docs/model.md#shared-memory-as-measured).
                     let count = |r: &ProgramResult, wide: bool| {
                         r.instructions
                             .iter()
@@ -297,7 +297,7 @@ fn atomics_are_counted_as_written() {
         None,
         &[],
     ));
-    // MODEL.md K: a global atomic is one request of its distinct sectors; the PTX's atom is one per lane.
+    // docs/model.md#atomics: a global atomic is one request of its distinct sectors; the PTX's atom is one per lane.
     assert_eq!(r.instructions.len(), 2);
     let a = &r.instructions[0];
     assert_eq!((a.line, a.op.as_str()), (17, "ATOMG.E.ADD"));

@@ -164,7 +164,7 @@ fn per_line(r: &ProgramResult, lang: Lang, file: &str, stmts: &[String]) -> BTre
     let stmt = |l: usize| stmts.get(l).cloned().unwrap_or_else(|| format!("{l:5}"));
     let mut out: BTreeMap<String, Line> = BTreeMap::new();
     for i in &r.instructions {
-        // A constant read at one address per warp is one pass (MODEL.md L) however it is written: ptxas makes
+        // A constant read at one address per warp is one pass (docs/model.md#constant-memory) however it is written: ptxas makes
         // most of them immediate `c[0x3][...]` operands, no instruction at all, and nvcc hoists them where it
         // likes. Only constant reads at per-thread addresses (more passes than issues) are compared, as passes.
         if i.constant.is_some_and(|k| k.passes == i.warps) {

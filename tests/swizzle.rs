@@ -1,4 +1,4 @@
-//! Swizzles and CuTe layouts in the expression language and in CUDA (MODEL.md F and H): every count below is
+//! Swizzles and CuTe layouts in the expression language and in CUDA (docs/model.md#ldmatrix-and-stmatrix and H): every count below is
 //! derived by hand from the definitions cited next to it, not taken from a run.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -33,21 +33,21 @@ fn err(sc: &Scenario) -> String {
 
 const LDSM: &str = "LDSM.16.M88.4";
 /// The row addresses of ldmatrix .x4 over a tile of 64 halves (128 bytes) per row: lane l gives row l % 8 of
-/// matrix l / 8, whose 16 bytes start at column 16 * (l / 8) (MODEL.md F).
+/// matrix l / 8, whose 16 bytes start at column 16 * (l / 8) (docs/model.md#ldmatrix-and-stmatrix).
 const ROWS: &str = "128*(lane%8) + 16*(lane/8)";
 
 #[test]
 fn tma_swizzles_spread_ldmatrix_rows_over_bank_groups() {
-    // MODEL.md F: rows 128 bytes apart are 8-way per matrix, x4 = 32 wavefronts; sw128 makes them 4.
+    // docs/model.md#ldmatrix-and-stmatrix: rows 128 bytes apart are 8-way per matrix, x4 = 32 wavefronts; sw128 makes them 4.
     assert_eq!(wavefronts(&scenario("expr", LDSM, ROWS, &[])), 32);
     assert_eq!(wavefronts(&scenario("expr", LDSM, &format!("sw128({ROWS})"), &[])), 4);
-    // Row r = lane % 8 sits in address bits 7-9 and the chunk c = lane / 8 in bits 4-5 (MODEL.md H).
+    // Row r = lane % 8 sits in address bits 7-9 and the chunk c = lane / 8 in bits 4-5 (docs/model.md#swizzles).
     // sw64 = Swizzle<2,4,3> XORs bits 7-8 (r & 3) into bits 4-5: chunk c ^ (r & 3) takes 4 values over the
     // 8 rows, each twice: 2-way, 2 wavefronts per matrix, 8 in all.
     assert_eq!(wavefronts(&scenario("expr", LDSM, &format!("sw64({ROWS})"), &[])), 8);
     // sw32 = Swizzle<1,4,3> XORs bit 7 (r & 1) into bit 4: 2 values, each 4 times: 4-way, 16 in all.
     assert_eq!(wavefronts(&scenario("expr", LDSM, &format!("sw32({ROWS})"), &[])), 16);
-    // swizzle(3, 4, 3, x) is sw128 (MODEL.md H: 128B = Swizzle<3,4,3>).
+    // swizzle(3, 4, 3, x) is sw128 (docs/model.md#swizzles: 128B = Swizzle<3,4,3>).
     assert_eq!(wavefronts(&scenario("expr", LDSM, &format!("swizzle(3, 4, 3, {ROWS})"), &[])), 4);
 }
 
@@ -236,7 +236,7 @@ fn layout_text_errors_have_positions() {
 
 proptest! {
     /// Every swizzle with S >= B is an involution (the bits XORed in are left unchanged), and sw128 keeps
-    /// every address in its 1024-byte block (MODEL.md H).
+    /// every address in its 1024-byte block (docs/model.md#swizzles).
     #[test]
     fn swizzles_are_involutions(x in 0i128..(1 << 40), b in 0i128..4, m in 0i128..6, extra in 0i128..3) {
         let sw = Swizzle::new(3, 4, 3).expect("sw128");
@@ -249,7 +249,7 @@ proptest! {
 
 #[test]
 fn swizzle_values_follow_the_definition() {
-    // MODEL.md H: x ^ ((x >> S) & (((1 << B) - 1) << M)). sw128 of 0x380 (row bits 7-9 = 7): 0x380 ^ 0x70.
+    // docs/model.md#swizzles: x ^ ((x >> S) & (((1 << B) - 1) << M)). sw128 of 0x380 (row bits 7-9 = 7): 0x380 ^ 0x70.
     let sw128 = Swizzle::named("sw128").expect("sw128");
     assert_eq!((sw128.apply(0x380), sw128.apply(0x3f0), sw128.apply(0x400)), (0x3f0, 0x380, 0x400));
     // sw64: bits 7-8 into 4-5; sw32: bit 7 into bit 4.

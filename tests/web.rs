@@ -385,9 +385,9 @@ fn figure_texts(root: &Element) -> Vec<String> {
     (0..nodes.length()).filter_map(|i| nodes.item(i).and_then(|n| n.text_content())).collect()
 }
 
-/// ldmatrix with rows 128 bytes apart (MODEL.md F): each matrix's 8 rows share 4 banks, 8-way: 32 wavefronts;
+/// ldmatrix with rows 128 bytes apart (docs/model.md#ldmatrix-and-stmatrix): each matrix's 8 rows share 4 banks, 8-way: 32 wavefronts;
 /// the tile view marks all 32 chunks; the shared-model choice appears on 7.0+ and changes the count of an
-/// LDS.128 whose lanes share addresses in pairs (MODEL.md E: 2 measured, 4 documented).
+/// LDS.128 whose lanes share addresses in pairs (docs/model.md#shared-memory-as-measured: 2 measured, 4 documented).
 #[wasm_bindgen_test]
 async fn ldmatrix_tile_view_and_the_shared_model() {
     let root = mount().await;

@@ -1,4 +1,4 @@
-//! The memory system across warps and blocks (MODEL.md section J): every warp's issues that reach L1/TEX's
+//! The memory system across warps and blocks (docs/model.md#the-memory-system): every warp's issues that reach L1/TEX's
 //! global or local path, played through each SM's L1 and the device's L2 in the model's schedule.
 //!
 //! Blocks run in waves of `S x R` blocks (S SMs, R resident blocks each); in a wave starting at block `w0`,
@@ -346,7 +346,7 @@ impl Sink for Recorder<'_> {
             let lanes = g.lanes[Space::Global as usize];
             self.push(site, warp, instr, Space::Global, &lanes);
         } else if instr.base.fixed_space() != Some(Space::Shared) && !instr.base.is_constant() {
-            // Constant loads go through the constant cache, not L1/TEX (MODEL.md L).
+            // Constant loads go through the constant cache, not L1/TEX (docs/model.md#constant-memory).
             let g = gather(instr, addrs, mask, second.plg(), &a.config);
             for space in [Space::Global, Space::Local] {
                 let lanes = g.lanes[space as usize];
@@ -679,7 +679,7 @@ impl Analysis {
         (p, res, shape)
     }
 
-    /// The modelled memory system (MODEL.md J) for one block (`Some(b)`: one SM, one block) or the whole grid,
+    /// The modelled memory system (docs/model.md#the-memory-system) for one block (`Some(b)`: one SM, one block) or the whole grid,
     /// with the schedule check of a grid run after it (see [`Analysis::cache_schedule_check`]).
     pub fn caches(
         &self,

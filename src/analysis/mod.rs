@@ -126,7 +126,7 @@ pub struct BankTotals {
     pub bank_conflicts: u64,
     /// The largest conflict degree of any issue.
     pub conflict_degree: u32,
-    /// The wavefronts the other shared model counts, present where the two differ (MODEL.md E).
+    /// The wavefronts the other shared model counts, present where the two differ (docs/model.md#shared-memory-as-measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_model_wavefronts: Option<u64>,
 }
@@ -180,10 +180,10 @@ pub struct InstrResult {
     /// Shared sums.
     #[serde(flatten, skip_serializing_if = "Option::is_none", default)]
     pub banks: Option<BankTotals>,
-    /// For an atomic or reduction: read-modify-writes and their serialization, summed (MODEL.md K).
+    /// For an atomic or reduction: read-modify-writes and their serialization, summed (docs/model.md#atomics).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub atomic: Option<AtomicTotals>,
-    /// For a constant-bank load: passes through the constant cache, summed (MODEL.md L).
+    /// For a constant-bank load: passes through the constant cache, summed (docs/model.md#constant-memory).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub constant: Option<ConstantTotals>,
     /// The sums under Nsight Compute's metric names.
@@ -271,7 +271,7 @@ pub struct ProgramResult {
     /// The memory operations the totals leave out (atomics, `ld.const`, calls), by line.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uncounted: Vec<Uncounted>,
-    /// L1, L2 and DRAM across warps and blocks, modelled (MODEL.md J), when asked for. The page gets
+    /// L1, L2 and DRAM across warps and blocks, modelled (docs/model.md#the-memory-system), when asked for. The page gets
     /// [`ProgramResult::cache_chart`] instead.
     #[cfg_attr(target_arch = "wasm32", serde(skip))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -282,7 +282,7 @@ pub struct ProgramResult {
     pub cache_chart: Option<caches::CacheChart>,
 }
 
-/// An atomic's read-modify-writes over its issues (MODEL.md K).
+/// An atomic's read-modify-writes over its issues (docs/model.md#atomics).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AtomicTotals {
     /// Read-modify-writes: the active lanes of every issue.
@@ -293,7 +293,7 @@ pub struct AtomicTotals {
     pub max_serial: u64,
 }
 
-/// A constant-bank load's passes over its issues (MODEL.md L).
+/// A constant-bank load's passes over its issues (docs/model.md#constant-memory).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConstantTotals {
     /// Passes: distinct addresses per issue, summed.
@@ -631,7 +631,7 @@ impl<'a> Collector<'a> {
     }
 }
 
-/// The constant cache's working set per SM, in bytes (PG, Compute Capabilities table: 8 KB on every CC).
+/// The constant cache's working set per SM, in bytes (CUDA Programming Guide, Compute Capabilities table: 8 KB on every CC).
 const CONSTANT_WORKING_SET: u64 = 8 << 10;
 
 impl Sink for Collector<'_> {

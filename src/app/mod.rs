@@ -6,6 +6,7 @@
 //! runs no analysis (`tests/layers.rs`).
 
 mod browser;
+mod cite;
 mod editor;
 pub mod engine;
 mod figure;

@@ -235,7 +235,7 @@ fn cell(name: &'static str, value: Option<String>) -> Html {
 
 fn source_view(p: &CodeAreaProps, r: &ProgramResult) -> Html {
     let metrics = line_metrics(r);
-    // With the memory system on: each line's modelled L1 and L2 hit rates and DRAM reads (MODEL.md J).
+    // With the memory system on: each line's modelled L1 and L2 hit rates and DRAM reads (docs/model.md#the-memory-system).
     let caches: BTreeMap<usize, [String; 3]> =
         r.cache_chart.as_ref().map(|c| c.per_line.iter().cloned().collect()).unwrap_or_default();
     let cached = r.cache_chart.is_some();

@@ -202,12 +202,12 @@ fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {
                     </p>
                 }
             }
-            // An atomic's read-modify-writes and the most that wait on one address (MODEL.md K).
+            // An atomic's read-modify-writes and the most that wait on one address (docs/model.md#atomics).
             if let Some(a) = &i.atomic {
                 { metric("ops", "read-modify-writes", a.ops as f64, grouped(a.ops), base.and_then(|b| b.atomic).map(|x| x.ops as f64), true) }
                 { metric("max_serial", "most in series", a.max_serial as f64, grouped(a.max_serial), base.and_then(|b| b.atomic).map(|x| x.max_serial as f64), true) }
             }
-            // A constant load's passes through the constant cache (MODEL.md L).
+            // A constant load's passes through the constant cache (docs/model.md#constant-memory).
             if let Some(k) = &i.constant {
                 { metric("passes", "constant passes", k.passes as f64, grouped(k.passes), base.and_then(|b| b.constant).map(|x| x.passes as f64), true) }
                 { metric("lines_64", "64-byte lines", k.lines_64 as f64, grouped(k.lines_64), base.and_then(|b| b.constant).map(|x| x.lines_64 as f64), true) }
@@ -456,12 +456,12 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 </p>
             }
             if let Some(p) = crate::teach::presets::find(&pane.preset) {
-                <p class="explanation-preset">{ p.explanation }</p>
+                <p class="explanation-preset">{ super::cite::cited(p.explanation) }</p>
             }
             <CodeArea pane={k} text={AttrValue::from(sc.text.clone())} lang={sc.lang} readonly={locked(state, Setting::Pattern)}
                 error={pane.error.clone()} result={result.clone()} instr={pane.instr} {on_text} {on_instr} />
             if let Some(e) = &pane.error {
-                <pre id={id("error", k)} class="error" role="alert">{ e.clone() }</pre>
+                <pre id={id("error", k)} class="error" role="alert">{ super::cite::cited(e) }</pre>
             }
             if let (true, Some((done, total, secs))) = (pane.busy, pane.progress) {
                 <p id={id("progress", k)} class="progress" role="status">{ progress_text(done, total, secs) }</p>
@@ -543,7 +543,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
                 if let (Some(ins), Some(shown)) = (selected, pane.shown.as_deref()) {
                     { explanation_view(d, k, pane, shown, k == 0 && lab_unsolved(state)) }
                     <ul class="notes">
-                        { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ crate::text::page_words(&n.text) }<span class="source">{ format!(" ({})", n.source) }</span></li> }) }
+                        { for ins.notes.iter().map(|n| html! { <li><strong>{ "Model note: " }</strong>{ super::cite::cited(&crate::text::page_words(&n.text)) }<span class="source">{ " (" }{ super::cite::cited(&n.source) }{ ")" }</span></li> }) }
                         { for ins.warnings.iter().take(6).map(|w| html! { <li class="warning">{ w.clone() }</li> }) }
                     </ul>
                 }
@@ -581,8 +581,8 @@ fn caches_control(d: &Dispatch, k: usize, sc: &crate::scenario::Scenario, disabl
     let device = text.strip_prefix("on").unwrap_or("").trim().to_string();
     html! {
         <>
-        <label title="L1, L2 and DRAM across the warps and blocks of the run: a deterministic model (MODEL.md J)">
-            { "memory system" }
+        <label title="L1, L2 and DRAM across the warps and blocks of the run: a deterministic model, explained in the model reference">
+            <span>{ "memory system " }<a class="cite" href={format!("{}#the-memory-system", crate::text::MODEL_PAGE)} target="_blank" rel="noopener">{ "(how it is modelled)" }</a></span>
             <select id={id("caches", k)} {disabled}
                 onchange={on_select(d, move |v| Action::Edit(k, Edit::Set(Setting::Caches, v)))}>
                 <option value="off" selected={!on}>{ "each issue alone" }</option>
@@ -704,7 +704,8 @@ fn program_notes(k: usize, r: &crate::analysis::ProgramResult) -> Html {
             <ul>
                 { for notes.iter().map(|(label, important, n)| html! {
                     <li class={classes!(important.then_some("important"))} data-note={n.id.to_string()}>
-                        <strong>{ format!("{label}: ") }</strong>{ crate::text::page_words(&n.text) }
+                        <strong>{ format!("{label}: ") }</strong>{ super::cite::cited(&crate::text::page_words(&n.text)) }
+                        <span class="source">{ " (" }{ super::cite::cited(&n.source) }{ ")" }</span>
                     </li>
                 }) }
             </ul>

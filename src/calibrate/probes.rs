@@ -93,13 +93,13 @@ impl Probe {
 
 /// The extra patterns: (id, instruction, expression, threads). Each names what it isolates.
 const EXTRAS: &[(&str, &str, &str, u32)] = &[
-    // Global loads, every width, coalesced (BPG 9.2.1.1).
+    // Global loads, every width, coalesced (Best Practices Guide 9.2.1.1).
     ("global/ld/u8", "LDG.E.U8", "lane", 32),
     ("global/ld/u16", "LDG.E.U16", "2*lane", 32),
     ("global/ld/32", "LDG.E.32", "4*lane", 32),
     ("global/ld/64", "LDG.E.64", "8*lane", 32),
     ("global/ld/128", "LDG.E.128", "16*lane", 32),
-    // Offsets from a line boundary (BPG 9.2.1.2).
+    // Offsets from a line boundary (Best Practices Guide 9.2.1.2).
     ("global/ld/32+4", "LDG.E.32", "4*lane + 4", 32),
     ("global/ld/32+32", "LDG.E.32", "4*lane + 32", 32),
     ("global/ld/32+64", "LDG.E.32", "4*lane + 64", 32),
@@ -107,7 +107,7 @@ const EXTRAS: &[(&str, &str, &str, u32)] = &[
     ("global/ld/64+8", "LDG.E.64", "8*lane + 8", 32),
     ("global/ld/128+16", "LDG.E.128", "16*lane + 16", 32),
     ("global/ld/128+64", "LDG.E.128", "16*lane + 64", 32),
-    // Strides (BPG 9.2.1.3).
+    // Strides (Best Practices Guide 9.2.1.3).
     ("global/ld/stride2", "LDG.E.32", "8*lane", 32),
     ("global/ld/stride4", "LDG.E.32", "16*lane", 32),
     ("global/ld/stride8", "LDG.E.32", "32*lane", 32),
@@ -132,7 +132,7 @@ const EXTRAS: &[(&str, &str, &str, u32)] = &[
     ("global/st/32+4", "STG.E.32", "4*lane + 4", 32),
     ("global/st/stride2", "STG.E.32", "8*lane", 32),
     ("global/st/stride32", "STG.E.32", "128*lane", 32),
-    // Shared loads: k lanes in each bank column, k = 1..32 (PG 20.4.3, BPG 9.2.3).
+    // Shared loads: k lanes in each bank column, k = 1..32 (CUDA Programming Guide 20.4.3, Best Practices Guide 9.2.3).
     ("shared/ld/32-k1", "LDS.32", "128*(lane % 1) + 4*(lane / 1)", 32),
     ("shared/ld/32-k2", "LDS.32", "128*(lane % 2) + 4*(lane / 2)", 32),
     ("shared/ld/32-k3", "LDS.32", "128*(lane % 3) + 4*(lane / 3)", 32),
@@ -151,7 +151,7 @@ const EXTRAS: &[(&str, &str, &str, u32)] = &[
     ("shared/ld/128-k4", "LDS.128", "128*(lane % 4) + 16*(lane / 4)", 32),
     ("shared/ld/128-k8", "LDS.128", "128*(lane % 8) + 16*(lane / 8)", 32),
     ("shared/ld/128-k32", "LDS.128", "128*lane", 32),
-    // Shared: strides, padding, broadcast, narrow accesses, the 7.x LDS.128 pair exception (MODEL.md B).
+    // Shared: strides, padding, broadcast, narrow accesses, the 7.x LDS.128 pair exception (docs/model.md#shared-memory).
     ("shared/ld/stride2", "LDS.32", "8*lane", 32),
     ("shared/ld/stride3", "LDS.32", "12*lane", 32),
     ("shared/ld/padded-column", "LDS.32", "132*lane", 32),
@@ -169,7 +169,7 @@ const EXTRAS: &[(&str, &str, &str, u32)] = &[
     ("shared/st/64", "STS.64", "8*lane", 32),
     ("shared/st/128", "STS.128", "16*lane", 32),
     ("shared/st/32-k4", "STS.32", "128*(lane % 4) + 4*(lane / 4)", 32),
-    // Local memory (MODEL.md C): the same relative address in every lane, and one word per lane.
+    // Local memory (docs/model.md#local-memory): the same relative address in every lane, and one word per lane.
     ("local/ld/32-same", "LDL.32", "0", 32),
     ("local/ld/32-per-lane", "LDL.32", "4*lane", 32),
     ("local/ld/u8-same", "LDL.U8", "0", 32),

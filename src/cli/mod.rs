@@ -234,7 +234,7 @@ struct InputArgs {
     /// Run every block of the grid, none counted as equivalent to another (slower; checks the shortcut).
     #[arg(long)]
     every_block: bool,
-    /// Model L1, L2 and DRAM across the warps and blocks of the run (MODEL.md J): hit rates, DRAM bytes and
+    /// Model L1, L2 and DRAM across the warps and blocks of the run (docs/model.md#the-memory-system): hit rates, DRAM bytes and
     /// the bounds no schedule changes, on the CC's example GPU (the flags below change it).
     #[arg(long)]
     caches: bool,

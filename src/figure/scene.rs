@@ -518,7 +518,7 @@ pub fn matrix_name(lanes: LaneSet) -> String {
     format!("matrix {} (lanes {})", first / 8, lanes.ranges())
 }
 
-/// `2 wavefronts (measured; documented phase model: 4)` where the two shared models differ (MODEL.md E),
+/// `2 wavefronts (measured; documented phase model: 4)` where the two shared models differ (docs/model.md#shared-memory-as-measured),
 /// otherwise `2 wavefronts`. Merging phases never costs more, so the smaller count is the measured one.
 pub fn wavefronts_text(wavefronts: u64, other_model: Option<u64>) -> String {
     let count = plural(u32::try_from(wavefronts).unwrap_or(u32::MAX), "wavefront");
@@ -749,7 +749,7 @@ fn memory_view(
     paragraph(items, LINE_X0, bottom + 26.0, &legend, Class::Muted) - 24.0
 }
 
-/// An atomic's lanes that share an address, drawn as the queue they form (MODEL.md K: "each read/modify/write to
+/// An atomic's lanes that share an address, drawn as the queue they form (docs/model.md#atomics: "each read/modify/write to
 /// that location occurs and they are all serialized"): the three longest queues, lanes in order.
 fn queue_view(items: &mut Vec<Item>, p: &Report, y0: f64, now: Option<LaneSet>) -> f64 {
     let mut by_addr: Vec<(u64, Vec<usize>)> = Vec::new();

@@ -13,7 +13,7 @@
 //! `gridDim.*`, `warpSize`, and any name given a value with `--set`. Operators: C's arithmetic, bitwise,
 //! comparison and logical operators, `?:`, `min(a, b)`, `max(a, b)`, `abs(a)`.
 //!
-//! Swizzles (MODEL.md H; [`layout`](super::layout)): `sw128(a)`, `sw64(a)`, `sw32(a)` (the TMA modes on byte
+//! Swizzles (docs/model.md#swizzles; [`layout`](super::layout)): `sw128(a)`, `sw64(a)`, `sw32(a)` (the TMA modes on byte
 //! addresses) and `swizzle(B, M, S, a)` (CuTe's `Swizzle<B,M,S>`, with constant B, M, S). Layouts given with
 //! `--layout` are functions too: `L(i, j)` or `L(k)` (see [`Layouts`]).
 

@@ -1,4 +1,4 @@
-//! Swizzles and CuTe layouts, the address functions of shared-memory tiles (MODEL.md H).
+//! Swizzles and CuTe layouts, the address functions of shared-memory tiles (docs/model.md#swizzles).
 //!
 //! A [`Swizzle`] is CuTe's `Swizzle<B,M,S>` (cute/swizzle.hpp): `x ^ ((x >> S) & (((1 << B) - 1) << M))`,
 //! the B bits from bit M+S XORed into the B bits from bit M. The TMA modes on byte addresses are `sw128` =

@@ -3,7 +3,7 @@
 //!
 //! A SASS listing names its kernels by their mangled symbols (`_Z9vectorAddPKfS0_Pfi`), which carry the
 //! parameter types; the parameters sit in constant bank 0 in that order with C alignment, from an offset that
-//! depends on the architecture. Defaults (MODEL.md section I): each pointer its own 256-byte-aligned base, as
+//! depends on the architecture. Defaults (docs/model.md#kernel-parameters): each pointer its own 256-byte-aligned base, as
 //! `cudaMalloc` gives, and each integer the launch's thread count. Other parameters (floating point, structs)
 //! have no default: an address or branch that depends on one is an error that names it.
 

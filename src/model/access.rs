@@ -37,7 +37,7 @@ pub enum Base {
     /// (`LDGSTS`, CC 8.0+). Its address is the shared destination; the global source is a second operand.
     Ldgsts,
     /// A global atomic whose old value is used (`ATOMG`; PTX `atom.global`): a read-modify-write performed
-    /// in L2 (MODEL.md K).
+    /// in L2 (docs/model.md#atomics).
     Atomg,
     /// A generic atomic (`ATOM`; PTX `atom` without a space): the address picks global or shared memory.
     Atom,
@@ -48,7 +48,7 @@ pub enum Base {
     Atoms,
     /// A constant-bank load at a per-thread offset (`LDC Rd, c[bank][Ra + imm]`; PTX `ld.const`, CUDA
     /// `__constant__` arrays indexed per thread): served by the constant cache, one pass per distinct address
-    /// (MODEL.md L). Its addresses are offsets in the constant bank.
+    /// (docs/model.md#constant-memory). Its addresses are offsets in the constant bank.
     Ldc,
 }
 
@@ -58,12 +58,12 @@ impl Base {
         matches!(self, Base::Stg | Base::St | Base::Sts | Base::Stl | Base::Stsm)
     }
 
-    /// True for atomics and reductions (MODEL.md K).
+    /// True for atomics and reductions (docs/model.md#atomics).
     pub fn is_atomic(self) -> bool {
         matches!(self, Base::Atomg | Base::Atom | Base::Red | Base::Atoms)
     }
 
-    /// True for a constant-bank load (MODEL.md L): not L1/TEX traffic.
+    /// True for a constant-bank load (docs/model.md#constant-memory): not L1/TEX traffic.
     pub fn is_constant(self) -> bool {
         self == Base::Ldc
     }
@@ -81,7 +81,7 @@ impl Base {
     /// The space the mnemonic names, or `None` for the generic `LD`/`ST`.
     pub fn fixed_space(self) -> Option<Space> {
         match self {
-            // A constant load is costed apart (MODEL.md L); its offsets are checked like global addresses.
+            // A constant load is costed apart (docs/model.md#constant-memory); its offsets are checked like global addresses.
             Base::Ldg | Base::Stg | Base::Atomg | Base::Red | Base::Ldc => Some(Space::Global),
             Base::Lds | Base::Sts | Base::Ldsm | Base::Stsm | Base::Ldgsts | Base::Atoms => Some(Space::Shared),
             Base::Ldl | Base::Stl => Some(Space::Local),
@@ -133,7 +133,7 @@ impl Base {
             Base::Ldsm => Some(Cc::new(7, 5)),
             Base::Ldgsts => Some(Cc::new(8, 0)),
             Base::Stsm => Some(Cc::new(9, 0)),
-            // Native shared atomics from Maxwell; 2.x and 3.x lock and retry with LDSLK/STSCUL (MODEL.md K).
+            // Native shared atomics from Maxwell; 2.x and 3.x lock and retry with LDSLK/STSCUL (docs/model.md#atomics).
             Base::Atoms => Some(Cc::new(5, 0)),
             _ => None,
         }
@@ -456,13 +456,13 @@ impl Instr {
         self.base.is_store()
     }
 
-    /// `ATOMS.POPC.INC`: the whole warp's increments of one word done as one (MODEL.md K: it "counts each
+    /// `ATOMS.POPC.INC`: the whole warp's increments of one word done as one (docs/model.md#atomics: it "counts each
     /// word once").
     pub fn is_popc_inc(&self) -> bool {
         self.atomic_op == "POPC.INC"
     }
 
-    /// For `LDGSTS`, its global side as a global load of the same width and cache operator (MODEL.md G:
+    /// For `LDGSTS`, its global side as a global load of the same width and cache operator (docs/model.md#asynchronous-copies:
     /// "cost the global side as a global load of that width"); the text stays the instruction's.
     pub fn copy_source(&self) -> Instr {
         Instr { base: Base::Ldg, ..self.clone() }
@@ -749,7 +749,7 @@ impl Lanes {
 /// Bytes in the shared and in the local window (the LDL/LDS instruction reference: "Each
 /// address window is 16 MB in size").
 pub const WINDOW_BYTES: u64 = 16 << 20;
-/// Default generic address of the shared window (MODEL.md: high in the generic space, so small example
+/// Default generic address of the shared window (docs/model.md#alignment-and-windows: high in the generic space, so small example
 /// addresses are global).
 pub const DEFAULT_SHARED_WINDOW: u64 = 0x0000_7F00_0000_0000;
 /// Default generic address of the local window.

@@ -1,4 +1,4 @@
-//! The memory system across warps and blocks (MODEL.md section J): each SM's L1 (and 3.5/3.7's read-only
+//! The memory system across warps and blocks (docs/model.md#the-memory-system): each SM's L1 (and 3.5/3.7's read-only
 //! cache), the device's L2 and device memory, as a deterministic model: 128-byte lines of four 32-byte sectors,
 //! true LRU, write-through L1, write-back write-validate L2, atomics performed in L2.
 //!
@@ -78,7 +78,7 @@ pub struct Totals {
     /// Bytes read from device memory.
     pub dram_read_bytes: u64,
     /// Bytes written to device memory: dirty sectors evicted during the run, plus those still dirty at the end
-    /// (MODEL.md J step 7; the second part is also reported apart, as `dirty_at_end_bytes`).
+    /// (docs/model.md#the-memory-system step 7; the second part is also reported apart, as `dirty_at_end_bytes`).
     pub dram_write_bytes: u64,
     /// Of `dram_write_bytes`, the dirty bytes still in L2 at the end (written back after the kernel).
     pub dirty_at_end_bytes: u64,

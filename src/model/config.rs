@@ -18,7 +18,7 @@ pub struct Config {
     pub strict_align: bool,
     /// The windows.
     pub windows: Windows,
-    /// How 64- and 128-bit shared accesses whose lanes share addresses are counted on CC 7.0+ (MODEL.md E).
+    /// How 64- and 128-bit shared accesses whose lanes share addresses are counted on CC 7.0+ (docs/model.md#shared-memory-as-measured).
     #[serde(default)]
     pub shared_model: SharedModel,
 }

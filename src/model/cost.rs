@@ -116,7 +116,7 @@ pub fn analyze_lanes(cc: Cc, instr: &Instr, warp: &WarpAddrs, plg: Option<LaneSe
 
 /// [`analyze_lanes`] with the global source addresses of a `cp.async` (`LDGSTS`, whose `warp` holds the
 /// shared destinations): one report in two parts, the global read costed as a global load of the copy's
-/// width and the shared write as a shared store of that width (MODEL.md G). The counts are
+/// width and the shared write as a shared store of that width (docs/model.md#asynchronous-copies). The counts are
 /// [`crate::model::count::count_with`]'s.
 pub fn analyze_with(
     cc: Cc,

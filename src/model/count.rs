@@ -55,9 +55,9 @@ pub struct Counts {
     /// A copy in one instruction (`cp.async`): its global and shared parts are the same lanes' read and
     /// write, so its active lanes are the shared part's, not the sum.
     pub copy: bool,
-    /// For an atomic or reduction: its operations and their serialization (MODEL.md K).
+    /// For an atomic or reduction: its operations and their serialization (docs/model.md#atomics).
     pub atomic: Option<AtomicCounts>,
-    /// For a constant-bank load: its passes (MODEL.md L). It has no parts: it is not L1/TEX traffic.
+    /// For a constant-bank load: its passes (docs/model.md#constant-memory). It has no parts: it is not L1/TEX traffic.
     pub constant: Option<ConstCounts>,
 }
 
@@ -378,7 +378,7 @@ fn count_generic(
 }
 
 /// A `cp.async` (`LDGSTS`): its global read costed as a global load of its width from `src`, its shared write
-/// as a shared store of that width to `dst` (MODEL.md G). A lane that fails on either side moves no data.
+/// as a shared store of that width to `dst` (docs/model.md#asynchronous-copies). A lane that fails on either side moves no data.
 #[allow(clippy::too_many_arguments)]
 fn count_copy(
     cc: Cc,
@@ -508,12 +508,12 @@ pub fn part<T: global::TxSink, W: shared::WaveSink>(
     match space {
         Space::Shared => {
             let rule = arch::bank_rule(cc, size, cfg.bank_mode);
-            // A shared atomic: every lane's read-modify-write is a pass (MODEL.md K); POPC.INC counts a word once.
+            // A shared atomic: every lane's read-modify-write is a pass (docs/model.md#atomics); POPC.INC counts a word once.
             if instr.base.is_atomic() && !instr.is_popc_inc() {
                 let b = shared::cost_atomic(rule, lanes, size, waves);
                 return Part { space, active_lanes, cost: PartCost::Banks(b), flags: 0 };
             }
-            // ldmatrix/stmatrix take one phase per matrix, whatever the rows' addresses (MODEL.md F).
+            // ldmatrix/stmatrix take one phase per matrix, whatever the rows' addresses (docs/model.md#ldmatrix-and-stmatrix).
             let mut flags = if instr.base.is_matrix() { 0 } else { arch::shared_exception_flags(cc, size, lanes) };
             if flags & flags::MEASURED_MERGE == 0 {
                 let b = shared::cost(rule, lanes, size, waves);

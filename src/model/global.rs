@@ -2,8 +2,8 @@
 //!
 //! Architecture invariant: this module knows nothing about compute capabilities. It follows the
 //! [`MemoryRule`] that `arch` chose: split the warp into requests of `lanes_per_request` lanes, and charge
-//! each request one transaction per distinct aligned block of `transaction_bytes` it touches (PG-5.0 F.4.2,
-//! BPG 9.2.1, the Nsight Compute memory tables).
+//! each request one transaction per distinct aligned block of `transaction_bytes` it touches (CUDA Programming Guide 5.0 F.4.2,
+//! Best Practices Guide 9.2.1, the Nsight Compute memory tables).
 //!
 //! One costing path: [`cost`] computes the counts with stack arrays and no allocation, and reports each
 //! request and transaction to a [`TxSink`]. The fast path passes [`NoDetail`]; the figure passes [`Steps`],

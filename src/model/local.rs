@@ -1,7 +1,7 @@
 //! Local memory: per-thread addresses interleaved across the warp.
 //!
 //! "Local memory is organized such that consecutive 32-bit words are accessed by consecutive thread IDs"
-//! (PG, Local Memory). A lane's per-thread address `a` of a 32-bit word lives at
+//! (CUDA Programming Guide, Local Memory). A lane's per-thread address `a` of a 32-bit word lives at
 //! `((a >> 2) * 32 + lane) * 4 + (a & 3)` in the local backing store. The layout of 64- and 128-bit values is
 //! not documented: warpscope interleaves at the access width and says so in a model note.
 

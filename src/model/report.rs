@@ -50,7 +50,7 @@ pub enum SpaceTag {
     /// A copy from global to shared memory in one instruction (`cp.async`, `LDGSTS`): `parts` holds its
     /// global read (sectors) and its shared write (wavefronts).
     GlobalToShared,
-    /// Constant memory through the constant cache (`LDC`, MODEL.md L).
+    /// Constant memory through the constant cache (`LDC`, docs/model.md#constant-memory).
     Constant,
 }
 
@@ -90,11 +90,11 @@ pub struct Report {
     pub notes: Vec<Note>,
     /// Problems with some lanes.
     pub warnings: Vec<Warning>,
-    /// For an atomic or reduction: its read-modify-writes and their serialization (MODEL.md K).
+    /// For an atomic or reduction: its read-modify-writes and their serialization (docs/model.md#atomics).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub atomic: Option<crate::model::tally::AtomicCounts>,
     /// With the memory system on, for the drawn issue: each sector its lanes touched (its address) and where
-    /// the modelled caches served it (MODEL.md J). Empty otherwise.
+    /// the modelled caches served it (docs/model.md#the-memory-system). Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub served: Vec<(u64, crate::model::cache::Served)>,
 }
@@ -168,7 +168,7 @@ pub struct TransactionStep {
     pub lanes: LaneSet,
 }
 
-/// What a constant-bank load costs (MODEL.md L).
+/// What a constant-bank load costs (docs/model.md#constant-memory).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConstantCost {
     /// Passes: one per distinct address among the active lanes.
@@ -204,7 +204,7 @@ pub struct BankCost {
     /// Width of a bank in bytes (4, or 8 in Kepler's 8-byte mode).
     pub bank_bytes: u32,
     /// The wavefronts the other shared model (`--shared-model`) counts, present where the two differ: a
-    /// 64- or 128-bit access whose lanes share addresses in pairs on CC 7.0+ (MODEL.md E).
+    /// 64- or 128-bit access whose lanes share addresses in pairs on CC 7.0+ (docs/model.md#shared-memory-as-measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_model_wavefronts: Option<u32>,
     /// Phases in order, each with its wavefronts: what the animation shows.

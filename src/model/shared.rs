@@ -3,7 +3,7 @@
 //! Architecture invariant: this module knows nothing about compute capabilities. It follows the [`BankRule`]
 //! that `arch` chose: split the warp into phases of `lanes_per_phase` lanes; in each phase every bank serves
 //! one conflict key per pass, so the phase costs the largest number of distinct keys any bank must serve
-//! (PG 20.4.3, BPG 9.2.3). Lanes on the same key never conflict (broadcast / multicast).
+//! (CUDA Programming Guide 20.4.3, Best Practices Guide 9.2.3). Lanes on the same key never conflict (broadcast / multicast).
 //!
 //! One costing path: [`cost`] counts with fixed-size arrays, and tells a [`WaveSink`] which wavefront serves
 //! each word: a bank's distinct keys are served in the order lanes first use them, key i in wavefront i. The
@@ -27,7 +27,7 @@ pub struct BankCounts {
     pub conflict_degree: u32,
     /// Bank width in bytes.
     pub bank_bytes: u32,
-    /// The wavefronts the other shared model counts, where the two differ (MODEL.md E); 0 where they agree.
+    /// The wavefronts the other shared model counts, where the two differ (docs/model.md#shared-memory-as-measured); 0 where they agree.
     pub other_model_wavefronts: u32,
 }
 
@@ -91,9 +91,9 @@ pub fn cost<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut 
     })
 }
 
-/// Costs one warp's shared atomic (`ATOMS`, MODEL.md K, a model not yet measured): the phases of section B,
+/// Costs one warp's shared atomic (`ATOMS`, docs/model.md#atomics, a model not yet measured): the phases of docs/model.md#shared-memory,
 /// but every lane's read-modify-write of a word is its own pass of the word's bank, so a bank's cost is the
-/// number of active lanes on its words, not the number of distinct words. The ideal is section B's (distinct
+/// number of active lanes on its words, not the number of distinct words. The ideal is that section's (distinct
 /// words over 32 banks). `ATOMS.POPC.INC` does one increment per word: it is costed by [`cost`].
 pub fn cost_atomic<S: WaveSink>(rule: BankRule, l: &Lanes, size_bytes: u32, sink: &mut S) -> BankCounts {
     phases(rule, l, size_bytes, sink, |l, k, end, words, sink| {

@@ -1,12 +1,12 @@
 //! What one issue's atomics and constant reads count, apart from the bytes they move: an atomic's
-//! read-modify-writes and how many of them run one after another (MODEL.md K), a constant load's passes
-//! through the constant cache (MODEL.md L). Below the counting ([`crate::model::count`]), the reports
+//! read-modify-writes and how many of them run one after another (docs/model.md#atomics), a constant load's passes
+//! through the constant cache (docs/model.md#constant-memory). Below the counting ([`crate::model::count`]), the reports
 //! ([`crate::model::report`]) and the notes ([`crate::model::arch::notes`]), which all read them.
 
 use crate::model::access::{LaneSet, WARP_LANES};
 
-/// What a constant-bank load costs (MODEL.md L): the constant cache serves one address per pass, "split into
-/// as many separate requests as there are different memory addresses in the initial request" (PG, Constant
+/// What a constant-bank load costs (docs/model.md#constant-memory): the constant cache serves one address per pass, "split into
+/// as many separate requests as there are different memory addresses in the initial request" (CUDA Programming Guide, Constant
 /// Memory).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConstCounts {
@@ -37,8 +37,8 @@ impl ConstCounts {
     }
 }
 
-/// What an atomic's lanes do (MODEL.md K): `ops` read-modify-writes, the most of them on one address done one
-/// after another ("each read/modify/write to that location occurs and they are all serialized", PG "Atomic
+/// What an atomic's lanes do (docs/model.md#atomics): `ops` read-modify-writes, the most of them on one address done one
+/// after another ("each read/modify/write to that location occurs and they are all serialized", CUDA Programming Guide "Atomic
 /// Functions").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AtomicCounts {

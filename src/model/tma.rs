@@ -1,11 +1,11 @@
 //! TMA box copies (PTX `cp.async.bulk.tensor`, SASS `UTMALDG`): one thread asks the tensor memory
-//! accelerator to move a whole box of a tensor between global and shared memory (MODEL.md G). The box, the
+//! accelerator to move a whole box of a tensor between global and shared memory (docs/model.md#asynchronous-copies). The box, the
 //! tensor's row pitch and the swizzle mode come from the tensor map the host encoded
 //! (`cuTensorMapEncodeTiled`), not from the instruction, so they are given here as a [`BoxCopy`].
 //!
 //! The global side is costed in the lines and 32-byte sectors the box's rows cover; the shared side is the
 //! layout the swizzle mode produces: where each 16-byte chunk of each box row lands, and in which bank
-//! group (MODEL.md H: 128B = `Swizzle<3,4,3>` on byte addresses, 64B = `Swizzle<2,4,3>`, 32B = `Swizzle<1,4,3>`).
+//! group (docs/model.md#swizzles: 128B = `Swizzle<3,4,3>` on byte addresses, 64B = `Swizzle<2,4,3>`, 32B = `Swizzle<1,4,3>`).
 //! The copy's shared writes are not LSU wavefronts and are not costed in banks.
 
 use serde::{Deserialize, Serialize};
@@ -39,7 +39,7 @@ impl TmaSwizzle {
         }
     }
 
-    /// The byte pattern's period: the alignment the shared tile needs (1024 bytes for 128B: MODEL.md H).
+    /// The byte pattern's period: the alignment the shared tile needs (1024 bytes for 128B: docs/model.md#swizzles).
     pub fn period(self) -> u64 {
         self.span() * 8
     }
@@ -120,7 +120,7 @@ pub const MAX_BOX_DIM: u32 = 256;
 
 /// Costs a box copy, or says which of the tensor map's documented constraints it breaks (CUDA Driver API,
 /// `cuTensorMapEncodeTiled`: the global address aligned to 16 bytes, strides multiples of 16, the inner box
-/// dimension in bytes a multiple of 16 and, with a swizzle, at most the swizzle's span; MODEL.md H: the shared
+/// dimension in bytes a multiple of 16 and, with a swizzle, at most the swizzle's span; docs/model.md#swizzles: the shared
 /// tile aligned to the swizzle's period).
 pub fn box_copy(b: &BoxCopy) -> Result<BoxCost, String> {
     if b.rows == 0 || b.rows > MAX_BOX_DIM {
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn the_global_side_is_the_rows_sectors() {
-        // 8 aligned rows of 128 bytes: 8 lines, 32 sectors (MODEL.md A: 4 sectors per aligned 128 bytes).
+        // 8 aligned rows of 128 bytes: 8 lines, 32 sectors (docs/model.md#global-memory: 4 sectors per aligned 128 bytes).
         let c = box_copy(&tile(TmaSwizzle::B128)).unwrap();
         assert_eq!((c.bytes, c.lines, c.sectors, c.ideal_sectors), (1024, 8, 32, 32));
         // Starting 16 bytes late, each row straddles two lines and needs a fifth sector.
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn the_128b_swizzle_spreads_each_column_over_the_bank_groups() {
-        // MODEL.md H: chunk bits 4-6 XOR row bits 7-9. Chunk 0 of rows 0-7 lands in groups 0..7.
+        // docs/model.md#swizzles: chunk bits 4-6 XOR row bits 7-9. Chunk 0 of rows 0-7 lands in groups 0..7.
         let c = box_copy(&tile(TmaSwizzle::B128)).unwrap();
         let column0: Vec<u32> = c.chunks.iter().filter(|k| k.chunk == 0).map(|k| k.bank_group).collect();
         assert_eq!(column0, [0, 1, 2, 3, 4, 5, 6, 7]);

@@ -425,7 +425,7 @@ pub enum Op {
         /// For a load: the register that receives the data, and why its value is unknown (data).
         data: Option<(Reg, WhyId)>,
     },
-    /// nvcc's warp aggregation of an atomic (MODEL.md K): dst = true in the lowest running lane alone when every
+    /// nvcc's warp aggregation of an atomic (docs/model.md#atomics): dst = true in the lowest running lane alone when every
     /// running lane has the same known `addr` and the same known `val`, else true in every running lane. The
     /// atomic it guards is then one lane's operation (a popcount's worth of adds), or every lane's.
     Aggregate {
@@ -1052,7 +1052,7 @@ impl Builder {
                 "These {what} move memory but warpscope does not count them, so the totals leave them out: {}.",
                 list.join(", ")
             ),
-            "warpscope's model (MODEL.md covers loads and stores)",
+            "the model reference, docs/model.md#global-memory (it costs loads, stores, atomics and constant loads)",
         ));
     }
 

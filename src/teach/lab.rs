@@ -21,7 +21,7 @@ use crate::scenario::{Scenario, Setting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The metric names a goal may use, in the order of [`metrics_of`]'s values. The cache metrics (MODEL.md J)
+/// The metric names a goal may use, in the order of [`metrics_of`]'s values. The cache metrics (docs/model.md#the-memory-system)
 /// are the modelled memory system's, 0 when it is off: `l1_hit_rate` (the loads' L1 sector hit rate, percent)
 /// and `l2_hit_rate` (percent) from `l1_hits` of `l1_sectors` and `l2_hits` of `l2_sectors`, and the bytes an
 /// instruction's misses read from DRAM. `ops` and `serial` are an atomic's (docs/model.md#atomics), `passes` a
@@ -122,7 +122,7 @@ pub struct Exercise {
     /// The grid size.
     #[serde(default)]
     pub grid: Option<String>,
-    /// The memory system (MODEL.md J): `on`, `off`, or `on` with the device's changes.
+    /// The memory system (docs/model.md#the-memory-system): `on`, `off`, or `on` with the device's changes.
     #[serde(default)]
     pub caches: Option<String>,
     /// `NAME=VALUE` settings.

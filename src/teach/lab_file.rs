@@ -49,7 +49,7 @@ pub struct RawExercise {
     /// The grid size.
     #[serde(default)]
     pub grid: Option<Spanned<String>>,
-    /// The memory system (MODEL.md J): `on`, `off`, or `on` with the device's changes.
+    /// The memory system (docs/model.md#the-memory-system): `on`, `off`, or `on` with the device's changes.
     #[serde(default)]
     pub caches: Option<Spanned<String>>,
     /// `NAME=VALUE` settings.

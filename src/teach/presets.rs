@@ -122,7 +122,7 @@ pub const PRESETS: [Preset; 35] = [
     expr(
         "coalesced",
         "Coalesced 4-byte loads",
-        "Lane i reads the i-th float: the warp touches 128 contiguous bytes, one line of four 32-byte sectors. This is the ideal global access (BPG 9.2.1.1).",
+        "Lane i reads the i-th float: the warp touches 128 contiguous bytes, one line of four 32-byte sectors. This is the ideal global access (Best Practices Guide 9.2.1.1).",
         A100,
         "LDG.E.32",
         "4*lane",
@@ -130,7 +130,7 @@ pub const PRESETS: [Preset; 35] = [
     expr(
         "misaligned",
         "Misaligned by one word",
-        "The same loads shifted by 4 bytes straddle two lines and need a fifth sector; efficiency drops to 80% (BPG 9.2.1.2).",
+        "The same loads shifted by 4 bytes straddle two lines and need a fifth sector; efficiency drops to 80% (Best Practices Guide 9.2.1.2).",
         A100,
         "LDG.E.32",
         "4*lane + 4",
@@ -138,7 +138,7 @@ pub const PRESETS: [Preset; 35] = [
     expr(
         "strided",
         "Stride of two floats",
-        "Every other float: 128 useful bytes spread over 256, so 8 sectors move for 4 sectors of data, 50% efficiency (BPG 9.2.1.3).",
+        "Every other float: 128 useful bytes spread over 256, so 8 sectors move for 4 sectors of data, 50% efficiency (Best Practices Guide 9.2.1.3).",
         A100,
         "LDG.E.32",
         "8*lane",
@@ -178,7 +178,7 @@ pub const PRESETS: [Preset; 35] = [
     code(
         "transpose-naive",
         "Transpose through shared memory (naive)",
-        "The tile is written by rows and read by columns: a column of a 32x32 float tile lies in one bank, so every read is a 32-way conflict (BPG 9.2.3.3).",
+        "The tile is written by rows and read by columns: a column of a 32x32 float tile lies in one bank, so every read is a 32-way conflict (Best Practices Guide 9.2.3.3).",
         Lang::Cuda,
         TILE_BLOCK,
         "#define TILE 32\n#define ROWS 8\n__shared__ float tile[TILE][TILE];\nfloat *in, *out;\nconst int width = 1024;\nint x = blockIdx.x * TILE + threadIdx.x;\nint y = blockIdx.y * TILE + threadIdx.y;\nfor (int j = 0; j < TILE; j += ROWS)\n    tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * width + x];\n__syncthreads();\nx = blockIdx.y * TILE + threadIdx.x;\ny = blockIdx.x * TILE + threadIdx.y;\nfor (int j = 0; j < TILE; j += ROWS)\n    out[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];\n",
@@ -186,7 +186,7 @@ pub const PRESETS: [Preset; 35] = [
     code(
         "transpose-padded",
         "Transpose with a padded tile",
-        "One extra column ([32][33]) shifts each row by one bank, so a column read touches 32 different banks: no conflicts (BPG 9.2.3.3).",
+        "One extra column ([32][33]) shifts each row by one bank, so a column read touches 32 different banks: no conflicts (Best Practices Guide 9.2.3.3).",
         Lang::Cuda,
         TILE_BLOCK,
         "#define TILE 32\n#define ROWS 8\n__shared__ float tile[TILE][TILE + 1];\nfloat *in, *out;\nconst int width = 1024;\nint x = blockIdx.x * TILE + threadIdx.x;\nint y = blockIdx.y * TILE + threadIdx.y;\nfor (int j = 0; j < TILE; j += ROWS)\n    tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * width + x];\n__syncthreads();\nx = blockIdx.y * TILE + threadIdx.x;\ny = blockIdx.x * TILE + threadIdx.y;\nfor (int j = 0; j < TILE; j += ROWS)\n    out[(y + j) * width + x] = tile[threadIdx.x][threadIdx.y + j];\n",
@@ -247,7 +247,7 @@ pub const PRESETS: [Preset; 35] = [
         ..expr(
             "kepler-8byte-banks",
             "Kepler 8-byte bank mode",
-            "In Kepler's 8-byte mode successive 64-bit words sit in successive banks, so a warp of 8-byte loads is served in one pass (PG-11 K.3.3).",
+            "In Kepler's 8-byte mode successive 64-bit words sit in successive banks, so a warp of 8-byte loads is served in one pass (CUDA Programming Guide 11 K.3.3).",
             Cc::new(3, 5),
             "LDS.64",
             "8*lane",
@@ -343,7 +343,7 @@ pub const PRESETS: [Preset; 35] = [
     expr(
         "fermi-quarter-warps",
         "Fermi: 16-byte loads by quarter-warp",
-        "On CC 2.x a 16-byte access is split into four quarter-warp requests, each served by its own 128-byte L1 transaction (PG-5.0 F.4.2).",
+        "On CC 2.x a 16-byte access is split into four quarter-warp requests, each served by its own 128-byte L1 transaction (CUDA Programming Guide 5.0 F.4.2).",
         Cc::new(2, 0),
         "LD.E.128",
         "16*lane",

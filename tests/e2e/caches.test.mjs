@@ -1,4 +1,4 @@
-// The memory system on the page (MODEL.md J): the memory chart for a whole grid, light and dark, with the
+// The memory system on the page (docs/model.md#the-memory-system): the memory chart for a whole grid, light and dark, with the
 // model's label, the bounds and the schedule check beside the modelled figures. The numbers are J's: the
 // naive SGEMM at M = N = K = 256 (64 blocks of 32x32) reads each of A's sectors once every 8 k and B's row
 // once per block (32x32 threads: 2 resident blocks per SM): L1 load hit rate 95 %, L2 load hit rate 87.5 %, DRAM read 512 KiB (tests/caches.rs).
@@ -81,7 +81,7 @@ test('the source view shows each line\'s modelled L1 and L2 hit rates and DRAM r
 });
 
 // The caches lab (www/labs/caches.toml): exercise 1 starts with the memory system off, so the misaligned load
-// shows no L1 hits; turning it on meets the goal (7 hits per block of 8 warps, MODEL.md J).
+// shows no L1 hits; turning it on meets the goal (7 hits per block of 8 warps, docs/model.md#the-memory-system).
 test('the caches lab: turning the memory system on meets the misaligned copy\'s goal', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const errors = [];
@@ -107,7 +107,7 @@ test('the caches lab: turning the memory system on meets the misaligned copy\'s 
   await page.close();
 });
 
-// An atomic's lanes on one word: the figure draws the queue they form (MODEL.md K).
+// An atomic's lanes on one word: the figure draws the queue they form (docs/model.md#atomics).
 test('a shared atomic on one counter is drawn as a queue of 32 read-modify-writes', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const errors = [];

@@ -115,7 +115,7 @@ test('compare: pane B follows pane A until edited, and marks differences only fo
   await settled(page);
   assert.equal(await patternText(page, '#pattern-b'), await patternText(page));
   assert.equal(await page.locator('select#cc-b').inputValue(), '7.5');
-  // MODEL B: stride 2 is conflict-free in Kepler's 4-byte mode, 2-way (1 conflict) on 5.x and later.
+  // docs/model.md#shared-memory: stride 2 is conflict-free in Kepler's 4-byte mode, 2-way (1 conflict) on 5.x and later.
   assert.equal(await read(page, '#pane-a [data-metric="bank_conflicts"]'), '0');
   assert.equal(await read(page, '#pane-b [data-metric="bank_conflicts"]'), '1');
   assert.ok(await page.locator('#pane-b .delta').count() > 0, 'same program: differences marked');

@@ -137,7 +137,7 @@ test('compare two CCs side by side', async () => {
   await page.selectOption('#preset', 'kepler-4byte-stride2');
   await page.click('#compare');
   await page.selectOption('select#cc-b', '8.0');
-  // MODEL B: stride 2 is conflict-free in Kepler's 4-byte mode, 2-way on 5.x and later.
+  // docs/model.md#shared-memory: stride 2 is conflict-free in Kepler's 4-byte mode, 2-way on 5.x and later.
   assert.equal(await read(page, '#pane-a [data-metric="bank_conflicts"]'), '0');
   assert.equal(await read(page, '#pane-b [data-metric="bank_conflicts"]'), '1');
   await settled(page);

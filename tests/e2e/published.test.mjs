@@ -87,7 +87,7 @@ test("a histogram's atomics are named as not counted, beside the totals, in the 
   const { page, errors } = await open(`${base}#${link(cuda(whole))}`);
   assert.equal(await page.locator('#error').count(), 0);
   // addByte's atomicAdd, inlined at addWord's four calls: its bin is data, so it is listed and not counted
-  // (MODEL.md K); nvcc makes an unused `atomicAdd(p, 1)` in shared memory ATOMS.POPC.INC.
+  // (docs/model.md#atomics); nvcc makes an unused `atomicAdd(p, 1)` in shared memory ATOMS.POPC.INC.
   const notes = page.locator('#program-notes li.important[data-note="atomics-not-costed"]');
   assert.match(
     await notes.textContent(),

@@ -27,7 +27,7 @@ def test_the_example_notebook_runs_and_shows_its_three_uses():
     # 1. One access: the figure inline with its step control (5 steps: nothing moved, then 4 sectors).
     assert "[text/html]" in shown[1] and shown[1].count('type="radio"') == 5
     assert "sectors (32 B)       4" in shown[2]
-    # 2. A kernel: the unpadded transpose's column read, 32 warps of 32-way conflicts: 992 (MODEL.md B).
+    # 2. A kernel: the unpadded transpose's column read, 32 warps of 32-way conflicts: 992 (docs/model.md#shared-memory).
     assert "992" in shown[4] and "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" in shown[4]
     assert "cuda 2 20" in shown[6] and "unknown name `b`" in shown[6]
     assert "13 of 14 goals met" in shown[7]

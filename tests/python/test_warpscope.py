@@ -88,7 +88,7 @@ def test_cuda_text_with_a_template_and_settings():
 
 def test_a_sweep_over_a_template_argument():
     """The tiled transpose's padding swept: tile[32][32 + PAD] read down a column by 32 warps of 32 lanes.
-    MODEL.md B: 32 banks of 4 bytes; a column of a row of 32 + PAD floats puts lane k in bank (k * (32 + PAD))
+    docs/model.md#shared-memory: 32 banks of 4 bytes; a column of a row of 32 + PAD floats puts lane k in bank (k * (32 + PAD))
     % 32. PAD 0: all 32 lanes in bank 0, 32 wavefronts per warp, 31 conflicts each (992 for 32 warps); PAD 1
     and 3: 32 distinct banks; PAD 2: 16 banks twice, 2 wavefronts per warp (32 conflicts). The row write is
     1 wavefront per warp (32) in every case."""
@@ -143,7 +143,7 @@ def test_the_table_and_pandas():
     r = warpscope.analyze(preset="transpose-naive")
     rows = r.table()
     assert [row["op"] for row in rows] == ["LDG.E.32", "STS.32", "LDS.32", "STG.E.32"]
-    # The column read: 32-way, 32 wavefronts per warp for 32 warps (MODEL.md B).
+    # The column read: 32-way, 32 wavefronts per warp for 32 warps (docs/model.md#shared-memory).
     assert rows[2]["wavefronts"] == 1024 and rows[2]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 1024
     df = r.to_pandas()
     assert list(df["op"]) == ["LDG.E.32", "STS.32", "LDS.32", "STG.E.32"]

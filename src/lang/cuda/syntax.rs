@@ -348,7 +348,7 @@ pub(super) enum Storage {
     Reg,
     Shared,
     Global,
-    /// `__constant__`: global memory read through the constant cache (MODEL.md section L).
+    /// `__constant__`: global memory read through the constant cache (docs/model.md#constant-memory).
     ConstMem,
     Param,
     Const,

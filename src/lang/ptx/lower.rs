@@ -251,7 +251,7 @@ struct Lw<'a> {
     locals: HashMap<String, u64>,
     local_top: u64,
     globals: HashMap<String, u64>,
-    /// `.const` variables: their offsets in the constant bank (MODEL.md L), in declaration order.
+    /// `.const` variables: their offsets in the constant bank (docs/model.md#constant-memory), in declaration order.
     consts: HashMap<String, u64>,
     sites: HashMap<usize, SiteId>,
     /// Lines of instructions that move memory but are not costed (atomics, constant and texture reads).
@@ -857,7 +857,7 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
                 defaulted.join("; "),
                 defaulted[0].split(' ').next().unwrap_or("param_0")
             ),
-            "MODEL.md section I: kernel parameters",
+            "docs/model.md#kernel-parameters: kernel parameters",
         ));
     }
     // Module-scope global variables: each its own base after the pointer parameters'.
@@ -1279,7 +1279,7 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
         }
         "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" => {
             let what = format!(
-                "{} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (MODEL.md L), so warpscope refuses it rather than guess",
+                "{} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#constant-memory), so warpscope refuses it rather than guess",
                 i.opcode()
             );
             let ctx = lw.b.ctx(what);

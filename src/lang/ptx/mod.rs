@@ -15,7 +15,7 @@
 //! that is unknown for a named reason: harmless until an address, a branch or a guard depends on it, then an
 //! error that names the instruction and its line. Never a default.
 //!
-//! Kernel parameters (MODEL.md section I): `--set NAME=VALUE` by the parameter's PTX name, its short form
+//! Kernel parameters (docs/model.md#kernel-parameters): `--set NAME=VALUE` by the parameter's PTX name, its short form
 //! (`param_3`), or its constant-bank word; otherwise each pointer gets its own 256-byte-aligned base (as
 //! `cudaMalloc` gives) and each integer the launch's thread count, listed in a note.
 //!

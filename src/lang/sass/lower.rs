@@ -68,7 +68,7 @@ fn f16_bits(x: f64) -> u16 {
 
 type R<T> = Result<T, InputError>;
 
-/// Atomics and reductions: costed as memory instructions (MODEL.md K); what they return is data.
+/// Atomics and reductions: costed as memory instructions (docs/model.md#atomics); what they return is data.
 const ATOMIC_OPS: [&str; 5] = ["ATOM", "ATOMG", "ATOMS", "RED", "REDG"];
 
 /// The old value an atomic returns, and the outcome predicate of a compare-and-swap, are data.
@@ -148,7 +148,7 @@ struct Lower<'a> {
     sites: HashMap<usize, crate::program::SiteId>,
     /// The line being lowered: its index in the listing, its text and its CUDA source line.
     at: (usize, String, Option<SourceLine>),
-    /// Constant-operand sites by (listing line, offset): `c[0x3][imm]` operands (MODEL.md L: one pass each).
+    /// Constant-operand sites by (listing line, offset): `c[0x3][imm]` operands (docs/model.md#constant-memory: one pass each).
     const_sites: HashMap<(usize, u32), crate::program::SiteId>,
 }
 
@@ -260,7 +260,7 @@ impl Lower<'_> {
     }
 
     /// An immediate operand `c[0x3][off]` (the bank of `__constant__` variables): one pass of the constant cache
-    /// for the warp, costed as a constant load at one address (MODEL.md L).
+    /// for the warp, costed as a constant load at one address (docs/model.md#constant-memory).
     fn constant_operand(&mut self, off: u32, span: Span) -> R<()> {
         let (k, text, source) = self.at.clone();
         let site = match self.const_sites.get(&(k, off)) {
@@ -703,7 +703,7 @@ pub(super) fn lower_listing(
                 defaulted.join("; "),
                 defaulted[0].split(' ').next().unwrap_or("c[0x0][0x160]")
             ),
-            "MODEL.md section I: kernel parameters in SASS",
+            "docs/model.md#kernel-parameters: kernel parameters in SASS",
         ));
     }
     if !chosen.name.is_empty() {
@@ -954,7 +954,7 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
                 "TEX" | "TLD" | "TLD4" | "TXD" | "TMML" | "TXQ" | "TEXS" | "TLDS" | "TLD4S" | "SULD" | "SUST"
                 | "SURED" | "SUATOM" | "SUQUERY" => {
                     let c = lw.b.ctx(format!(
-                        "{} at line {} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (MODEL.md L), so warpscope refuses it rather than guess",
+                        "{} at line {} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#constant-memory), so warpscope refuses it rather than guess",
                         l.opcode, l.no
                     ));
                     lw.emit(Op::Trap { ctx: c });
@@ -1088,7 +1088,7 @@ fn line_site(lw: &mut Lower, l: &Line, k: usize, access: String, instr: &Instr) 
     site
 }
 
-/// `LDC Rd, c[bank][Ra + imm]`: a constant-bank load at a per-thread offset, costed in passes (MODEL.md L).
+/// `LDC Rd, c[bank][Ra + imm]`: a constant-bank load at a per-thread offset, costed in passes (docs/model.md#constant-memory).
 /// Its address is the offset in the bank (the bank is in the site's text); the data it loads is data.
 fn constant_load(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
     let Some(&(Operand::CBankIdx { bank, reg: Some(r), off }, span)) = l.ops.get(1) else { return Ok(()) };

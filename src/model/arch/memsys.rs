@@ -1,4 +1,4 @@
-//! What each CC's memory system holds across warps and blocks (MODEL.md section J): the device presets (the CC
+//! What each CC's memory system holds across warps and blocks (docs/model.md#device-presets): the device presets (the CC
 //! menu's example GPU: SMs, L2 size and ways, residency limits, L1 capacity), which loads allocate in L1, and
 //! how many blocks an SM holds for a launch. The cache simulator in [`crate::model::cache`] follows what this
 //! module decides without knowing which GPU it came from.
@@ -13,7 +13,7 @@ pub const KB: u64 = 1024;
 pub const MB: u64 = 1024 * 1024;
 
 /// The device a cache figure is modelled on. Every field is editable (page and CLI); the defaults are the CC's
-/// row of MODEL.md J's preset table.
+/// row of docs/model.md#device-presets preset table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Preset {
     /// The GPU the row describes.
@@ -36,7 +36,7 @@ pub struct Preset {
     pub source: String,
 }
 
-/// `(gpu, SMs, L2 KB, ways, threads/SM, blocks/SM, unified KB, fixed L1 KB)` per CC, MODEL.md J's table.
+/// `(gpu, SMs, L2 KB, ways, threads/SM, blocks/SM, unified KB, fixed L1 KB)` per CC, docs/model.md#the-memory-system table.
 #[allow(clippy::type_complexity)]
 const ROWS: [(&str, u32, u64, u32, u32, u32, u64, u64); 16] = [
     ("GeForce GTX 480", 15, 768, 8, 1536, 8, 0, 16),
@@ -57,11 +57,11 @@ const ROWS: [(&str, u32, u64, u32, u32, u32, u64, u64); 16] = [
     ("GeForce RTX 5090", 170, 96 * 1024, 16, 1536, 32, 128, 0),
 ];
 
-/// The bytes of 3.5/3.7's read-only data cache (MODEL.md J: 48 KB, laid out like L1).
+/// The bytes of 3.5/3.7's read-only data cache (docs/model.md#the-memory-system: 48 KB, laid out like L1).
 pub const READ_ONLY_BYTES: u64 = 48 * KB;
 
 impl Preset {
-    /// The CC's row of MODEL.md J's preset table.
+    /// The CC's row of docs/model.md#device-presets preset table.
     pub fn of(cc: Cc) -> Preset {
         let (gpu, sms, l2_kb, ways, threads, blocks, unified_kb, fixed_kb) = ROWS[usize::from(cc.index)];
         let unchecked = match cc.family() {
@@ -97,7 +97,7 @@ fn shared_capacities(cc: Cc) -> Vec<u64> {
     cc.facts().shared_capacities_kb.iter().map(|&k| u64::from(k) * KB).collect()
 }
 
-/// How many blocks an SM holds and what is left for L1 (MODEL.md J, step 1).
+/// How many blocks an SM holds and what is left for L1 (docs/model.md#the-memory-system, step 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Residency {
     /// Blocks per SM the thread and block limits allow.
@@ -149,7 +149,7 @@ pub fn l1_for_carveout(p: &Preset, carveout: Option<u64>) -> u64 {
     }
 }
 
-/// Which cache of the SM a global or local access of an issue goes through (MODEL.md J, "What is cached in
+/// Which cache of the SM a global or local access of an issue goes through (docs/model.md#the-memory-system, "What is cached in
 /// L1, per CC").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -132,12 +132,12 @@ impl Cc {
     }
 
     /// True on CC 2.x and 3.x, where wide accesses are split into half- and quarter-warp requests and the L1
-    /// path moves 128-byte lines (PG-5.0 F.4.2, PG-11 K.3.2).
+    /// path moves 128-byte lines (CUDA Programming Guide 5.0 F.4.2, CUDA Programming Guide 11 K.3.2).
     pub fn splits_wide_requests(self) -> bool {
         self.major() <= 3
     }
 
-    /// True where `cudaDeviceSetSharedMemConfig` chooses between 4- and 8-byte banks: Kepler (PG-11 K.3.3).
+    /// True where `cudaDeviceSetSharedMemConfig` chooses between 4- and 8-byte banks: Kepler (CUDA Programming Guide 11 K.3.3).
     pub fn has_bank_mode(self) -> bool {
         self.family() == Family::Kepler
     }
@@ -149,7 +149,7 @@ impl Cc {
         self.major() <= 5
     }
 
-    /// True where the measured shared-memory rule (MODEL.md E) can differ from the documented phase model:
+    /// True where the measured shared-memory rule (docs/model.md#shared-memory-as-measured) can differ from the documented phase model:
     /// CC 7.0 and later, where 64- and 128-bit accesses whose lanes share addresses in pairs merge phases. The
     /// page offers the `shared model` choice only there.
     pub fn has_measured_shared_rule(self) -> bool {
@@ -288,7 +288,7 @@ pub struct CcFacts {
     pub unchecked: &'static str,
 }
 
-/// The facts table (MODEL.md section D, checked against the CUDA C++ Programming Guide's compute-capability
+/// The facts table (docs/model.md#compute-capabilities, checked against the CUDA C++ Programming Guide's compute-capability
 /// tables; `unchecked` says what was not).
 pub const FACTS: [CcFacts; 16] = [
     CcFacts {
@@ -504,7 +504,7 @@ pub const FACTS: [CcFacts; 16] = [
 /// The offset of the first kernel parameter in constant bank 0 for SASS architecture `sm` (75 for sm_75), as
 /// ptxas places it. Each value was read from the `EIATTR_PARAM_CBANK` attribute of cubins that ptxas 12.9
 /// built for that architecture, and the disassembly's `c[0x0][...]` operands agree (see docs/languages.md, SASS
-/// section; MODEL.md section I). Older architectures (sm_2x, sm_3x) cannot be built by the current toolchain: `None`.
+/// section; docs/model.md#kernel-parameters). Older architectures (sm_2x, sm_3x) cannot be built by the current toolchain: `None`.
 pub fn param_base(sm: u32) -> Option<u32> {
     match sm {
         50..=69 => Some(0x140),
@@ -684,7 +684,7 @@ impl std::str::FromStr for BankMode {
 }
 
 /// Which shared-memory rule counts 64- and 128-bit accesses whose lanes share addresses in pairs on CC 7.0
-/// and later (MODEL.md E): the measured one (the default) or the documented phase model.
+/// and later (docs/model.md#shared-memory-as-measured): the measured one (the default) or the documented phase model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SharedModel {
@@ -692,7 +692,7 @@ pub enum SharedModel {
     /// on 8.6 and 9.0.
     #[default]
     Measured,
-    /// Half-warp phases for 8 bytes and quarter-warp phases for 16 bytes, always (PG, BPG 9.2.3).
+    /// Half-warp phases for 8 bytes and quarter-warp phases for 16 bytes, always (CUDA Programming Guide, Best Practices Guide 9.2.3).
     Documented,
 }
 

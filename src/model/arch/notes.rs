@@ -14,7 +14,7 @@ pub mod flags {
     /// More bytes moved than were used.
     pub const MOVED_UNUSED: u8 = 2;
     /// A 64- or 128-bit shared access whose lanes share addresses in pairs on CC 7.0 and later: the measured
-    /// rule merges its phases (MODEL.md E).
+    /// rule merges its phases (docs/model.md#shared-memory-as-measured).
     pub const MEASURED_MERGE: u8 = 4;
     /// LDS.64 with every lane on one address on CC 5.x/6.x.
     pub const LDS64_UNIFORM: u8 = 8;
@@ -85,31 +85,31 @@ pub const NOTES: &[NoteRule] = &[
         id: "atomic-l2",
         when: |s| s.space == Space::Global && s.base.is_atomic(),
         text: "An atomic passes through L1 to L2, which performs it: one request, its distinct sectors, never an L1 hit. Lanes on one address are each a read-modify-write, done one after another (the serial count). How Nsight Compute's lts__t_sectors_op_atom/op_red count lanes that share a word is not documented, so the sector count is the distinct sectors",
-        source: "PG, Atomic Functions; NCU memory tables; MODEL.md section K",
+        source: "CUDA Programming Guide, Atomic Functions; Nsight Compute memory tables; docs/model.md#atomics",
     },
     NoteRule {
         id: "atomic-shared-unmeasured",
         when: |s| s.space == Space::Shared && s.base.is_atomic(),
-        text: "Model, unmeasured: a shared atomic takes section B's phases, but each lane's read-modify-write of a word is its own pass of the bank (ATOMS.POPC.INC does one per word), so lanes on one word serialize instead of broadcasting. No published measurement confirms it; a device run can",
-        source: "MODEL.md section K (shared rule, to measure on a device)",
+        text: "Model, unmeasured: a shared atomic takes the shared-memory phases (half- and quarter-warps for 8 and 16 bytes), but each lane's read-modify-write of a word is its own pass of the bank (ATOMS.POPC.INC does one per word), so lanes on one word serialize instead of broadcasting. No published measurement confirms it; a device run can",
+        source: "docs/model.md#atomics (shared rule, to measure on a device)",
     },
     NoteRule {
         id: "local-interleave",
         when: |s| s.space == Space::Local && s.size_bytes > 4,
         text: "Local memory interleaves consecutive words across lanes; the layout of 64- and 128-bit local values is not documented, so warpscope interleaves at the access width",
-        source: "PG, Local Memory; MODEL.md section C",
+        source: "CUDA Programming Guide, Local Memory; docs/model.md#local-memory",
     },
     NoteRule {
         id: "local-interleave",
         when: |s| s.space == Space::Local && s.size_bytes <= 4,
         text: "Local memory interleaves consecutive 32-bit words across lanes, so lanes reading the same per-thread address are coalesced",
-        source: "PG, Local Memory; MODEL.md section C",
+        source: "CUDA Programming Guide, Local Memory; docs/model.md#local-memory",
     },
     NoteRule {
         id: "ldg-before-kepler",
         when: |s| s.space == Space::Global && s.base == Base::Ldg && s.cc <= Cc::new(3, 0),
         text: "CC {cc} has no LDG instruction (nvcc emits a generic LD for global loads); warpscope counts it as LD",
-        source: "PG-11 K.3.2; Hadwiger's KAUST lecture on GPU memory (Kepler instruction table, LDG from 3.5)",
+        source: "CUDA Programming Guide 11 K.3.2; Hadwiger's KAUST lecture on GPU memory (Kepler instruction table, LDG from 3.5)",
     },
     NoteRule {
         id: "maxwell-pascal-internal-split",
@@ -127,13 +127,13 @@ pub const NOTES: &[NoteRule] = &[
                 && (s.base == Base::Ldg || s.cop == CacheOp::Ci)
         },
         text: "On Kepler (3.5+) LDG and .CI loads are the non-coherent read-only path (__ldg): the read-only data cache, 32-byte granularity; ordinary global loads are the generic LD",
-        source: "Hadwiger's KAUST lecture on GPU memory (Kepler table: LDG Non-coherent Global Memory Load); PG-11 K.3.2",
+        source: "Hadwiger's KAUST lecture on GPU memory (Kepler table: LDG Non-coherent Global Memory Load); CUDA Programming Guide 11 K.3.2",
     },
     NoteRule {
         id: "kepler-3.0-l1-default",
         when: |s| s.memory_load() && s.space != Space::Local && s.cc == Cc::new(3, 0),
         text: "The CUDA 5.0 guide says CC 3.0 caches global loads in L1 like 2.x; later guides say L2 only. warpscope follows the later guides by default; --l1 on gives the 5.0 guide's 128-byte behaviour",
-        source: "PG-5.0 F.5.2 vs PG-11 K.3.2",
+        source: "CUDA Programming Guide 5.0 F.5.2 vs CUDA Programming Guide 11 K.3.2",
     },
     NoteRule {
         id: "kepler-l1-opt-in",
@@ -147,13 +147,13 @@ pub const NOTES: &[NoteRule] = &[
                 && s.l1 == L1Choice::On
         },
         text: "Only some CC 3.5 devices honour -dlcm=ca (3.7 does); on the others these loads stay L2-only with 32-byte transactions",
-        source: "PG-11 K.3.2",
+        source: "CUDA Programming Guide 11 K.3.2",
     },
     NoteRule {
         id: "maxwell-5.0-no-l1",
         when: |s| s.memory_load() && s.cc == Cc::new(5, 0) && s.cop != CacheOp::Ci && s.l1 == L1Choice::On,
         text: "CC 5.0 never caches non-read-only global data in L1: -dlcm=ca has no effect",
-        source: "PG 5.x Global Memory",
+        source: "CUDA Programming Guide 5.x Global Memory",
     },
     NoteRule {
         id: "maxwell-l1-segments",
@@ -166,37 +166,37 @@ pub const NOTES: &[NoteRule] = &[
                 && s.l1 == L1Choice::On
         },
         text: "With L1 caching on, CC 5.2 counts 128-byte aligned segments (Best Practices Guide); the L1/TEX cache itself fetches only the 32-byte sectors used, so the traffic to L2 may be smaller than the 128-byte count",
-        source: "BPG 9.2.1; NVIDIA forums t/49571",
+        source: "Best Practices Guide 9.2.1; NVIDIA forums t/49571",
     },
     NoteRule {
         id: "pascal-l1-default",
         when: |s| s.memory_load() && s.family() == Family::Pascal && s.l1 != L1Choice::Off,
         text: "The Best Practices Guide says global loads are cached in L1 by default on 6.0+, the Programming Guide says 6.x behaves like 5.x (L2 only); the data access unit is 32 bytes either way, so the counts do not change",
-        source: "BPG 9.2.1 vs PG 6.x Global Memory",
+        source: "Best Practices Guide 9.2.1 vs CUDA Programming Guide 6.x Global Memory",
     },
     NoteRule {
         id: "split-double-count",
         when: |s| !s.banks() && s.flag(flags::DOUBLE_COUNTED),
         text: "The warp was split into half- or quarter-warp requests and one block is charged in more than one request: that is the documented cost (each request is broken into cache-line requests issued independently)",
-        source: "PG-5.0 F.4.2",
+        source: "CUDA Programming Guide 5.0 F.4.2",
     },
     NoteRule {
         id: "counts-not-performance",
         when: |s| !s.banks() && s.flag(flags::MOVED_UNUSED),
         text: "These counts are per warp, not performance: neighbouring warps often reuse the same lines from cache (the Best Practices Guide's misaligned copy reaches about 9/10 of peak bandwidth, not the 4/5 the sector count suggests)",
-        source: "BPG 9.2.1.2",
+        source: "Best Practices Guide 9.2.1.2",
     },
     NoteRule {
         id: "bank-mode-no-op",
         when: |s| s.banks() && !s.cc.has_bank_mode() && s.bank_mode == BankMode::EightByte,
         text: "The 8-byte bank mode exists only on Kepler (3.x); cudaDeviceSetSharedMemConfig is a no-op on CC {cc}, so 4-byte banks are used",
-        source: "PG-11 K.3.3; CUDA runtime API (deprecated)",
+        source: "CUDA Programming Guide 11 K.3.3; CUDA runtime API (deprecated)",
     },
     NoteRule {
         id: "fermi-128-bit",
         when: |s| s.banks() && s.family() == Family::Fermi && s.size_bytes == 16,
         text: "Fermi: \"the majority of 128-bit accesses will cause 2-way bank conflicts\"; the guide's rule adds 1 to the largest number of quarter-warp threads with different addresses in one bank. warpscope counts half-warp passes over 32 four-byte banks, which gives the same 2 passes for a conflict-free half-warp and reports conflict degree 2",
-        source: "PG-5.0 F.4.3",
+        source: "CUDA Programming Guide 5.0 F.4.3",
     },
     NoteRule {
         id: "kepler-wide-derived",
@@ -206,25 +206,25 @@ pub const NOTES: &[NoteRule] = &[
                 && (s.size_bytes == 16 || (s.size_bytes == 8 && s.bank_mode == BankMode::FourByte))
         },
         text: "Kepler banks deliver 64 bits per clock: warpscope serves accesses of up to 8 bytes in one pass of 32 lanes and 16-byte accesses in half-warps. The guide does not state this split; it is derived from the 64-bit bank width and unverified",
-        source: "PG-11 K.3.3 (derived)",
+        source: "CUDA Programming Guide 11 K.3.3 (derived)",
     },
     NoteRule {
         id: "shared-measured",
         when: |s| s.banks() && s.flag(flags::MEASURED_MERGE) && s.shared_model == SharedModel::Measured,
         text: "Measured: on CC 7.0 and later, 64- and 128-bit accesses whose lanes share addresses in pairs (lane n with n^1, or n^2 for 128-bit) merge their phases, so this costs {wavefronts} wavefronts; the documented phase model counts {alt}. Choose the shared model \"documented\" to count that way",
-        source: "MODEL.md E: gpu_shm_microbench (V100, A100); NVIDIA forums t/77228 and t/373160 (Nsight Compute on 8.6 and 9.0)",
+        source: "docs/model.md#shared-memory-as-measured: gpu_shm_microbench (V100, A100); NVIDIA forums t/77228 and t/373160 (Nsight Compute on 8.6 and 9.0)",
     },
     NoteRule {
         id: "shared-documented",
         when: |s| s.banks() && s.flag(flags::MEASURED_MERGE) && s.shared_model == SharedModel::Documented,
         text: "Counted with the documented phase model: {wavefronts} wavefronts. Measured on CC 7.0 and later, lanes that share addresses in pairs merge phases and this costs {alt}",
-        source: "PG 20.4.3, BPG 9.2.3 (phases); MODEL.md E (measurements)",
+        source: "CUDA Programming Guide 20.4.3, Best Practices Guide 9.2.3 (phases); docs/model.md#shared-memory-as-measured (measurements)",
     },
     NoteRule {
         id: "lds64-uniform-unverified",
         when: |s| s.banks() && s.flag(flags::LDS64_UNIFORM),
         text: "LDS.64 with every lane on one address is counted as one wavefront per half-warp; on CC {cc} hardware behaviour for this case is unverified (measurements from 7.0 on merge the half-warps)",
-        source: "MODEL.md sections B and E",
+        source: "docs/model.md#shared-memory and docs/model.md#shared-memory-as-measured",
     },
     NoteRule {
         id: "blackwell-unmodelled",
@@ -269,8 +269,8 @@ pub fn refill(note: &mut Note, wavefronts: u64, alt: u64) {
     }
 }
 
-/// Where MODEL.md J's cache model is stated.
-const CACHE_SOURCE: &str = "MODEL.md J (NCU Profiling Guide: memory tables, cache control; NVIDIA forum t/49571)";
+/// Where docs/model.md#the-memory-system cache model is stated.
+const CACHE_SOURCE: &str = "docs/model.md#the-memory-system (Nsight Compute Profiling Guide: memory tables, cache control; NVIDIA forum t/49571)";
 
 /// The label every cache figure carries: "modelled (LRU, lockstep schedule, 108 SMs, 2 blocks per SM, 40 MB
 /// L2, 16 ways)".
@@ -320,10 +320,9 @@ pub fn cache_notes(
             blocks(res.r0),
             match shared {
                 Some(b) => format!("{b} bytes of shared memory"),
-                None =>
-                    "no shared memory (the model is not told a block's shared memory: give it with --shared-bytes, \
+                None => "no shared memory (the input does not say how much a block has: give it with --shared-bytes, \
                          or shared_bytes=N in the page's device field)"
-                        .to_string(),
+                    .to_string(),
             },
             res.l1_bytes / 1024
         ),
@@ -379,26 +378,26 @@ pub fn cache_notes(
     out
 }
 
-/// The notes of a constant-bank load (MODEL.md L): the count is passes per distinct address; Nsight's IDC
+/// The notes of a constant-bank load (docs/model.md#constant-memory): the count is passes per distinct address; Nsight's IDC
 /// description counts distinct lines instead, shown as the alternative.
 pub fn constant_notes(_k: crate::model::tally::ConstCounts) -> Vec<Note> {
     vec![Note::new(
         "constant-passes",
         "The constant cache serves one address per pass: a warp's request \"is split into as many separate requests as there are different memory addresses\", so lanes reading one address cost one pass and per-thread indices serialize. Nsight Compute's description of the IDC unit counts distinct cache lines instead; the count with 64-byte lines is shown beside the passes as the alternative. Constant loads are not L1/TEX traffic",
-        "PG, Constant Memory; NCU, IDC; MODEL.md section L",
+        "CUDA Programming Guide, Constant Memory; Nsight Compute, IDC; docs/model.md#constant-memory",
     )]
 }
 
 /// An atomic whose address depends on data (a histogram's `&bins[in[i]]`): its issues are left out (all of
-/// them when `all`), with what MODEL.md K expects of such data.
+/// them when `all`), with what docs/model.md#atomics expects of such data.
 pub fn atomic_address_data(why: &str, all: bool) -> Note {
     Note::new(
         "atomic-address-data",
         format!(
-            "Not counted where its address is data: this atomic's address depends on data ({why}), so those issues are left out of every count here{}. MODEL.md K's expectations for such data: 256 bins over uniformly random bytes touch 20.41 distinct sectors per request on average; all-equal data, 1 sector with 32 lanes in series",
+            "Not counted where its address is data: this atomic's address depends on data ({why}), so those issues are left out of every count here{}. docs/model.md#atomics expectations for such data: 256 bins over uniformly random bytes touch 20.41 distinct sectors per request on average; all-equal data, 1 sector with 32 lanes in series",
             if all { " (all of them)" } else { "" }
         ),
-        "MODEL.md section K",
+        "docs/model.md#atomics",
     )
 }
 
@@ -409,7 +408,7 @@ pub fn constant_working_set(bytes: u64) -> Note {
         format!(
             "A block reads {bytes} distinct bytes of constant memory, more than the constant cache's 8 KB working set per SM: its reads miss and wait for memory (64 KB of constant memory in all)"
         ),
-        "PG, Compute Capabilities table (constant cache working set per SM); MODEL.md section L",
+        "CUDA Programming Guide, Compute Capabilities table (constant cache working set per SM); docs/model.md#constant-memory",
     )
 }
 
@@ -430,9 +429,9 @@ pub fn atomics_not_counted(items: &[(String, usize)]) -> Note {
     Note::new(
         "atomics-not-costed",
         format!(
-            "Atomics whose address is data are listed but not counted, since warpscope follows addresses, not data: {}. MODEL.md K expects, for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
+            "Atomics whose address is data are listed but not counted, since warpscope follows addresses, not data: {}. docs/model.md#atomics expects, for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
             list.join(", ")
         ),
-        "MODEL.md section K",
+        "docs/model.md#atomics",
     )
 }

@@ -58,7 +58,7 @@ pub fn memory_rule(cc: Cc, acc: MemoryAccess, l1: L1Choice) -> MemoryRule {
     };
     let l2_only_cop = acc.cop.bypasses_l1();
     let family = cc.family();
-    // Atomics and reductions pass through L1 to L2, which performs them (MODEL.md J, K): costed as stores are.
+    // Atomics and reductions pass through L1 to L2, which performs them (docs/model.md#the-memory-system, docs/model.md#atomics): costed as stores are.
     let store = acc.base.writes();
     rule(match (family, acc.space, store) {
         // Local memory on 2.x/3.x is cached in L1 and L2 (128-byte transactions), loads and stores alike.
@@ -156,7 +156,7 @@ pub fn bank_rule(cc: Cc, size_bytes: u32, mode: BankMode) -> BankRule {
     }
 }
 
-/// The measured rule for 64- and 128-bit shared accesses on CC 7.0 and later (MODEL.md E): the phases of
+/// The measured rule for 64- and 128-bit shared accesses on CC 7.0 and later (docs/model.md#shared-memory-as-measured): the phases of
 /// `rule` merged pairwise (16 lanes per phase become 32, 8 become 16). Used when [`shared_exception_flags`]
 /// finds [`super::notes::flags::MEASURED_MERGE`].
 pub fn merged(rule: BankRule) -> BankRule {
@@ -166,7 +166,7 @@ pub fn merged(rule: BankRule) -> BankRule {
 /// Which departures from the phase model an issue's shared lanes show (bits of [`super::notes::flags`]):
 /// on CC 7.0 and later, LDS/STS.64 whose every active lane has the address of lane i^1 (where that lane is
 /// active), or LDS/STS.128 whose every active lane has the address of lane i^1 or of lane i^2, merge phases
-/// as measured (MODEL.md E: gpu_shm_microbench on V100 and A100, NVIDIA forums t/77228 and t/373160); on 5.x
+/// as measured (docs/model.md#shared-memory-as-measured: gpu_shm_microbench on V100 and A100, NVIDIA forums t/77228 and t/373160); on 5.x
 /// and 6.x, LDS.64 with every lane on one address is unverified.
 pub fn shared_exception_flags(cc: Cc, size_bytes: u32, lanes: &crate::model::access::Lanes) -> u8 {
     use super::notes::flags;

@@ -1,6 +1,6 @@
 // Written for warpscope's tests (not upstream code): one warp copies a 32 x 64 tile of halves from global to
 // shared memory with cp.async, 16 bytes per thread, then reads it with ldmatrix.x4, one row address per lane
-// (rows 0-31 of column 0). MODEL.md F: rows 128 bytes apart are 8-way, x4 = 32 wavefronts; with the 128-byte
+// (rows 0-31 of column 0). docs/model.md#ldmatrix-and-stmatrix: rows 128 bytes apart are 8-way, x4 = 32 wavefronts; with the 128-byte
 // swizzle (byte x -> x ^ ((x >> 3) & 0x70), CuTe Swizzle<3,4,3>) the same rows are conflict-free: 4.
 #include <cuda_pipeline.h>
 

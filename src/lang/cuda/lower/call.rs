@@ -347,7 +347,7 @@ impl<'a> Lower<'a> {
             _ if name.starts_with("atomic") => self.atomic(name, args, e, false),
             _ if TEXTURE_FUNCTIONS.iter().any(|t| name.split('<').next() == Some(*t)) => Err(self.err(
                 e.op_span,
-                format!("`{name}` reads through the texture or surface path, which warpscope does not model: how that path splits a warp's request and how its block-linear layouts place data are not published (MODEL.md L), so warpscope refuses it rather than guess"),
+                format!("`{name}` reads through the texture or surface path, which warpscope does not model: how that path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#constant-memory), so warpscope refuses it rather than guess"),
             )),
             _ => {
                 // A functional cast, `int(x)` or `float4(v)`; a class's constructor.
@@ -495,7 +495,7 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// `atomicAdd(p, v)` and friends (MODEL.md K): a read-modify-write of `*p`, costed as the SASS nvcc makes of
+    /// `atomicAdd(p, v)` and friends (docs/model.md#atomics): a read-modify-write of `*p`, costed as the SASS nvcc makes of
     /// it: `ATOMS` in shared memory (`ATOMS.POPC.INC` for `atomicAdd(&s[i], 1)` whose result is unused), `RED`
     /// for a global atomic whose result is unused, `ATOMG` otherwise. An add, min, max, and or or applies
     /// nvcc's warp aggregation where the warp's lanes share the address and the value (an assumption about the
@@ -581,7 +581,7 @@ impl<'a> Lower<'a> {
             notes.push(Note::new(
                 "cuda-atomic-aggregation",
                 "Assumed, as nvcc does \"in many cases\": where every active lane of a warp applies the same value at the same address, one lane performs the atomic for the warp (a popcount's worth of adds). This is an assumption about the compiler; the kernel's PTX or SASS shows what it did",
-                "PG, Atomic Functions; MODEL.md section K",
+                "CUDA Programming Guide, Atomic Functions; docs/model.md#atomics",
             ));
         }
         let site = self.b.site(

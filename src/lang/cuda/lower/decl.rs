@@ -64,7 +64,7 @@ impl<'a> Lower<'a> {
                 Binding::Mem(Place { space: MemSpace::Global, addr: Src::Imm(base), ty, read_only: false })
             }
             // `__constant__` variables: offsets in the constant bank, each at its type's alignment, in
-            // declaration order as nvcc lays them out (MODEL.md L: 64 KB in all).
+            // declaration order as nvcc lays them out (docs/model.md#constant-memory: 64 KB in all).
             Storage::ConstMem => {
                 let off = match self.const_offsets.get(&*d.name) {
                     Some(&o) => o,
@@ -110,8 +110,8 @@ impl<'a> Lower<'a> {
                         self.from_launch.push(format!("{} = {a}", d.name));
                     }
                     if v.is_none() && d.storage == Storage::Param {
-                        // An integer kernel parameter with no value: the launch's thread count (MODEL.md
-                        // section I), said in a note.
+                        // An integer kernel parameter with no value: the launch's thread count
+                        // (docs/model.md#kernel-parameters), said in a note.
                         if let Ty::Int { bytes, .. } = ty {
                             let threads = u64::from(self.launch.threads()) * self.launch.grid.volume();
                             let mask = if bytes >= 8 { u64::MAX } else { (1u64 << (8 * bytes)) - 1 };

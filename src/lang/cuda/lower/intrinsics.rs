@@ -453,7 +453,7 @@ impl<'a> Lower<'a> {
         Val::Agg { ty, leaves: Vec::new() }
     }
 
-    /// The swizzles of the expression language (MODEL.md H), when no device function of the file has the
+    /// The swizzles of the expression language (docs/model.md#swizzles), when no device function of the file has the
     /// name: `sw128(x)`, `sw64(x)`, `sw32(x)` and `swizzle(B, M, S, x)` with constant B, M, S, computed as
     /// `x ^ ((x & yyy_msk) >> S)` on x's type.
     #[cold]

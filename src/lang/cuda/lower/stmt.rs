@@ -173,7 +173,7 @@ impl<'a> Lower<'a> {
                 self.rvalue(&pre).map(|_| ())
             }
             E::Call(n, args) if n == "__comma" => args.iter().try_for_each(|a| self.discard(a)),
-            // An atomic whose result is not used: ptxas makes it a reduction (MODEL.md K).
+            // An atomic whose result is not used: ptxas makes it a reduction (docs/model.md#atomics).
             E::Call(n, args) if n.starts_with("atomic") => self.atomic(n, args, e, true).map(|_| ()),
             _ => self.rvalue(e).map(|_| ()),
         }

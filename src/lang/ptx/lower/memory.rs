@@ -93,7 +93,7 @@ pub(super) fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     }
     // The SASS instruction it becomes.
     let (head, wide) = match (space.as_deref(), store) {
-        // A constant-bank load at an offset: LDC through the constant cache (MODEL.md L).
+        // A constant-bank load at an offset: LDC through the constant cache (docs/model.md#constant-memory).
         (Some("const"), _) => ("LDC", false),
         (Some("global"), false) => ("LDG", true),
         (Some("global"), true) => ("STG", true),
@@ -139,7 +139,7 @@ pub(super) fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     Ok(())
 }
 
-/// `atom` and `red` (MODEL.md K): `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and
+/// `atom` and `red` (docs/model.md#atomics): `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and
 /// `red{.sem}{.scope}{.space}.op.type [a], b`, costed as the SASS they become: `ATOMG` (or `RED` for `red`) for
 /// `.global`, `ATOMS` for `.shared`, generic `ATOM` otherwise. What `atom` returns is data.
 pub(super) fn atomic(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
@@ -190,7 +190,7 @@ pub(super) fn atomic(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
             s.notes.push(Note::new(
                 "ptx-atomic-as-written",
                 "Counted as the PTX writes it, one read-modify-write per active lane. ptxas often does better: it aggregates a warp's atomics on one address into one lane's (a popcount's worth of adds), makes an atom whose result is unused a RED, and a shared increment by one ATOMS.POPC.INC. The kernel's SASS shows what it did",
-                "MODEL.md section K; PG, Atomic Functions",
+                "docs/model.md#atomics; CUDA Programming Guide, Atomic Functions",
             ));
         }
     }
@@ -289,7 +289,7 @@ pub(super) fn matrix(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
 }
 
 /// `cp.async.{ca,cg}.shared.global [dst], [src], 4|8|16{, src-size}{, cache-policy};` (`LDGSTS`): a global read
-/// and a shared write (MODEL.md G). Committing and waiting for groups changes no address: nothing to follow.
+/// and a shared write (docs/model.md#asynchronous-copies). Committing and waiting for groups changes no address: nothing to follow.
 /// Why a cp.async that reads fewer bytes than it writes is refused.
 pub(super) const ZERO_FILL: &str = "a cp.async that reads part of its copy (a src-size between 0 and its size) is not modelled; warpscope refuses it rather than count the full copy";
 
