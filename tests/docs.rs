@@ -269,3 +269,41 @@ a { color: #0a58a8; }
   a { color: #6cb6ff; }
 }
 ";
+
+/// Every model note the product can attach has a row in the reference's "Model notes": the rules' table
+/// (`id: "..."` in `src/model/arch/notes.rs`) and the notes the languages and the memory system write
+/// (`Note::new("...", ...)`, `note_uncosted("...", ...)`).
+#[test]
+fn every_model_note_is_in_the_reference() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = std::fs::read_to_string(root.join("docs/model.md")).expect("docs/model.md");
+    let section = model.split("## Model notes").nth(1).and_then(|s| s.split("\n## ").next()).expect("the section");
+    let mut ids = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("a folder").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            for marker in ["Note::new(", "note_uncosted(", "        id: \""] {
+                for (i, _) in text.match_indices(marker) {
+                    let after = text[i + marker.len()..].trim_start();
+                    let after = after.strip_prefix('"').unwrap_or(after);
+                    let id: String = after
+                        .chars()
+                        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '.')
+                        .collect();
+                    if id.contains('-') && after[id.len()..].starts_with('"') {
+                        ids.insert(id);
+                    }
+                }
+            }
+        }
+    }
+    assert!(ids.len() >= 40, "only {} note ids found: {ids:?}", ids.len());
+    let missing: Vec<&String> = ids.iter().filter(|id| !section.contains(&format!("`{id}`"))).collect();
+    assert!(missing.is_empty(), "notes the reference's \"Model notes\" does not list: {missing:?}");
+}
