@@ -190,10 +190,10 @@ fn constant_passes_per_distinct_address() {
     let ldc = Instr::parse("LDC").unwrap();
     let cfg = Config::default();
     let k = |f: &dyn Fn(u64) -> u64| count(A100, &ldc, &warp(f), None, &cfg).constant;
-    assert_eq!(k(&|l| 4 * (l % 8)), Some(ConstCounts { passes: 8, lines_64: 1 }));
-    assert_eq!(k(&|l| 4 * l), Some(ConstCounts { passes: 32, lines_64: 2 }));
-    assert_eq!(k(&|l| 64 * l), Some(ConstCounts { passes: 32, lines_64: 32 }));
-    assert_eq!(k(&|_| 0), Some(ConstCounts { passes: 1, lines_64: 1 }));
+    assert_eq!(k(&|l| 4 * (l % 8)), Some(ConstCounts { passes: 8, lines_64: 1, active_lanes: 32 }));
+    assert_eq!(k(&|l| 4 * l), Some(ConstCounts { passes: 32, lines_64: 2, active_lanes: 32 }));
+    assert_eq!(k(&|l| 64 * l), Some(ConstCounts { passes: 32, lines_64: 32, active_lanes: 32 }));
+    assert_eq!(k(&|_| 0), Some(ConstCounts { passes: 1, lines_64: 1, active_lanes: 32 }));
     // Not L1/TEX traffic: no requests or sectors.
     assert_eq!(count(A100, &ldc, &warp(|l| 4 * l), None, &cfg).sums().requests, 0);
     let r = analyze(A100, &ldc, &warp(|l| 4 * (l % 8)), &cfg);

@@ -243,8 +243,10 @@ fn stated(sentence: &str) -> Vec<(f64, String)> {
     let mut out = Vec::new();
     for (k, w) in words.iter().enumerate() {
         let w = w.trim_start_matches('(');
-        let digits: String = w.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-        let Ok(n) = digits.trim_end_matches('.').parse::<f64>() else { continue };
+        // `1,792` is one number (a clause's comma is followed by a space).
+        let digits: String = w.chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',').collect();
+        let digits = digits.trim_end_matches([',', '.']).to_string();
+        let Ok(n) = digits.replace(',', "").parse::<f64>() else { continue };
         let rest = &w[digits.len()..];
         let unit = if rest.is_empty() {
             words.get(k + 1).map(|u| u.trim_matches(|c: char| !c.is_alphanumeric()).to_string()).unwrap_or_default()
@@ -366,8 +368,25 @@ fn every_preset_description_states_numbers_its_result_gives() {
                 }
             }
         }
+        // The memory system's figures, for a preset that turns it on: the loads' L1 and L2 sectors and hits.
+        if let Some(c) = &r.caches {
+            for t in [&c.totals.l1, &c.totals.l2] {
+                let loads = warpscope::model::cache::Totals::sum(t, &[0]);
+                have.push((loads.sectors as f64, "sectors"));
+                have.push((loads.hits as f64, "sectors"));
+            }
+            for rate in [c.totals.l1_load_hit_rate(), c.totals.l2_load_hit_rate()].into_iter().flatten() {
+                have.push((rate, "%"));
+            }
+        }
         // A clause about other compute capabilities ("2-way on 2.x and 5.x+") is about another result.
-        let own: Vec<&str> = p.explanation.split([',', ';', ':']).filter(|c| !c.contains(".x")).collect();
+        let own: Vec<&str> = p
+            .explanation
+            .split(", ")
+            .flat_map(|c| c.split("; "))
+            .flat_map(|c| c.split(": "))
+            .filter(|c| !c.contains(".x"))
+            .collect();
         for (n, unit) in own.iter().flat_map(|c| stated(c)) {
             let kind = match unit.as_str() {
                 "sector" | "sectors" => "sectors",

@@ -60,7 +60,12 @@ fn lazy_steps_agree_with_the_fast_counts_on_every_preset() {
     // reports add up to the totals, and the figure's report of an issue is the detailed report of the same
     // addresses.
     for p in PRESETS.iter() {
-        let sc = p.scenario();
+        // One block: the trace is the listed block's, the totals the launch's.
+        let sc = warpscope::scenario::Scenario {
+            grid: warpscope::program::launch::Dim3::linear(1),
+            caches: None,
+            ..p.scenario()
+        };
         let r = sc.run().unwrap_or_else(|e| panic!("preset {} fails: {e}", p.name));
         // Every issue of the block with its addresses, in the figure's numbering (warps, then passes).
         let t = sc.trace(usize::MAX).expect("trace");

@@ -1029,8 +1029,8 @@ impl CacheResult {
             let r = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{} %", trim_rate(v)));
             let _ = writeln!(
                 out,
-                "  with {} blocks per SM: L1 load hit rate {}, L2 load hit rate {}, DRAM read {}{}",
-                s.blocks_per_sm,
+                "  with {} per SM: L1 load hit rate {}, L2 load hit rate {}, DRAM read {}{}",
+                crate::text::plural(s.blocks_per_sm, "block"),
                 r(s.l1_load_hit_rate),
                 r(s.l2_load_hit_rate),
                 bytes_text(s.dram_read_bytes),

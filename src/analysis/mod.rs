@@ -408,6 +408,8 @@ impl Sums {
         if let Some(k) = c.constant {
             self.constant[0] += u64::from(k.passes);
             self.constant[1] += u64::from(k.lines_64);
+            // A constant load has no parts (it is not L1/TEX traffic): its lanes are counted here.
+            self.active_lanes += u64::from(k.active_lanes);
         }
         if let Some(a) = c.atomic {
             self.atomic[0] += u64::from(a.ops);
@@ -1032,8 +1034,10 @@ impl ProgramResult {
             if let Some(k) = &r.constant {
                 let _ = writeln!(
                     out,
-                    "  constant cache: {} passes (one per distinct address; {} with 64-byte lines)",
-                    k.passes, k.lines_64
+                    "  constant cache: {} pass{} (one per distinct address; {} with 64-byte lines)",
+                    k.passes,
+                    crate::text::ending(k.passes, "es"),
+                    k.lines_64
                 );
             }
             if let Some(a) = &r.atomic {

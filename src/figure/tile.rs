@@ -99,6 +99,10 @@ pub fn tile(report: &Report) -> Option<Tile> {
     // words of one 256-byte segment together): more than one is a conflict. The banking is the CC's rule.
     let mode = if b.bank_bytes == 8 { BankMode::EightByte } else { BankMode::FourByte };
     let banking = bank_rule(p.cc, p.size, mode).banking;
+    // A shared atomic's lanes each do their own read-modify-write of a word, one after another (the model
+    // reference's "Atomics"), where a load's lanes share it: every lane on the bank counts, not every word.
+    // `ATOMS.POPC.INC` updates each word once, as a load reads it.
+    let each_lane = report.atomic.is_some() && !report.op.contains("POPC");
     let degree = |ph: usize, w: u64| -> u32 {
         let bank = banking.bank(w);
         let mut distinct: Vec<u64> = words
@@ -106,8 +110,10 @@ pub fn tile(report: &Report) -> Option<Tile> {
             .filter(|&&(_, p2, w2)| p2 == ph && banking.bank(w2) == bank)
             .map(|t| banking.key(t.2))
             .collect();
-        distinct.sort_unstable();
-        distinct.dedup();
+        if !each_lane {
+            distinct.sort_unstable();
+            distinct.dedup();
+        }
         distinct.len() as u32
     };
     let mut chunks: Vec<Chunk> = Vec::new();

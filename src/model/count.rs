@@ -166,7 +166,7 @@ impl Counts {
         let copy = r.space == crate::model::report::SpaceTag::GlobalToShared;
         let mut c = Counts { error_lanes: r.error_lanes, copy, atomic: r.atomic, ..Counts::default() };
         if let crate::model::report::Cost::Constant(k) = &r.cost {
-            c.constant = Some(ConstCounts { passes: k.passes, lines_64: k.lines_64 });
+            c.constant = Some(ConstCounts { passes: k.passes, lines_64: k.lines_64, active_lanes: r.active_lanes });
         }
         for w in &r.warnings {
             match w.kind {

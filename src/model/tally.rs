@@ -14,6 +14,8 @@ pub struct ConstCounts {
     pub passes: u32,
     /// The alternative count Nsight's IDC description suggests: distinct 64-byte lines.
     pub lines_64: u32,
+    /// The active lanes that read.
+    pub active_lanes: u32,
 }
 
 impl ConstCounts {
@@ -33,7 +35,9 @@ impl ConstCounts {
         }
         let mut lines: Vec<u64> = by_addr.iter().map(|x| x.0 / 64).collect();
         lines.dedup();
-        (ConstCounts { passes: by_addr.len() as u32, lines_64: lines.len() as u32 }, by_addr)
+        let k =
+            ConstCounts { passes: by_addr.len() as u32, lines_64: lines.len() as u32, active_lanes: mask.count_ones() };
+        (k, by_addr)
     }
 }
 

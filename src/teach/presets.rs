@@ -35,6 +35,10 @@ pub struct Preset {
     pub bank_mode: BankMode,
     /// How 64/128-bit shared accesses whose lanes share addresses count on CC 7.0+.
     pub shared_model: SharedModel,
+    /// gridDim (one block unless the example is about the grid).
+    pub grid: Dim3,
+    /// Whether the modelled memory system (L1, L2 and DRAM across the grid's warps and blocks) is on.
+    pub caches: bool,
 }
 
 impl Preset {
@@ -46,7 +50,8 @@ impl Preset {
             text: self.text.to_string(),
             op: self.op.to_string(),
             block: self.block,
-            grid: Dim3::linear(1),
+            grid: self.grid,
+            caches: self.caches.then(crate::analysis::caches::CacheSettings::default),
             sets: self.sets.iter().map(|s| s.to_string()).collect(),
             config: Config {
                 l1: self.l1,
@@ -86,6 +91,8 @@ const fn expr(
         l1: L1Choice::Default,
         bank_mode: BankMode::FourByte,
         shared_model: SharedModel::Measured,
+        grid: Dim3::linear(1),
+        caches: false,
     }
 }
 
@@ -110,6 +117,8 @@ const fn code(
         l1: L1Choice::Default,
         bank_mode: BankMode::FourByte,
         shared_model: SharedModel::Measured,
+        grid: Dim3::linear(1),
+        caches: false,
     }
 }
 
@@ -118,7 +127,7 @@ const ONE_WARP: Dim3 = Dim3::linear(32);
 const TILE_BLOCK: Dim3 = Dim3 { x: 32, y: 8, z: 1 };
 
 /// Every preset, in the order the menu shows them.
-pub const PRESETS: [Preset; 35] = [
+pub const PRESETS: [Preset; 40] = [
     expr(
         "coalesced",
         "Coalesced 4-byte loads",
@@ -421,6 +430,56 @@ pub const PRESETS: [Preset; 35] = [
         "LDG.E.32",
         "4*lane if lane < 20",
     ),
+    code(
+        "atomics-global",
+        "Global atomics: 8 bins against one counter",
+        "Each warp's atomicAdd(&bins[i % 8], 1) is one request to one sector, but 32 read-modify-writes: 4 lanes on each bin, done one after another in L2 (4 in series). atomicAdd(total, 1) has every lane on one address with one value, so nvcc aggregates it: one lane adds for the whole warp, 1 read-modify-write (an assumption about the compiler, stated in its note; the PTX or SASS shows what it did). docs/model.md#atomics",
+        Lang::Cuda,
+        Dim3::linear(256),
+        "__global__ void histogram8(int *bins, int *total) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    atomicAdd(&bins[i % 8], 1);   // 8 bins: 4 lanes of each warp on each bin\n    atomicAdd(total, 1);          // one counter: aggregated by the compiler\n}\n",
+    ),
+    code(
+        "atomics-shared",
+        "Shared atomics: 4 bins against 32",
+        "An atomic's lanes on one shared word each do their own read-modify-write, where a load's would share one broadcast: with 4 bins, 8 lanes queue on each word, 8 wavefronts; with 32 bins every lane has a bank of its own, 1 wavefront. The shared-atomic rule is a model not yet measured on a device, and the page labels it so. docs/model.md#atomics",
+        Lang::Cuda,
+        ONE_WARP,
+        "__global__ void histogram_shared(const int *in, int *bins) {\n    __shared__ int s_bins[32];\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    atomicAdd(&s_bins[threadIdx.x % 4], in[i]);    // 4 bins: 8 lanes on each word\n    atomicAdd(&s_bins[threadIdx.x % 32], in[i]);   // 32 bins: one lane per bank\n}\n",
+    ),
+    code(
+        "constant-memory",
+        "Constant memory: one address against 32",
+        "The constant cache serves one address per pass: coeff[0], the same for every lane, takes 1 pass; coeff[threadIdx.x] takes 32 passes, one after another, where a global load of the same 128 bytes is 4 sectors in one request. Constant memory is for values every lane reads alike. docs/model.md#constant-memory",
+        Lang::Cuda,
+        ONE_WARP,
+        "__constant__ float coeff[32];\n__global__ void scale(const float *in, float *out) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    float a = coeff[0];             // one address: 1 pass\n    float b = coeff[threadIdx.x];   // 32 addresses: 32 passes\n    out[i] = a * in[i] + b;\n}\n",
+    ),
+    Preset {
+        cc: Cc::new(5, 2),
+        grid: Dim3::linear(16),
+        caches: true,
+        ..code(
+            "read-only-path",
+            "The read-only path on 5.2 (memory system on)",
+            "On CC 5.2 ordinary global loads skip L1; loads through the read-only path are cached there. `in` is a const float * __restrict__, which nvcc reads with ld.global.nc (LDG.E.CONSTANT), as it does __ldg: with the memory system on, the three reads of each point's neighbours find 1,264 of their 1,792 sectors in L1 (70.5 %). Take const __restrict__ away and none does. From 7.0 every global load is cached in L1. docs/model.md#the-read-only-path",
+            Lang::Cuda,
+            Dim3::linear(256),
+            "__global__ void blur(const float * __restrict__ in, float *out) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x + 1;\n    out[i] = in[i - 1] + in[i] + in[i + 1];\n}\n",
+        )
+    },
+    Preset {
+        sets: &["M=256", "N=256", "K=256"],
+        grid: Dim3 { x: 8, y: 8, z: 1 },
+        caches: true,
+        ..code(
+            "sgemm-naive-memory",
+            "Naive SGEMM through the memory system (N = 256)",
+            "The lecture's first matrix multiply with L1, L2 and DRAM modelled across all 64 blocks: a warp's sector of A serves its next 7 iterations and B's 4 sectors serve the block's other 31 warps, so L1 serves 95 % of the load sectors, L2 87.5 % of the rest, and DRAM reads A and B once (512 KiB). At N = 1024 (values M=1024, N=1024, K=1024 and grid 32x32) L2 serves 96.875 %. docs/model.md#canonical-figures",
+            Lang::Cuda,
+            Dim3 { x: 32, y: 32, z: 1 },
+            "__global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {\n    int r = blockIdx.y * blockDim.y + threadIdx.y;\n    int c = blockIdx.x * blockDim.x + threadIdx.x;\n    float sum = 0.0f;\n    for (int k = 0; k < K; k++)\n        sum += A[r * K + k] * B[k * N + c];\n    C[r * N + c] = sum;\n}\n",
+        )
+    },
     code(
         "address-list",
         "Addresses from a trace",
