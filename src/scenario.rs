@@ -527,7 +527,7 @@ impl Scenario {
 
     /// Runs the scenario: parse, lower, run every warp of every block it covers, cost every issue.
     pub fn run(&self) -> Result<ProgramResult, ScenarioError> {
-        self.run_with(&mut Deadline::new(self.limits.max_seconds))
+        self.run_with(&mut Deadline::of(&self.limits))
     }
 
     /// [`Scenario::run`] under a caller's control (a time limit, cancellation).
@@ -564,13 +564,13 @@ impl Scenario {
         let Some(i) = result.instructions.get(instr) else { return Ok(None) };
         let Some((warp, pass)) = i.issue_at(issue) else { return Ok(None) };
         let a = self.analysis()?;
-        a.report(i.site, warp, pass, &mut Deadline::new(self.limits.max_seconds)).map_err(|e| self.run_error(e))
+        a.report(i.site, warp, pass, &mut Deadline::of(&self.limits)).map_err(|e| self.run_error(e))
     }
 
     /// The first `max_issues` issues of every memory instruction of the listed block, with their addresses.
     pub fn trace(&self, max_issues: usize) -> Result<Trace, ScenarioError> {
         let a = self.analysis()?;
-        a.trace(max_issues, &mut Deadline::new(self.limits.max_seconds)).map_err(|e| self.run_error(e))
+        a.trace(max_issues, &mut Deadline::of(&self.limits)).map_err(|e| self.run_error(e))
     }
 
     /// A run's error as an error of this scenario's inputs.
@@ -578,23 +578,31 @@ impl Scenario {
         let text = &self.text;
         match e {
             RunError::Exec(x) => ScenarioError { field: Field::Pattern, error: InputError::at(text, x.span, x.message) },
-            RunError::Stopped { at, block, warp, progress } => {
-                let limit = format!(
-                    "the analysis stopped at the time limit ({} s; the command line's --max-seconds raises it)",
-                    self.limits.max_seconds
+            // Stopped inside a block that had not finished, before any other did: a loop may be endless.
+            RunError::Stopped { at: Some(span), block, warp, progress } if progress.blocks_done == 0 => {
+                let message = format!(
+                    "the analysis stopped at the time limit ({} s; the command line's --max-seconds raises it) while warp {warp} of block ({},{},{}) was here, after {} warp instructions: is a loop endless?",
+                    self.limits.max_seconds, block.x, block.y, block.z, progress.instructions
                 );
-                let message = match at {
-                    Some(_) => format!(
-                        "{limit} while warp {warp} of block ({},{},{}) was here, after {} warp instructions: is a loop endless?",
-                        block.x, block.y, block.z, progress.instructions
-                    ),
-                    None => format!(
-                        "{limit} after counting {} of {} blocks",
-                        progress.blocks_done, progress.blocks_total
-                    ),
-                };
-                let span = at.unwrap_or(Span { start: 0, end: 1 });
                 ScenarioError { field: Field::Limit, error: InputError::at(text, span, message) }
+            }
+            // Between blocks, or after some finished: the run was making progress and nothing in the text is at
+            // fault, so no position.
+            RunError::Stopped { progress, .. } => {
+                use crate::program::grid::Stage;
+                let what = match progress.stage {
+                    Stage::Counting => "counting",
+                    Stage::Memory => "playing through the memory system",
+                    Stage::ScheduleCheck => "checking the memory system's schedule with",
+                };
+                let message = format!(
+                    "the run reached the time limit ({} s) after {what} {} of {} blocks: the input is fine and the \
+                     launch is large; --max-seconds gives it more time, a smaller --grid or --block-idx less to do",
+                    self.limits.max_seconds,
+                    crate::text::grouped(progress.blocks_done),
+                    crate::text::grouped(progress.blocks_total)
+                );
+                ScenarioError { field: Field::Limit, error: InputError::unplaced(message) }
             }
             RunError::Memory { needed, limit } => ScenarioError {
                 field: Field::Limit,
@@ -618,31 +626,56 @@ pub struct Limits {
     pub max_seconds: f64,
     /// Megabytes of register state a block may use (every warp of a block is alive between barriers).
     pub max_memory_mb: u64,
+    /// Seconds a run may go without finishing a block (an endless loop finishes none), when a front end
+    /// wants a run that is progressing to go on past a short limit: the page's. `None`: only `max_seconds`.
+    #[serde(default)]
+    pub stall_seconds: Option<f64>,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_seconds: 60.0, max_memory_mb: 1024 }
+        Limits { max_seconds: 60.0, max_memory_mb: 1024, stall_seconds: None }
     }
 }
 
-/// A [`Control`] that stops a run after a number of seconds of wall-clock time. The clock lives here, at the
-/// edge: the core itself is deterministic and only asks its control whether to go on.
+/// A [`Control`] that stops a run after a number of seconds of wall-clock time, or after a number of seconds
+/// without a finished block. The clock lives here, at the edge: the core itself is deterministic and only
+/// asks its control whether to go on.
 pub struct Deadline {
     start: f64,
     seconds: f64,
+    stall: Option<f64>,
+    /// The last progress seen ((stage, blocks done)) and when it was first seen.
+    last: (crate::program::grid::Stage, u64),
+    since: f64,
 }
 
 impl Deadline {
     /// A deadline `seconds` from now.
     pub fn new(seconds: f64) -> Deadline {
-        Deadline { start: now_seconds(), seconds }
+        let now = now_seconds();
+        Deadline { start: now, seconds, stall: None, last: Default::default(), since: now }
+    }
+
+    /// A deadline for a scenario's limits: `max_seconds` from now, and `stall_seconds` without a finished block.
+    pub fn of(limits: &Limits) -> Deadline {
+        Deadline { stall: limits.stall_seconds, ..Deadline::new(limits.max_seconds) }
+    }
+
+    /// Seconds since the run started.
+    pub fn elapsed(&self) -> f64 {
+        now_seconds() - self.start
     }
 }
 
 impl Control for Deadline {
-    fn keep_going(&mut self, _: &crate::program::grid::Progress) -> bool {
-        now_seconds() - self.start <= self.seconds
+    fn keep_going(&mut self, p: &crate::program::grid::Progress) -> bool {
+        let now = now_seconds();
+        if (p.stage, p.blocks_done) != self.last {
+            self.last = (p.stage, p.blocks_done);
+            self.since = now;
+        }
+        now - self.start <= self.seconds && self.stall.is_none_or(|s| now - self.since <= s)
     }
 }
 

@@ -77,6 +77,18 @@ pub enum Reply {
         total: u64,
         /// Seconds since the run started.
         seconds: f64,
+        /// What the run is doing, in words ("Memory system: block 412 of 1,024 through L1, L2 and DRAM"):
+        /// written here, so that the page's main module carries no formatting of its own for it.
+        #[serde(default)]
+        text: String,
+    },
+    /// The run stopped at a limit before it finished, with nothing wrong in the input: what it met, how far it
+    /// came and what to do, in the page's words. (An endless loop is an [`Reply::Error`] at the loop instead.)
+    Stopped {
+        /// The request.
+        id: u64,
+        /// What happened and what to do.
+        message: String,
     },
     /// The totals.
     Result {
@@ -149,6 +161,7 @@ impl Reply {
             | Reply::Shown { id, .. }
             | Reply::Fixes { id, .. }
             | Reply::Error { id, .. }
+            | Reply::Stopped { id, .. }
             | Reply::Kernels { id, .. }
             | Reply::Names { id, .. }
             | Reply::Done { id } => *id,
@@ -236,12 +249,12 @@ pub struct Cache {
     fixes: Vec<((usize, usize), Vec<Suggestion>)>,
 }
 
-/// The run's control: the scenario's time limit, and progress replies every tenth of a second.
+/// The run's control: the scenario's limits (a run that keeps finishing blocks may go on to `max_seconds`; one
+/// that finishes none stops after `stall_seconds`), and progress replies every tenth of a second.
 struct Watch<'a> {
     id: u64,
-    start: f64,
+    deadline: crate::scenario::Deadline,
     last: f64,
-    limit: f64,
     reply: &'a mut dyn FnMut(Reply),
 }
 
@@ -254,16 +267,56 @@ impl Control for Watch<'_> {
                 id: self.id,
                 done: p.blocks_done,
                 total: p.blocks_total,
-                seconds: now - self.start,
+                seconds: self.deadline.elapsed(),
+                text: progress_text(p),
             });
         }
-        now - self.start <= self.limit
+        self.deadline.keep_going(p)
     }
 }
 
 fn watch<'a>(id: u64, sc: &Scenario, reply: &'a mut dyn FnMut(Reply)) -> Watch<'a> {
-    let now = now_seconds();
-    Watch { id, start: now, last: now, limit: sc.limits.max_seconds, reply }
+    Watch { id, deadline: crate::scenario::Deadline::of(&sc.limits), last: now_seconds(), reply }
+}
+
+/// What a long run is doing, for the page's progress line: "Memory system: block 412 of 1,024 through L1, L2
+/// and DRAM" (the page adds the seconds).
+pub fn progress_text(p: &Progress) -> String {
+    use crate::program::grid::Stage;
+    let blocks = format!("block {} of {}", crate::text::grouped(p.blocks_done), crate::text::grouped(p.blocks_total));
+    match p.stage {
+        Stage::Counting if p.blocks_total > 1 => format!("Counting the grid: {blocks}"),
+        Stage::Counting => "Running the block".to_string(),
+        Stage::Memory => format!("Memory system: {blocks} through L1, L2 and DRAM"),
+        Stage::ScheduleCheck => format!("Memory system, the same grid with another number of blocks per SM: {blocks}"),
+    }
+}
+
+/// What the page says when a run that was making progress reaches its limit: what it was doing, how far it
+/// came, that the input is fine, and what to do.
+pub fn stopped_message(sc: &Scenario, progress: &Progress, seconds: f64) -> String {
+    use crate::program::grid::Stage;
+    let what = match progress.stage {
+        Stage::Counting => "counting the grid's blocks",
+        Stage::Memory => "playing the grid's blocks through L1, L2 and DRAM (the memory system)",
+        Stage::ScheduleCheck => "checking the memory system's figures with another number of blocks per SM",
+    };
+    let mut m = format!(
+        "The run reached the page's time limit ({:.0} s) while {what}, after {} of {} blocks: nothing is wrong with \
+         the pattern, the launch is large for the page.",
+        seconds,
+        crate::text::grouped(progress.blocks_done),
+        crate::text::grouped(progress.blocks_total)
+    );
+    m.push_str(" To see it: choose a smaller grid (the figures per block stay the same)");
+    if sc.caches.is_some() {
+        m.push_str(", or turn the memory system off for the counts without caches");
+    }
+    m.push_str(
+        ", or run it with warpscope's command line, which takes the time it needs (--max-seconds; the share \
+         link's settings as flags: warpscope analyze --help).",
+    );
+    m
 }
 
 /// Whether two programs have the same memory instructions in the same order (so an instruction index and an
@@ -349,8 +402,17 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
         }
         let mut watch = watch(id, sc, reply);
         let ran = analysis.run(sc.blocks(), &mut watch).and_then(|r| sc.add_caches(&analysis, r, &mut watch));
+        let seconds = watch.deadline.elapsed();
         let result = match ran {
             Ok(r) => r,
+            // Stopped between blocks, or after some had finished: no loop to point at, the input is fine, the
+            // run is long.
+            Err(crate::program::grid::RunError::Stopped { at, progress, .. })
+                if at.is_none() || progress.blocks_done > 0 =>
+            {
+                reply(Reply::Stopped { id, message: stopped_message(sc, &progress, seconds) });
+                return reply(Reply::Done { id });
+            }
             Err(e) => {
                 let e = sc.run_error(e);
                 reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
@@ -366,7 +428,7 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
         // A goal that reads addresses reads the instruction's first issue.
         let first_issue = |i: &crate::analysis::InstrResult| {
             let (warp, pass) = i.issue_at(0)?;
-            let mut deadline = crate::scenario::Deadline::new(sc.limits.max_seconds);
+            let mut deadline = crate::scenario::Deadline::of(&sc.limits);
             analysis
                 .report(i.site, warp, pass, &mut deadline)
                 .ok()

@@ -36,6 +36,7 @@ fn kinds(rs: &[Reply]) -> Vec<&'static str> {
             Reply::Shown { .. } => "shown",
             Reply::Fixes { .. } => "fixes",
             Reply::Error { .. } => "error",
+            Reply::Stopped { .. } => "stopped",
             Reply::Names { .. } => "names",
             Reply::Kernels { .. } => "kernels",
             Reply::Done { .. } => "done",
@@ -276,7 +277,13 @@ fn replies_survive_the_trip_through_json() {
     );
     shared.all_warps = true;
     all.extend(replies(&shared, &mut cache));
-    all.push(Reply::Progress { id: 4, done: 3, total: 16, seconds: 0.25 });
+    all.push(Reply::Progress {
+        id: 4,
+        done: 3,
+        total: 16,
+        seconds: 0.25,
+        text: "Memory system: block 3 of 16 through L1, L2 and DRAM".into(),
+    });
     for r in all {
         let text = serde_json::to_string(&r).expect("serialize");
         let back: Reply = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
@@ -345,4 +352,40 @@ fn a_focus_opens_on_the_first_instruction_it_names() {
     let Some(Reply::Shown { shown, .. }) = rs.iter().find(|r| matches!(r, Reply::Shown { .. })) else { unreachable!() };
     assert_eq!(shown.instr, 0);
     assert!(shown.title.starts_with("LDG"), "{}", shown.title);
+}
+
+/// Issue 36: a run that reaches the page's limit while it is making progress (between blocks, or after some
+/// finished) says what it met and what to do, in words, with no position in the text: the kernel is fine. A
+/// run stuck in its first block still points at the loop it is in.
+#[test]
+fn a_long_run_stopped_at_the_limit_says_so_without_a_caret() {
+    use warpscope::program::grid::{Progress, RunError, Stage};
+    let sc =
+        Scenario { lang: Lang::Cuda, text: STRIDED.into(), caches: Some(Default::default()), ..Scenario::default() };
+    let progress = Progress { stage: Stage::Memory, blocks_done: 412, blocks_total: 1024, ..Progress::default() };
+    let m = warpscope::service::stopped_message(&sc, &progress, 300.2);
+    assert_eq!(
+        m,
+        "The run reached the page's time limit (300 s) while playing the grid's blocks through L1, L2 and DRAM (the \
+         memory system), after 412 of 1,024 blocks: nothing is wrong with the pattern, the launch is large for the \
+         page. To see it: choose a smaller grid (the figures per block stay the same), or turn the memory system \
+         off for the counts without caches, or run it with warpscope's command line, which takes the time it needs \
+         (--max-seconds; the share link's settings as flags: warpscope analyze --help)."
+    );
+    // The command line's words: the same facts, its own flags, and no line:column.
+    let stopped = RunError::Stopped { at: None, block: Dim3::linear(1), warp: 0, progress };
+    let e = sc.run_error(stopped);
+    assert_eq!((e.error.line, e.error.column, e.error.excerpt.as_str()), (0, 0, ""));
+    assert_eq!(
+        e.error.to_string(),
+        "the run reached the time limit (60 s) after playing through the memory system 412 of 1,024 blocks: the \
+         input is fine and the launch is large; --max-seconds gives it more time, a smaller --grid or --block-idx \
+         less to do"
+    );
+    // Stuck in the first block: the loop it is in, with its line.
+    let span = warpscope::text::Span { start: 40, end: 45 };
+    let first = Progress { blocks_done: 0, blocks_total: 1, instructions: 1 << 30, ..Progress::default() };
+    let e = sc.run_error(RunError::Stopped { at: Some(span), block: Dim3::linear(1), warp: 3, progress: first });
+    assert_eq!(e.error.line, 2);
+    assert!(e.error.message.ends_with("is a loop endless?"), "{}", e.error.message);
 }

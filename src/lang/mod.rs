@@ -41,6 +41,12 @@ pub struct InputError {
 }
 
 impl InputError {
+    /// An error about the run as a whole, not about a place in the text (a time limit reached between blocks):
+    /// line 0, no column and no excerpt, printed without a position.
+    pub fn unplaced(message: impl Into<String>) -> InputError {
+        InputError { message: message.into(), line: 0, column: 0, excerpt: String::new() }
+    }
+
     /// Builds an error for `span` of `source`.
     pub fn at(source: &str, span: Span, message: impl Into<String>) -> InputError {
         let start = span.start.min(source.len());
@@ -128,7 +134,11 @@ fn excerpt(text: &str, at: usize, width: usize) -> String {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}\n{}", self.line, self.column, self.message, self.excerpt)
+        match self.line {
+            // About the run, not a place in the text ([`InputError::unplaced`]).
+            0 => write!(f, "{}", self.message),
+            _ => write!(f, "{}:{}: {}\n{}", self.line, self.column, self.message, self.excerpt),
+        }
     }
 }
 

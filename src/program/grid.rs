@@ -16,9 +16,24 @@ use std::rc::Rc;
 /// Instructions a warp runs between two looks at the [`Control`].
 pub const SLICE: u64 = 1 << 16;
 
+/// What a run is doing: counting the launch's blocks, playing them through the modelled memory system, or
+/// playing them again with another number of resident blocks per SM (the schedule check).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Stage {
+    /// Running blocks and counting every issue.
+    #[default]
+    Counting,
+    /// Playing every block's issues through L1, L2 and DRAM.
+    Memory,
+    /// The same with another number of resident blocks per SM.
+    ScheduleCheck,
+}
+
 /// How far a run has come.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Progress {
+    /// What the run is doing.
+    pub stage: Stage,
     /// Blocks whose counts are known (run, or shown equivalent to one that ran).
     pub blocks_done: u64,
     /// Blocks in the launch (or 1 for a single block).
