@@ -335,3 +335,56 @@ fn the_bank_grid_follows_the_step() {
         assert!(!texts(&s.items).iter().any(|t| t.contains("of 32: the rows")), "step {k}");
     }
 }
+
+/// On a phone the page lays the figure out narrow: two rows of 16 lanes, shared memory's banks in two rows of
+/// 16, global lines four to a row, so that it fits the screen's width with labels of a readable size instead of
+/// needing a sideways swipe. For every issue of every preset: every shape inside the 660-unit width, the 32
+/// lanes in two rows of 16, the same caption and steps as the wide figure, and valid SVG.
+#[test]
+fn the_narrow_figure_fits_its_width_with_every_lane_and_step() {
+    use warpscope::figure::scene::{scene_in, Fold, Item, NARROW_WIDTH};
+    let mut checked = 0;
+    for p in presets::PRESETS.iter() {
+        let sc = warpscope::scenario::Scenario { caches: None, ..p.scenario() };
+        let r = sc.run().expect("runs");
+        for k in 0..r.instructions.len() {
+            let Some(report) = sc.report(&r, k, 0).expect("runs") else { continue };
+            let n = steps(&report).len();
+            for step in [0, n / 2, n] {
+                let narrow = scene_in(&report, p.title, step, Fold::Narrow);
+                let wide = scene(&report, p.title, step);
+                assert_eq!(narrow.width, NARROW_WIDTH);
+                assert_eq!(narrow.caption, wide.caption, "{} #{k} step {step}", p.name);
+                for item in &narrow.items {
+                    let (x0, x1) = match item {
+                        Item::Rect { x, w, .. } => (*x, x + w),
+                        Item::Line { x1, x2, .. } => (x1.min(*x2), x1.max(*x2)),
+                        Item::Text { .. } => continue,
+                    };
+                    assert!(x0 >= 0.0 && x1 <= NARROW_WIDTH + 0.5, "{} #{k}: a shape from {x0} to {x1}", p.name);
+                }
+                // The lanes: 32 rectangles with a lane's tooltip, 16 to a row.
+                let lanes: Vec<(f64, f64)> = narrow
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        Item::Rect { x, y, tip: Some(t), .. }
+                            if t.starts_with("lane ") && !t.contains(": operation") =>
+                        {
+                            Some((*x, *y))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(lanes.len(), 32, "{} #{k}", p.name);
+                let mut rows: Vec<f64> = lanes.iter().map(|l| l.1).collect();
+                rows.dedup();
+                assert_eq!(rows.len(), 2, "{} #{k}: lanes in two rows", p.name);
+                let svg = to_svg(&narrow, Theme::Light);
+                roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: invalid SVG: {e}", p.name));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} narrow figures");
+}

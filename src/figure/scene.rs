@@ -262,6 +262,48 @@ const LANE_W: f64 = 32.0;
 const LANE_PITCH: f64 = 34.0;
 const LANE_Y: f64 = 44.0;
 const LANE_H: f64 = 36.0;
+/// The width of a narrow scene (a phone's): 16 lanes a row.
+pub const NARROW_WIDTH: f64 = 660.0;
+
+/// How wide a scene is laid out: every lane in one row (the page on a screen, slides, the exports), or two
+/// rows of 16 lanes, and shared memory's 32 banks as two rows of 16, for a phone, where the wide figure would
+/// be drawn at a third of its size or need a sideways swipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fold {
+    /// 32 lanes a row, [`WIDTH`] wide.
+    Wide,
+    /// 16 lanes a row, [`NARROW_WIDTH`] wide.
+    Narrow,
+}
+
+impl Fold {
+    /// The scene's width.
+    pub fn width(self) -> f64 {
+        match self {
+            Fold::Wide => WIDTH,
+            Fold::Narrow => NARROW_WIDTH,
+        }
+    }
+    /// Lanes (and banks) in a row.
+    fn per_row(self) -> usize {
+        match self {
+            Fold::Wide => WARP_LANES,
+            Fold::Narrow => WARP_LANES / 2,
+        }
+    }
+    /// Rows of lanes (and of banks per 128-byte row).
+    fn rows(self) -> usize {
+        WARP_LANES / self.per_row()
+    }
+    /// The left edge of lane (or bank) `l`'s column.
+    fn x(self, l: usize) -> f64 {
+        LANE_X0 + (l % self.per_row()) as f64 * LANE_PITCH
+    }
+    /// Which row lane (or bank) `l` is in.
+    fn row(self, l: usize) -> usize {
+        l / self.per_row()
+    }
+}
 
 /// The text on top of a cell of class `cell`: dark on the bright fills that both themes share.
 pub fn ink_on(cell: Class) -> Class {
@@ -309,16 +351,17 @@ pub fn fit(t: &str, size: f64, width: f64) -> String {
 
 /// Wrapped text from `(x, y)` (the first baseline) down; returns the y under its last line.
 pub(super) fn paragraph(items: &mut Vec<Item>, x: f64, y: f64, t: &str, class: Class) -> f64 {
+    paragraph_in(items, x, y, t, class, WIDTH)
+}
+
+/// [`paragraph`] in a scene `width` wide.
+fn paragraph_in(items: &mut Vec<Item>, x: f64, y: f64, t: &str, class: Class, width: f64) -> f64 {
     let mut y = y;
-    for l in wrap(t, TEXT, WIDTH - x - 16.0) {
+    for l in wrap(t, TEXT, width - x - 16.0) {
         items.push(text(x, y, l, TEXT, class, Anchor::Start));
         y += LINE_H;
     }
     y
-}
-
-fn lane_x(l: usize) -> f64 {
-    LANE_X0 + l as f64 * LANE_PITCH
 }
 
 pub(super) fn text(x: f64, y: f64, t: impl Into<String>, size: f64, class: Class, anchor: Anchor) -> Item {
@@ -367,21 +410,69 @@ pub fn title(op: &str, cc: crate::model::arch::Cc, access: &str) -> String {
 
 /// Lays out one issue at animation step `shown` (0 = nothing moved yet; `steps(report).len()` = all done).
 pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
+    scene_in(report, title, shown, Fold::Wide)
+}
+
+/// Where a scene's lanes are: their columns, the top of each row of them, their height.
+#[derive(Clone, Copy)]
+struct LaneRows {
+    fold: Fold,
+    tops: [f64; 2],
+    h: f64,
+}
+
+impl LaneRows {
+    /// The middle of lane `l`, where its arrows start.
+    fn mid(&self, l: usize) -> f64 {
+        self.fold.x(l) + LANE_W / 2.0
+    }
+    /// The bottom of lane `l`.
+    fn bottom(&self, l: usize) -> f64 {
+        self.tops[self.fold.row(l)] + self.h
+    }
+}
+
+/// Draws the 32 lanes as `fold` lays them out, each row's top at `top(row)`, `h` tall; into `under` (wide:
+/// under the arrows) or `over` (narrow: the first row's arrows pass under the second row's lanes).
+#[allow(clippy::too_many_arguments)]
+fn lane_rows(
+    under: &mut Vec<Item>,
+    over: &mut Vec<Item>,
+    report: &Report,
+    current: Option<&Step>,
+    fold: Fold,
+    top: &dyn Fn(usize) -> f64,
+    h: f64,
+    tips: bool,
+) -> LaneRows {
+    let active = active_lanes(report);
+    let out = if fold == Fold::Wide { under } else { over };
+    // The numbers' baseline: the lanes' own row is 36 tall, a repeated strip 32.
+    let base = if h >= LANE_H { 26.0 } else { 24.0 };
+    let mut tops = [0.0; 2];
+    for (r, t) in tops.iter_mut().enumerate().take(fold.rows()) {
+        *t = top(r);
+        out.push(text(LANE_X0 - 8.0, *t + base, "lane", TEXT, Class::Muted, Anchor::End));
+    }
+    for l in 0..WARP_LANES {
+        let class = lane_class(report, active, current, l);
+        let tip = tips.then(|| lane_tip(report, l));
+        let y = tops[fold.row(l)];
+        out.push(rect(fold.x(l), y, LANE_W, h, class, tip));
+        out.push(text(fold.x(l) + LANE_W / 2.0, y + base, l.to_string(), TEXT, ink_on(class), Anchor::Middle));
+    }
+    LaneRows { fold, tops, h }
+}
+
+/// [`scene`], laid out `fold` wide: on a phone, 16 lanes a row.
+pub fn scene_in(report: &Report, title: &str, shown: usize, fold: Fold) -> Scene {
+    let width = fold.width();
     let all = steps(report);
     let shown = shown.min(all.len());
     let current = shown.checked_sub(1).and_then(|i| all.get(i));
-    let mut items = vec![rect(0.0, 0.0, WIDTH, 0.0, Class::Background, None)];
-    items.push(text(16.0, 30.0, fit(title, TITLE, WIDTH - 32.0), TITLE, Class::Title, Anchor::Start));
+    let mut items = vec![rect(0.0, 0.0, width, 0.0, Class::Background, None)];
+    items.push(text(16.0, 30.0, fit(title, TITLE, width - 32.0), TITLE, Class::Title, Anchor::Start));
 
-    // Lanes.
-    let active = active_lanes(report);
-    items.push(text(LANE_X0 - 8.0, LANE_Y + 26.0, "lane", TEXT, Class::Muted, Anchor::End));
-    for l in 0..WARP_LANES {
-        let class = lane_class(report, active, current, l);
-        let tip = lane_tip(report, l);
-        items.push(rect(lane_x(l), LANE_Y, LANE_W, LANE_H, class, Some(tip)));
-        items.push(text(lane_x(l) + LANE_W / 2.0, LANE_Y + 26.0, l.to_string(), TEXT, ink_on(class), Anchor::Middle));
-    }
     // Request or phase brackets when the warp is split; ldmatrix's phases are its matrices, and each lane
     // gives one row of its matrix.
     let matrix = is_matrix(report);
@@ -406,31 +497,40 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         .unwrap_or_default();
     // Labels drawn last, over the arrows that fan out from the lanes: the groups' names and the parts' headings.
     let mut headings = Vec::new();
-    let mut y = LANE_Y + LANE_H + 8.0;
-    if matrix {
-        // Each lane gives one row of its matrix: the row's number under the lane.
-        headings.push(text(LANE_X0 - 8.0, y + 20.0, "row", TEXT, Class::Muted, Anchor::End));
-        for (lanes, _) in &groups {
-            for l in lanes.iter() {
-                let x = lane_x(l) + LANE_W / 2.0;
-                headings.push(text(x, y + 20.0, (l % 8).to_string(), TEXT, Class::Muted, Anchor::Middle));
+    // Each row of lanes with, under it, its lanes' matrix rows and the brackets of its groups.
+    let band = LANE_H + 8.0 + if matrix { 28.0 } else { 0.0 } + if groups.is_empty() { 0.0 } else { 34.0 };
+    let row_top = |r: usize| LANE_Y + r as f64 * (band + 10.0);
+    let lanes = lane_rows(&mut items, &mut headings, report, current, fold, &row_top, LANE_H, true);
+    for r in 0..fold.rows() {
+        let mut y = row_top(r) + LANE_H + 8.0;
+        let in_row = |l: &usize| fold.row(*l) == r;
+        if matrix {
+            // Each lane gives one row of its matrix: the row's number under the lane.
+            headings.push(text(LANE_X0 - 8.0, y + 20.0, "row", TEXT, Class::Muted, Anchor::End));
+            for (ls, _) in &groups {
+                for l in ls.iter().filter(in_row) {
+                    headings.push(text(
+                        lanes.mid(l),
+                        y + 20.0,
+                        (l % 8).to_string(),
+                        TEXT,
+                        Class::Muted,
+                        Anchor::Middle,
+                    ));
+                }
             }
+            y += 28.0;
         }
-        y += 28.0;
-    }
-    if !groups.is_empty() {
-        for (lanes, label) in &groups {
-            let first = lanes.iter().next().unwrap_or(0);
-            let last = lanes.iter().last().unwrap_or(0);
-            let (x1, x2) = (lane_x(first), lane_x(last) + LANE_W);
+        for (ls, label) in &groups {
+            let (Some(first), Some(last)) = (ls.iter().find(in_row), ls.iter().filter(in_row).last()) else { continue };
+            let (x1, x2) = (fold.x(first), fold.x(last) + LANE_W);
             items.push(line(x1, y + 4.0, x2, y + 4.0, Class::Group));
             items.push(line(x1, y, x1, y + 4.0, Class::Group));
             items.push(line(x2, y, x2, y + 4.0, Class::Group));
             headings.push(text((x1 + x2) / 2.0, y + 28.0, label.clone(), TEXT, Class::Muted, Anchor::Middle));
         }
-        y += 34.0;
     }
-    y += 34.0;
+    let mut y = row_top(fold.rows() - 1) + band + 34.0;
 
     let mut step_base = 0usize;
     for (pi, p) in report.parts().iter().enumerate() {
@@ -449,43 +549,32 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
         // Right-aligned on a background box, drawn last so that the arrows fanning out from the lanes pass
         // under it.
         let label_w = text_width(label, TEXT) + 16.0;
-        headings.push(rect(WIDTH - 16.0 - label_w, y - 24.0, label_w, 32.0, Class::Background, None));
-        headings.push(text(WIDTH - 24.0, y, label, TEXT, Class::Title, Anchor::End));
+        headings.push(rect(width - 16.0 - label_w, y - 24.0, label_w, 32.0, Class::Background, None));
+        headings.push(text(width - 24.0, y, label, TEXT, Class::Title, Anchor::End));
         y += 14.0;
         // A later part (cp.async's shared write) repeats the lanes above itself, so that its arrows do not
         // cross the part before it.
-        let from_y = if pi == 0 {
-            LANE_Y + LANE_H
+        let from = if pi == 0 {
+            lanes
         } else {
             let strip_y = y + 6.0;
-            items.push(text(LANE_X0 - 8.0, strip_y + 24.0, "lane", TEXT, Class::Muted, Anchor::End));
-            for l in 0..WARP_LANES {
-                let class = lane_class(report, active, current, l);
-                items.push(rect(lane_x(l), strip_y, LANE_W, 32.0, class, None));
-                items.push(text(
-                    lane_x(l) + LANE_W / 2.0,
-                    strip_y + 24.0,
-                    l.to_string(),
-                    TEXT,
-                    ink_on(class),
-                    Anchor::Middle,
-                ));
-            }
-            y += 48.0;
-            strip_y + 32.0
+            let strip_top = |r: usize| strip_y + r as f64 * 40.0;
+            let strip = lane_rows(&mut items, &mut headings, report, current, fold, &strip_top, 32.0, false);
+            y += 48.0 + (fold.rows() - 1) as f64 * 40.0;
+            strip
         };
         let cur = current.filter(|s| s.part == pi);
         y = match &p.cost {
-            Cost::Memory(m) => memory_view(&mut items, p, m, from_y, y, done_in_part, cur, &report.served),
-            Cost::Banks(b) => bank_view(&mut items, p, b, from_y, y, done_in_part, cur),
-            Cost::Constant(k) => constant_view(&mut items, k, from_y, y, done_in_part, cur),
+            Cost::Memory(m) => memory_view(&mut items, p, m, &from, y, done_in_part, cur, &report.served),
+            Cost::Banks(b) => bank_view(&mut items, p, b, &from, y, done_in_part, cur),
+            Cost::Constant(k) => constant_view(&mut items, k, &from, y, done_in_part, cur),
             Cost::Split { .. } => y,
         };
         if p.atomic.is_some_and(|a| a.serial > 1) {
             // A shared atomic's steps are its wavefronts, one lane's operation each where lanes share a word:
             // the queue marks them.
             let now = cur.filter(|_| matches!(p.cost, Cost::Banks(_))).map(|s| s.lanes);
-            y = queue_view(&mut items, p, y + 12.0, now);
+            y = queue_view(&mut items, p, y + 12.0, now, fold);
         }
         y += 24.0;
         step_base += part_steps;
@@ -495,6 +584,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
     let caption = match current {
         Some(s) => format!("Step {shown} of {}: {}.", all.len(), s.text),
         None if all.is_empty() => "No lane is active: nothing moves.".to_string(),
+        None if all.len() == 1 => format!("The warp issues {}; 1 step follows.", report.op),
         None => format!("The warp issues {}; {} follow.", report.op, plural(all.len() as u32, "step")),
     };
     // The caption is not a shape: the page shows it as a live figcaption, the SVG writer as text in the
@@ -503,7 +593,7 @@ pub fn scene(report: &Report, title: &str, shown: usize) -> Scene {
     if let Some(Item::Rect { h, .. }) = items.first_mut() {
         *h = height;
     }
-    Scene { width: WIDTH, height, items, caption }
+    Scene { width, height, items, caption }
 }
 
 /// True for `ldmatrix` / `stmatrix` (`LDSM`, `STSM`): each lane gives one 16-byte row of an 8x8 matrix, and
@@ -621,13 +711,14 @@ fn memory_view(
     items: &mut Vec<Item>,
     p: &Report,
     m: &MemoryCost,
-    from_y: f64,
+    from: &LaneRows,
     y0: f64,
     done: usize,
     current: Option<&Step>,
     served: &[(u64, crate::model::cache::Served)],
 ) -> f64 {
     let served_at = |addr: u64| served.iter().find(|(a, _)| *a == addr).map(|(_, how)| *how as u8);
+    let per_row = if from.fold == Fold::Wide { LINES_PER_ROW } else { LINES_PER_ROW / 2 };
     let size = u64::from(p.size);
     let mut lines: Vec<u64> = p.addresses.iter().flatten().map(|a| a / 128).collect();
     lines.sort_unstable();
@@ -664,8 +755,8 @@ fn memory_view(
         None => hex(ln * 128),
     };
     for (i, &ln) in lines.iter().enumerate() {
-        let col = i % LINES_PER_ROW;
-        let row = i / LINES_PER_ROW;
+        let col = i % per_row;
+        let row = i / per_row;
         let x = LINE_X0 + col as f64 * (4.0 * SECTOR_W + LINE_GAP);
         let y = top + row as f64 * row_h;
         labels.push(text(x, y - 8.0, line_label(ln), TEXT, Class::Muted, Anchor::Start));
@@ -703,12 +794,11 @@ fn memory_view(
         }
     }
     // Bytes each lane touches, and arrows from the lanes.
-    let arrow_from_y = from_y;
     for (l, a) in p.addresses.iter().enumerate() {
         let Some(a) = a else { continue };
         let Some(i) = lines.iter().position(|&ln| ln == a / 128) else { continue };
-        let col = i % LINES_PER_ROW;
-        let row = i / LINES_PER_ROW;
+        let col = i % per_row;
+        let row = i / per_row;
         let x = LINE_X0 + col as f64 * (4.0 * SECTOR_W + LINE_GAP);
         let y = top + row as f64 * row_h;
         let off = a % 128;
@@ -717,15 +807,15 @@ fn memory_view(
         items.push(rect(bx, y + 24.0, bw, 10.0, Class::Bytes, None));
         let cur = current.is_some_and(|c| c.lanes.contains(l));
         items.push(line(
-            lane_x(l) + LANE_W / 2.0,
-            arrow_from_y,
+            from.mid(l),
+            from.bottom(l),
             bx + bw / 2.0,
             y,
             if cur { Class::ArrowCurrent } else { Class::Arrow },
         ));
     }
     items.append(&mut labels);
-    let rows = lines.len().div_ceil(LINES_PER_ROW).max(1);
+    let rows = lines.len().div_ceil(per_row).max(1);
     let bottom = top + rows as f64 * row_h - 40.0;
     let count = |k: u8| served.iter().filter(|(_, h)| *h as u8 == k).count();
     let where_served = if served.is_empty() {
@@ -746,12 +836,12 @@ fn memory_view(
         m.transaction_bytes,
         base.map(|b| format!("; lines are labelled by their offset from {}", hex(b))).unwrap_or_default()
     );
-    paragraph(items, LINE_X0, bottom + 26.0, &legend, Class::Muted) - 24.0
+    paragraph_in(items, LINE_X0, bottom + 26.0, &legend, Class::Muted, from.fold.width()) - 24.0
 }
 
 /// An atomic's lanes that share an address, drawn as the queue they form (docs/model.md#atomics: "each read/modify/write to
 /// that location occurs and they are all serialized"): the three longest queues, lanes in order.
-fn queue_view(items: &mut Vec<Item>, p: &Report, y0: f64, now: Option<LaneSet>) -> f64 {
+fn queue_view(items: &mut Vec<Item>, p: &Report, y0: f64, now: Option<LaneSet>, fold: Fold) -> f64 {
     let mut by_addr: Vec<(u64, Vec<usize>)> = Vec::new();
     for (l, a) in p.addresses.iter().enumerate() {
         let Some(a) = a else { continue };
@@ -764,18 +854,28 @@ fn queue_view(items: &mut Vec<Item>, p: &Report, y0: f64, now: Option<LaneSet>) 
     by_addr.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     let queues = by_addr.len();
     let mut y = y0;
-    const SHOWN: usize = 16;
+    let shown_boxes: usize = if fold == Fold::Wide { 16 } else { 8 };
     let box_w = 48.0;
     for (a, lanes) in by_addr.iter().take(3) {
         y += LINE_H;
         let place = if p.space == SpaceTag::Global { " (performed in L2)" } else { "" };
         let head = format!("At {}{place}: {} read-modify-writes, one after another", hex(*a), lanes.len());
-        items.push(text(LINE_X0, y, head, TEXT, Class::Label, Anchor::Start));
+        items.push(text(
+            LINE_X0,
+            y,
+            fit(&head, TEXT, fold.width() - LINE_X0 - 16.0),
+            TEXT,
+            Class::Label,
+            Anchor::Start,
+        ));
         y += 12.0;
         // The first lanes, or, when the current step's lane is further on, the window of lanes that ends with it.
         let at = lanes.iter().position(|l| now.is_some_and(|n| n.contains(*l))).unwrap_or(0);
-        let (x0, shown, skip) =
-            if at >= SHOWN { (LINE_X0 + 136.0, SHOWN - 2, at + 3 - SHOWN) } else { (LINE_X0, SHOWN, 0) };
+        let (x0, shown, skip) = if at >= shown_boxes {
+            (LINE_X0 + 136.0, shown_boxes - 2, at + 3 - shown_boxes)
+        } else {
+            (LINE_X0, shown_boxes, 0)
+        };
         if skip > 0 {
             items.push(text(LINE_X0, y + 25.0, format!("{skip} before"), TEXT, Class::Muted, Anchor::Start));
         }
@@ -819,18 +919,18 @@ fn queue_view(items: &mut Vec<Item>, p: &Report, y0: f64, now: Option<LaneSet>) 
 fn constant_view(
     items: &mut Vec<Item>,
     k: &crate::model::report::ConstantCost,
-    from_y: f64,
+    from: &LaneRows,
     y0: f64,
     done: usize,
     current: Option<&Step>,
 ) -> f64 {
-    const PER_ROW: usize = 8;
-    let box_w = (WIDTH - LINE_X0 - 40.0) / PER_ROW as f64 - 8.0;
+    let per_row: usize = if from.fold == Fold::Wide { 8 } else { 4 };
+    let box_w = (from.fold.width() - LINE_X0 - 40.0) / per_row as f64 - 8.0;
     let row_h = 80.0;
     let top = y0 + 44.0;
     for (i, c) in k.constant_passes.iter().enumerate() {
-        let x = LINE_X0 + (i % PER_ROW) as f64 * (box_w + 8.0);
-        let y = top + (i / PER_ROW) as f64 * row_h;
+        let x = LINE_X0 + (i % per_row) as f64 * (box_w + 8.0);
+        let y = top + (i / per_row) as f64 * row_h;
         let class = if current.is_some_and(|s| s.index == i) {
             Class::CellCurrent
         } else if i < done {
@@ -851,22 +951,22 @@ fn constant_view(
         let cur = current.is_some_and(|s| s.index == i);
         for l in c.lanes.iter() {
             items.push(line(
-                lane_x(l) + LANE_W / 2.0,
-                from_y,
+                from.mid(l),
+                from.bottom(l),
                 x + box_w / 2.0,
                 y,
                 if cur { Class::ArrowCurrent } else { Class::Arrow },
             ));
         }
     }
-    let rows = k.constant_passes.len().div_ceil(PER_ROW).max(1);
+    let rows = k.constant_passes.len().div_ceil(per_row).max(1);
     let bottom = top + rows as f64 * row_h - 40.0;
     let legend = format!(
         "{} through the constant cache, one per distinct address (with 64-byte lines: {}); boxes are the addresses in the constant bank",
         if k.passes == 1 { "1 pass".to_string() } else { format!("{} passes", k.passes) },
         plural(k.lines_64, "line")
     );
-    paragraph(items, LINE_X0, bottom + 26.0, &legend, Class::Muted) - 24.0
+    paragraph_in(items, LINE_X0, bottom + 26.0, &legend, Class::Muted, from.fold.width()) - 24.0
 }
 
 /// Rows of banks drawn at once (more when one wavefront spans more rows): a 32-way conflict's 32 rows are
@@ -897,7 +997,7 @@ fn bank_view(
     items: &mut Vec<Item>,
     p: &Report,
     b: &BankCost,
-    from_y: f64,
+    from: &LaneRows,
     y0: f64,
     done: usize,
     current: Option<&Step>,
@@ -931,19 +1031,28 @@ fn bank_view(
     let (first_row, shown_rows) = bank_window(rows.len(), now);
     let all_rows = rows.len();
     let rows: Vec<u64> = rows.into_iter().skip(first_row).take(shown_rows).collect();
-    let top = y0 + 44.0;
+    // Narrow, a 128-byte row is two rows of 16 banks, under two rows of bank numbers.
+    let fold = from.fold;
+    let subs = fold.rows();
+    let top = y0 + 44.0 + (subs - 1) as f64 * 26.0;
     let cell_h = if shown_rows > ROOMY_BANK_ROWS { 28.0 } else { 32.0 };
+    let row_pitch = subs as f64 * cell_h + if subs > 1 { 8.0 } else { 0.0 };
+    // Where bank `bank`'s cell of drawn row `ri` is.
+    let cell_y = |ri: usize, bank: usize| top + ri as f64 * row_pitch + fold.row(bank) as f64 * cell_h;
     // A label's baseline in its cell.
     let base = cell_h - 9.0;
     // The banks' numbers go over the arrows that cross them.
-    let mut labels = vec![text(LANE_X0 - 8.0, top - 8.0, "bank", TEXT, Class::Muted, Anchor::End)];
+    let mut labels =
+        vec![text(LANE_X0 - 8.0, top - 8.0 - (subs - 1) as f64 * 26.0, "bank", TEXT, Class::Muted, Anchor::End)];
     for bank in 0..WARP_LANES {
-        labels.push(text(lane_x(bank) + LANE_W / 2.0, top - 8.0, bank.to_string(), TEXT, Class::Muted, Anchor::Middle));
+        let y = top - 8.0 - (subs - 1 - fold.row(bank)) as f64 * 26.0;
+        labels.push(text(fold.x(bank) + LANE_W / 2.0, y, bank.to_string(), TEXT, Class::Muted, Anchor::Middle));
     }
     for (ri, &row) in rows.iter().enumerate() {
-        let y = top + ri as f64 * cell_h;
+        let y = cell_y(ri, 0);
         items.push(text(LANE_X0 - 8.0, y + base, hex(row * row_bytes), TEXT, Class::Muted, Anchor::End));
         for bank in 0..WARP_LANES as u64 {
+            let y = cell_y(ri, bank as usize);
             let lo = row * row_bytes + bank * u64::from(b.bank_bytes);
             let hi = lo + u64::from(b.bank_bytes);
             let here: Vec<usize> = served.iter().filter(|(a, _)| (lo..hi).contains(a)).map(|(_, k)| *k).collect();
@@ -956,7 +1065,7 @@ fn bank_view(
             } else {
                 Class::Cell
             };
-            let x = lane_x(bank as usize);
+            let x = fold.x(bank as usize);
             let tip = match here.first() {
                 Some(k) => format!("bank {bank}, offset {}: wavefront {}", hex(lo), k + 1),
                 None => format!("bank {bank}, offset {}", hex(lo)),
@@ -975,12 +1084,12 @@ fn bank_view(
         let Some(a) = a else { continue };
         let Some(ri) = rows.iter().position(|&r| r == a / row_bytes) else { continue };
         let bank = ((a % row_bytes) / u64::from(b.bank_bytes)) as usize;
-        let y = top + ri as f64 * cell_h;
+        let y = cell_y(ri, bank);
         let cur = current.is_some_and(|c| c.lanes.contains(l));
         items.push(line(
-            lane_x(l) + LANE_W / 2.0,
-            from_y,
-            lane_x(bank) + LANE_W / 2.0,
+            from.mid(l),
+            from.bottom(l),
+            fold.x(bank) + LANE_W / 2.0,
             y,
             if cur { Class::ArrowCurrent } else { Class::Arrow },
         ));
@@ -1003,9 +1112,9 @@ fn bank_view(
             let Some(ri) = rows.iter().position(|&r| r == c / row_bytes) else { continue };
             let bank = ((c % row_bytes) / u64::from(b.bank_bytes)) as usize;
             let span = (16 / b.bank_bytes.max(1)) as usize;
-            let x1 = lane_x(bank);
-            let x2 = lane_x((bank + span - 1).min(WARP_LANES - 1)) + LANE_W;
-            let y = top + ri as f64 * cell_h;
+            let x1 = fold.x(bank);
+            let x2 = fold.x((bank + span - 1).min(WARP_LANES - 1)) + LANE_W;
+            let y = cell_y(ri, bank);
             let here: Vec<usize> = served.iter().filter(|(a, _)| (*c..c + 16).contains(a)).map(|(_, k)| *k).collect();
             let wave = here.iter().copied().min();
             let class = if current_index.is_some_and(|k| here.contains(&k)) {
@@ -1029,7 +1138,8 @@ fn bank_view(
             items.push(text((x1 + x2) / 2.0, y + base, label, TEXT, ink_on(class), Anchor::Middle));
         }
     }
-    let mut bottom = top + shown_rows as f64 * cell_h;
+    let mut bottom = top + shown_rows as f64 * row_pitch;
+    let width = fold.width();
     if all_rows > shown_rows {
         let window = format!(
             "rows {}-{} of {}: the rows the current step serves are drawn",
@@ -1037,7 +1147,7 @@ fn bank_view(
             first_row + shown_rows,
             all_rows
         );
-        bottom = paragraph(items, LANE_X0, bottom + 26.0, &window, Class::Muted) - 24.0;
+        bottom = paragraph_in(items, LANE_X0, bottom + 26.0, &window, Class::Muted, width) - 24.0;
     }
     let legend = format!(
         "{}, ideal {}, {}, {}-way; {}",
@@ -1051,10 +1161,10 @@ fn bank_view(
             "each word shows the wavefront that serves it"
         }
     );
-    let mut y = paragraph(items, LANE_X0, bottom + 28.0, &legend, Class::Muted);
+    let mut y = paragraph_in(items, LANE_X0, bottom + 28.0, &legend, Class::Muted, width);
     if matrix {
         for sentence in phase_sentences(p, b) {
-            y = paragraph(items, LANE_X0, y + 4.0, &sentence, Class::Label);
+            y = paragraph_in(items, LANE_X0, y + 4.0, &sentence, Class::Label, width);
         }
     }
     y - 24.0
@@ -1118,15 +1228,17 @@ pub fn paint(class: Class, theme: Theme) -> (&'static str, &'static str, f64) {
             (2, true) => ("#005440", "#009e73", 1.5),
             (_, true) => ("#6a2f52", "#cc79a7", 1.5),
         },
-        // Okabe-Ito bluish green (L1), yellow (L2) and reddish purple (DRAM), as tints with the full colour
-        // as the edge; orange stays the current step's.
+        // Okabe-Ito bluish green (L1) and yellow (L2), and a purple that reads as purple (DRAM; Okabe-Ito's
+        // reddish purple reads as pink, and the legend says purple), as tints with the full colour as the edge;
+        // orange stays the current step's. The page's memory chart and its legend use the same colours
+        // (www/style.css, --served-*).
         Class::Served(k) => match (k, dark) {
             (0, false) => ("#a6e3cf", "#00795a", 1.5),
             (1, false) => ("#f6ef9a", "#a39500", 1.5),
-            (_, false) => ("#f0c6de", "#a8527f", 1.5),
+            (_, false) => ("#cbb8ec", "#6a3d9a", 1.5),
             (0, true) => ("#005440", "#009e73", 1.5),
             (1, true) => ("#5c5600", "#f0e442", 1.5),
-            (_, true) => ("#6a2f52", "#cc79a7", 1.5),
+            (_, true) => ("#4a2f6e", "#b596e6", 1.5),
         },
         Class::Conflict => ("none", if dark { "#ff7a3d" } else { "#c2410c" }, 3.0),
         Class::ConflictLabel => (if dark { "#ffc3a6" } else { "#8f2d00" }, "none", 0.0),
