@@ -158,11 +158,21 @@ pub struct ViewState {
     /// Shared memory drawn as a tile of 16-byte chunks (absent: the lanes).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub tile: bool,
+    /// Projection mode: the page's large type for a lecture hall (absent: the usual sizes).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub projection: bool,
 }
 
 impl Default for ViewState {
     fn default() -> ViewState {
-        ViewState { panes: vec![PaneState::default()], step: None, theme: Theme::Light, all_warps: false, tile: false }
+        ViewState {
+            panes: vec![PaneState::default()],
+            step: None,
+            theme: Theme::Light,
+            all_warps: false,
+            tile: false,
+            projection: false,
+        }
     }
 }
 

@@ -127,7 +127,7 @@ fn the_lecture_labs_refuse_every_wrong_idea_and_take_each_spelling_of_the_right_
             "if (threadIdx.x < 32) atomicAdd(total, s_count[threadIdx.x]);",
             "if (threadIdx.x == 0) atomicAdd(total, s_count[0]);",
         ),
-        "all 32 partial counts",
+        "all 32 counts of a block",
         "one partial count of 32 reaches total",
     );
     fails_goal(

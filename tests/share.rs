@@ -43,7 +43,8 @@ fn settings_and_compare_panes_round_trip() {
     b.block = "32x8x1".into();
     b.instr = 2;
     b.issue = 5;
-    let view = ViewState { panes: vec![a, b], step: None, theme: Theme::Light, all_warps: true, tile: true };
+    let view =
+        ViewState { panes: vec![a, b], step: None, theme: Theme::Light, all_warps: true, tile: true, projection: true };
     assert_eq!(decode(&encode(&view)), Ok(view.clone()));
     // One warp and the lane view, the defaults, are left out of the link: links made before the page could
     // share these open as they did.

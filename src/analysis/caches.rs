@@ -19,7 +19,7 @@ use crate::model::local;
 use crate::model::note::Note;
 use crate::program::affine::Constraint;
 use crate::program::exec::Sink;
-use crate::program::grid::{self, Control, Progress, RunError};
+use crate::program::grid::{self, Control, Progress, RunError, Stage};
 use crate::program::launch::{Dim3, Launch};
 use crate::program::SiteId;
 use rustc_hash::FxHashMap;
@@ -231,19 +231,23 @@ struct TIssue {
 }
 
 /// The memory chart as the page draws it: every figure already in words, so that the page's main thread
-/// carries neither the model's types nor float formatting.
+/// carries neither the model's types nor float formatting. The words are a student's ("L1 cache", "requests",
+/// "had to come from DRAM"); each figure's `tip` gives Nsight Compute's exact names for it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CacheChart {
-    /// "modelled (LRU, ...) for the grid".
+    /// What the figures are: "Modelled for the grid: 108 SMs with 2 blocks each, ...".
     pub title: String,
     /// The figures move with the schedule.
     pub sensitive: bool,
-    /// Kernel, L1/TEX, L2, DRAM: (name, hit rate or total, size).
-    pub boxes: Vec<[String; 3]>,
-    /// Between the boxes: (above the arrow, below it).
-    pub arrows: Vec<[String; 2]>,
-    /// The bounds no schedule changes.
-    pub bounds: String,
+    /// Kernel, L1 cache, L2 cache, DRAM: each its name ("L1 cache"), its headline figure ("95 % hit"), the line
+    /// under it ("192 KB in each of 108 SMs") and Nsight Compute's names for its figures (shown on hover).
+    /// Arrays, not structs: the page's main module reads them with the code it has for every array of strings.
+    pub boxes: Vec<[String; 4]>,
+    /// Between the boxes: above the arrow ("67.1 M requests"), below it ("168 M sectors"), and the exact counts
+    /// with Nsight Compute's names (shown on hover).
+    pub arrows: Vec<[String; 3]>,
+    /// The bounds no schedule changes: (the sentence, Nsight's or the model's name for it).
+    pub bounds: Vec<[String; 2]>,
     /// The schedule check, when the grid ran.
     pub schedule: Option<String>,
     /// Per instruction: line, instruction, L1 hit %, L2 hit %, DRAM read.
@@ -254,6 +258,26 @@ pub struct CacheChart {
     pub per_line: Vec<(usize, [String; 3])>,
     /// The model's notes.
     pub notes: Vec<Note>,
+}
+
+/// `967`, `12.3 K`, `67.1 M`, `1.07 G`: a count short enough for an arrow of the chart (the exact one is in its
+/// tip).
+pub fn short_count(n: u64) -> String {
+    let f = n as f64;
+    let (v, unit) = match n {
+        0..=9_999 => return grouped(n),
+        10_000..=999_999 => (f / 1e3, "K"),
+        1_000_000..=999_999_999 => (f / 1e6, "M"),
+        _ => (f / 1e9, "G"),
+    };
+    let digits = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {unit}")
 }
 
 /// `1.50 MiB`, `512.0 KiB`, `96 B`.
@@ -533,12 +557,14 @@ fn run_grid(
     control: &mut dyn Control,
     one: Option<Dim3>,
     mut watch: Option<&mut Watch>,
+    stage: Stage,
 ) -> Result<u64, RunError> {
     let launch = a.launch;
     let g = launch.grid;
     let warps = launch.warps();
     let local_bytes = a.config.windows.local_alloc_bytes.unwrap_or(WINDOW_BYTES);
-    let mut progress = Progress { blocks_total: g.volume(), ..Progress::default() };
+    let total = if one.is_some() { 1 } else { g.volume() };
+    let mut progress = Progress { stage, blocks_total: total, ..Progress::default() };
     let mut decisions = Vec::new();
     grid::check_memory(u64::from(warps) * grid::warp_bytes(&a.program, true), a.max_memory_bytes)?;
     let blocks: Vec<Dim3> = match one {
@@ -569,7 +595,7 @@ fn run_grid(
     let mut pending: Vec<Vec<Member>> = shapes.iter().map(|_| Vec::new()).collect();
     let mut first_singleton = usize::MAX;
     for (n, &b) in blocks.iter().enumerate() {
-        if n % 64 == 0 && !control.keep_going(&progress) {
+        if !control.keep_going(&progress) {
             return Err(RunError::Stopped { at: None, block: b, warp: 0, progress });
         }
         let linear = n as u64;
@@ -713,7 +739,7 @@ impl Analysis {
             if one { 0 } else { (u64::from(b.z) * u64::from(g.y) + u64::from(b.y)) * u64::from(g.x) + u64::from(b.x) };
         let mut watch = Watch { linear, passes: FxHashMap::default(), ids: Vec::new() };
         let shown = block.or(one.then_some(self.launch.block_idx));
-        let waves = run_grid(self, &mut machines, control, shown, Some(&mut watch))?;
+        let waves = run_grid(self, &mut machines, control, shown, Some(&mut watch), Stage::Memory)?;
         let (mut main, _) = machines.pop().expect("the machine");
         let mut served: std::collections::HashMap<(u32, u32, u32), Vec<(u64, Served)>> = Default::default();
         for (id, sector, how) in std::mem::take(&mut main.served) {
@@ -779,7 +805,7 @@ impl Analysis {
         let (_, res, shape) = self.cache_device(settings, false);
         let alt = if res.r > 1 { res.r / 2 } else { 2 };
         let mut machines = vec![(Machine::new(shape, self.program.sites.len()), shape.sms as usize * alt as usize)];
-        run_grid(self, &mut machines, control, None, None)?;
+        run_grid(self, &mut machines, control, None, None, Stage::ScheduleCheck)?;
         let (m, _) = machines.pop().expect("the machine");
         Ok(Some(ScheduleRun { blocks_per_sm: alt, totals: m.finish().1 }))
     }
@@ -897,49 +923,130 @@ impl CacheResult {
         let l1ld = Totals::sum(&t.l1, &[0]);
         let l2 = Totals::sum(&t.l2, &[0, 1, 2, 3]);
         let l2ld = Totals::sum(&t.l2, &[0]);
-        let pct = |x: Option<f64>| x.map_or("no loads".to_string(), |v| format!("{} % hit", trim_rate(v)));
+        let hit = |x: Option<f64>| x.map_or("no loads".to_string(), |v| format!("{} % hit", trim_rate(v)));
         let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{} %", trim_rate(v)));
+        let all = |x: &Traffic| rate(x).map_or("-".to_string(), |v| format!("{} %", trim_rate(v)));
+        let count = |n: u64, what: &str| format!("{} {what}", short_count(n));
+        let r = self.residency.r;
+        let blocks = if r == 1 { "1 block".to_string() } else { format!("{r} blocks") };
+        let l2_size = short_bytes(self.preset.l2_bytes).replace(".00 ", " ");
         CacheChart {
-            title: format!("{} for the {}", self.label, self.scope),
+            title: format!(
+                "Modelled, not measured, for the {}: {} SM{} with {blocks} each, a {l2_size} L2 cache ({}-way), all caches \
+                 empty at the start",
+                self.scope,
+                self.sms,
+                if self.sms == 1 { "" } else { "s" },
+                self.preset.l2_ways
+            ),
             sensitive: self.schedule.as_ref().is_some_and(|s| s.sensitive),
             boxes: vec![
-                ["Kernel".into(), grouped(l1.requests), "warp requests".into()],
                 [
-                    "L1/TEX".into(),
-                    pct(rate(&l1ld)),
-                    format!("{} KB per SM x {}", self.residency.l1_bytes / 1024, self.sms),
+                    "Kernel".into(),
+                    count(l1.requests, "requests"),
+                    "its warps' memory instructions".into(),
+                    format!(
+                        "{} requests to L1: l1tex__t_requests_pipe_lsu_mem_global_op_{{ld,st,atom,red}}.sum and _mem_local_",
+                        grouped(l1.requests)
+                    ),
                 ],
-                ["L2".into(), pct(rate(&l2ld)), short_bytes(self.preset.l2_bytes).replace(".00 ", " ")],
+                [
+                    "L1 cache".into(),
+                    hit(rate(&l1ld)),
+                    format!("{} KB in each of {} SM{}", self.residency.l1_bytes / 1024, self.sms, if self.sms == 1 { "" } else { "s" }),
+                    format!(
+                        "L1/TEX cache. Load hit rate: l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum / \
+                         l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum = {} of {}; all operations \
+                         (l1tex__t_sector_hit_rate.pct): {}",
+                        grouped(l1ld.hits),
+                        grouped(l1ld.sectors),
+                        all(&l1)
+                    ),
+                ],
+                [
+                    "L2 cache".into(),
+                    hit(rate(&l2ld)),
+                    format!("{l2_size}, one for the GPU"),
+                    format!(
+                        "L2 (lts). Load hit rate: lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum / \
+                         lts__t_sectors_srcunit_tex_op_read.sum = {} of {}; all operations (lts__t_sector_hit_rate.pct): {}",
+                        grouped(l2ld.hits),
+                        grouped(l2ld.sectors),
+                        all(&l2)
+                    ),
+                ],
                 [
                     "DRAM".into(),
                     short_bytes(t.dram_read_bytes + t.dram_write_bytes),
-                    "read + written".into(),
+                    "read and written".into(),
+                    format!(
+                        "Device memory: dram__bytes_read.sum = {}, dram__bytes_write.sum = {}",
+                        bytes_text(t.dram_read_bytes),
+                        bytes_text(t.dram_write_bytes)
+                    ),
                 ],
             ],
             arrows: vec![
-                [format!("{} req", grouped(l1.requests)), format!("{} sectors", grouped(l1.sectors))],
-                [format!("{} req", grouped(l2.requests)), format!("{} sectors", grouped(l2.sectors))],
+                [
+                    count(l1.requests, "requests"),
+                    count(l1.sectors, "sectors"),
+                    format!(
+                        "{} requests, {} sectors of 32 bytes: l1tex__t_requests_pipe_lsu_mem_global_op_*.sum, \
+                         l1tex__t_sectors_pipe_lsu_mem_global_op_*.sum (and _mem_local_)",
+                        grouped(l1.requests),
+                        grouped(l1.sectors)
+                    ),
+                ],
+                [
+                    count(l2.requests, "requests"),
+                    count(l2.sectors, "sectors"),
+                    format!(
+                        "{} requests, {} sectors that L1 did not serve: lts__t_requests_srcunit_tex.sum, \
+                         lts__t_sectors_srcunit_tex.sum",
+                        grouped(l2.requests),
+                        grouped(l2.sectors)
+                    ),
+                ],
                 [
                     format!("read {}", short_bytes(t.dram_read_bytes)),
                     format!("written {}", short_bytes(t.dram_write_bytes)),
+                    format!(
+                        "dram__bytes_read.sum = {}, dram__bytes_write.sum = {} (of which {} still waiting in L2 at the end)",
+                        bytes_text(t.dram_read_bytes),
+                        bytes_text(t.dram_write_bytes),
+                        bytes_text(t.dirty_at_end_bytes)
+                    ),
                 ],
             ],
-            bounds: format!(
-                "Bounds no schedule changes: compulsory DRAM read {}; unique bytes written {}; L1 sectors with no reuse {} (loads {}).",
-                bytes_text(t.compulsory_read_bytes),
-                bytes_text(t.unique_written_bytes),
-                grouped(l1.sectors),
-                grouped(l1ld.sectors)
-            ),
+            bounds: vec![
+                [
+                    format!(
+                        "{} had to come from DRAM at least once: every sector's first read, whatever the order of \
+                         the warps.",
+                        short_bytes(t.compulsory_read_bytes)
+                    ),
+                    format!("compulsory DRAM reads: {}", bytes_text(t.compulsory_read_bytes)),
+                ],
+                [
+                    format!("{} written, each byte counted once.", short_bytes(t.unique_written_bytes)),
+                    format!("unique bytes written: {}", bytes_text(t.unique_written_bytes)),
+                ],
+                [
+                    format!(
+                        "{} sectors reach L1 ({} of them loaded): the issues' own count, before any reuse.",
+                        grouped(l1.sectors),
+                        grouped(l1ld.sectors)
+                    ),
+                    "L1 sectors with no reuse: the sum of every issue's sectors".into(),
+                ],
+            ],
             schedule: self.schedule.as_ref().map(|s| {
                 format!(
-                    "With {} block{} per SM instead of {}: L1 load hit rate {}, L2 load hit rate {}, DRAM read {}.",
-                    s.blocks_per_sm,
-                    if s.blocks_per_sm == 1 { "" } else { "s" },
-                    self.residency.r,
+                    "With {} per SM instead of {r}: L1 hit rate {}, L2 hit rate {}, read from DRAM {}.",
+                    crate::text::plural(s.blocks_per_sm, "block"),
                     opt(s.l1_load_hit_rate),
                     opt(s.l2_load_hit_rate),
-                    bytes_text(s.dram_read_bytes)
+                    short_bytes(s.dram_read_bytes)
                 )
             }),
             lines: self
@@ -960,8 +1067,6 @@ impl CacheResult {
         }
     }
 
-    /// The source view's columns, per line: its loads' L1 hits over their sectors, all its L2 hits over L2
-    /// sectors, its DRAM reads.
     fn per_line(&self) -> Vec<(usize, [String; 3])> {
         let mut by_line: std::collections::BTreeMap<usize, (Traffic, Traffic, u64)> = Default::default();
         for i in &self.instructions {

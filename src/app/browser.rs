@@ -285,19 +285,72 @@ pub fn export_cancelled() -> bool {
     EXPORT_CANCELLED.with(|c| c.get())
 }
 
-/// Whether the page is embedded in a slide deck (`?embed=slides`): the keys pass back to the deck at the
-/// first and last step.
+/// What the page embeds (`?embed=KIND`): `slides` (the figures), `chart` (the memory chart), or `None`.
+pub fn embed_kind() -> Option<String> {
+    let q = window().ok().and_then(|w| w.location().search().ok())?;
+    q.trim_start_matches('?').split('&').find_map(|kv| kv.strip_prefix("embed=")).map(str::to_string)
+}
+
+/// Whether the page is embedded in a slide deck (`?embed=slides`, or the memory chart's `?embed=chart`): the
+/// keys pass back to the deck at the first and last step.
 pub fn slides_mode() -> bool {
-    window()
-        .ok()
-        .and_then(|w| w.location().search().ok())
-        .is_some_and(|q| q.trim_start_matches('?').split('&').any(|kv| kv == "embed=slides"))
+    matches!(embed_kind().as_deref(), Some("slides" | "chart"))
+}
+
+/// Takes the keyboard focus into this embedded page, so that a presenter's clicker steps the figure: the
+/// frame's window and its main element (which has `tabindex="-1"`).
+pub fn focus_embed() {
+    HANDED_BACK.with(|h| h.set(false));
+    let Ok(w) = window() else { return };
+    let _ = w.focus();
+    if let Some(el) = w.document().and_then(|d| d.get_element_by_id("embed-main")) {
+        if let Ok(h) = el.dyn_into::<web_sys::HtmlElement>() {
+            let _ = h.focus();
+        }
+    }
+}
+
+thread_local! {
+    /// The keys were handed back to the deck ([`hand_back_to_deck`]) since the frame last took them.
+    static HANDED_BACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+thread_local! {
+    /// When the deck last showed this frame's slide (ms since the epoch), while reveal.js may still take the
+    /// focus back from the frame once; `None` after that.
+    static SLIDE_SHOWN: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+    /// The listeners of [`on_slide_start`], kept for the page's life.
+    static SLIDE_LISTENERS: std::cell::RefCell<Vec<gloo_events::EventListener>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Calls `arrive` whenever the deck around this frame shows its slide (reveal.js posts `slide:start` to the
+/// iframes of the slide it arrives on), and takes the keyboard focus into the frame ([`focus_embed`]). reveal.js
+/// blurs an iframe that takes the focus in the first second after its slide starts (its
+/// `preventIframeAutoFocus`), once: the focus is taken back then (unless the page handed the keys back).
+pub fn on_slide_start(arrive: Box<dyn Fn()>) {
+    let Ok(w) = window() else { return };
+    let message = gloo_events::EventListener::new(&w, "message", move |e| {
+        let data = e.dyn_ref::<web_sys::MessageEvent>().map(|m| m.data());
+        if data.and_then(|d| d.as_string()).as_deref() == Some("slide:start") {
+            SLIDE_SHOWN.with(|a| a.set(Some(js_sys::Date::now())));
+            arrive();
+            focus_embed();
+        }
+    });
+    let blur = gloo_events::EventListener::new(&w, "blur", move |_| {
+        let recent = SLIDE_SHOWN.with(|a| a.take()).is_some_and(|t| js_sys::Date::now() - t < 1500.0);
+        if !HANDED_BACK.with(|h| h.replace(false)) && recent {
+            gloo_timers::callback::Timeout::new(0, focus_embed).forget();
+        }
+    });
+    SLIDE_LISTENERS.with(|l| l.borrow_mut().extend([message, blur]));
 }
 
 /// Hands the presenter's keys back to the deck around this frame: reveal.js's postMessage API
 /// (`{"method": "next"}` / `"prev"`), a plain `{"warpscope": "next"}` message for other decks, and the focus
 /// returned to the parent page (so Slidev's and any deck's own key handling sees the next key).
 pub fn hand_back_to_deck(forward: bool) {
+    HANDED_BACK.with(|h| h.set(true));
     let Ok(w) = window() else { return };
     let Ok(Some(parent)) = w.parent() else { return };
     if parent == w {
@@ -330,9 +383,17 @@ pub fn sync_selects() {
 
 /// Whether the system asks for dark colours (`prefers-color-scheme: dark`).
 pub fn prefers_dark() -> bool {
-    web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches())
+    media("(prefers-color-scheme: dark)")
+}
+
+/// Whether the page is as narrow as a phone's (the style sheet's phone layout): the figure is then laid out
+/// 16 lanes a row, to fit the screen's width.
+pub fn narrow() -> bool {
+    media("(max-width: 600px)")
+}
+
+fn media(query: &str) -> bool {
+    web_sys::window().and_then(|w| w.match_media(query).ok().flatten()).is_some_and(|m| m.matches())
 }
 
 /// Packs files into one zip archive in the `warpscope-zip` worker (started for this and stopped after).

@@ -183,6 +183,23 @@ impl Engine {
         }
     }
 
+    /// Stops pane `pane`'s run: its worker is terminated (a run in a worker cannot be interrupted otherwise),
+    /// and the pane's next request starts a fresh one. In-thread there is nothing to stop: the run finished
+    /// before the page could ask.
+    pub fn cancel(&self, pane: usize) {
+        let mut slots = self.slots.borrow_mut();
+        let Some(slot) = slots.get_mut(pane) else { return };
+        if let Some(w) = slot.worker.take() {
+            w.terminate();
+        }
+        slot.in_flight = None;
+        slot.queued = None;
+        slot.posted = None;
+        slot.naming = None;
+        slot.unnamed_done = None;
+        slot.ready = false;
+    }
+
     fn spawn(&self, pane: usize, deliver: Deliver) {
         let module = self.slots.borrow().get(pane).map_or("warpscope-engine", |s| s.module);
         let started = super::browser::start_worker(module);

@@ -147,19 +147,60 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State, part: Part) -> Html 
         .collect();
     let hints = l.progress.hints.get(&ex.id).copied().unwrap_or(0);
     let choices = l.answer().map(|a| a.choices.clone()).unwrap_or_default();
+    let student = l.progress.student.trim().to_string();
     let answers_json = {
-        let a = crate::teach::lab::Answers { lab: l.lab.title.clone(), answers: l.progress.answers.clone() };
+        let a = crate::teach::lab::Answers {
+            lab: l.lab.title.clone(),
+            student: student.clone(),
+            answers: l.progress.answers.clone(),
+        };
         super::json::to_json_pretty(&a)
     };
+    let file = crate::teach::lab::answers_file_name(&l.lab.title, &student);
     let save = {
         let d = d.clone();
         Callback::from(move |_| {
-            let r = super::browser::download_text("answers.json", &answers_json, "application/json");
+            // The teacher receives a file from every student: each carries its author's name, in it and in its
+            // file name.
+            if student.is_empty() {
+                d.dispatch(Action::Notice(Some(
+                    "Write your name in the field beside \"save answers\" first: it goes into the file and its name."
+                        .into(),
+                )));
+                if let Some(el) = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|doc| doc.get_element_by_id("lab-name"))
+                    .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+                {
+                    let _ = el.focus();
+                }
+                return;
+            }
+            let r = super::browser::download_text(&file, &answers_json, "application/json");
             d.dispatch(Action::Notice(Some(match r {
-                Ok(()) => "Answers saved as answers.json: hand it in, or grade it with `warpscope check`.".into(),
+                Ok(()) => format!("Answers saved as {file}: hand it in, or grade it with `warpscope check`."),
                 Err(e) => e,
             })));
         })
+    };
+    let on_name = {
+        let d = d.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            d.dispatch(Action::LabName(el.value()));
+        })
+    };
+    // The done state, with the way on, right under the goals (in the first screen) and again after the
+    // questions.
+    let done = |id: &'static str| {
+        html! {
+            <p id={id} class="done" role="status">
+                <span>{ "✔ Done: every goal is met" }{ if ex.questions.is_empty() { "." } else { " and every question answered." } }</span>
+                if l.current + 1 < l.lab.exercises.len() {
+                    <button id={format!("{id}-next")} class="next" onclick={click(Action::LabOpen(l.current + 1))}>{ "next exercise →" }</button>
+                }
+            </p>
+        }
     };
     if part == Part::After {
         return html! {
@@ -168,8 +209,10 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State, part: Part) -> Html 
                     let chosen = choices.get(q).copied().flatten();
                     let right = question.answer;
                     html! {
-                        <fieldset class="question" id={format!("q{q}")}>
-                            <legend>{ blocks(&question.text) }</legend>
+                        // A fieldset named by the question's text (not a legend: a question of several lines
+                        // would overlap the box's border).
+                        <fieldset class="question" id={format!("q{q}")} aria-labelledby={format!("q{q}-text")}>
+                            <div class="question-text" id={format!("q{q}-text")}>{ blocks(&question.text) }</div>
                             { for question.choices.iter().enumerate().map(|(c, text)| {
                                 let d = d.clone();
                                 let onchange = Callback::from(move |_| d.dispatch(Action::LabChoice(q, c)));
@@ -198,16 +241,11 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State, part: Part) -> Html 
                         }
                     </div>
                 }
-                if grade.done {
-                    <p id="lab-done" class="done" role="status">
-                        { "✔ Done: every goal is met" }
-                        { if ex.questions.is_empty() { "." } else { " and every question answered." } }
-                        if l.current + 1 < l.lab.exercises.len() {
-                            <button id="lab-next" onclick={click(Action::LabOpen(l.current + 1))}>{ "next exercise →" }</button>
-                        }
-                    </p>
-                }
+                if grade.done { { done("lab-done") } }
                 <p class="lab-actions">
+                    <label class="lab-name">{ "your name " }
+                        <input id="lab-name" value={l.progress.student.clone()} oninput={on_name} autocomplete="name" placeholder="for the answers file" />
+                    </label>
                     <button id="lab-save" onclick={save}>{ "save answers" }</button>
                     <button id="lab-reset" onclick={reset}>{ "reset progress" }</button>
                 </p>
@@ -256,6 +294,7 @@ pub fn view(d: &UseReducerDispatcher<State>, state: &State, part: Part) -> Html 
                         </li>
                     }) }
                 </ul>
+                if grade.done { { done("lab-done-top") } }
             </div>
         </section>
     }

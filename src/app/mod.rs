@@ -6,7 +6,9 @@
 //! runs no analysis (`tests/layers.rs`).
 
 mod browser;
+mod chart;
 mod cite;
+mod common;
 mod editor;
 pub mod engine;
 mod figure;
@@ -14,6 +16,7 @@ pub mod json;
 mod lab;
 mod perf;
 pub mod rescue;
+mod slides;
 pub mod source;
 pub mod state;
 mod view;

@@ -13,9 +13,27 @@ use crate::teach::lab::GoalResult;
 use std::rc::Rc;
 use yew::Reducible;
 
-/// The page stops an analysis after this many seconds (a newer edit stops it sooner): an endless loop in a
-/// pasted kernel ends with an error that points at the loop.
-pub const PAGE_MAX_SECONDS: f64 = 15.0;
+/// The page stops an analysis that finishes no block for this many seconds (a newer edit, or the cancel
+/// button, stops it sooner): an endless loop in a pasted kernel ends with an error that points at the loop.
+pub const PAGE_STALL_SECONDS: f64 = 20.0;
+
+/// The page stops a run that keeps finishing blocks after this many seconds: long enough for the lecture's
+/// grids through the memory system on a laptop doing other work; the progress line and its cancel button are
+/// on screen all the while.
+pub const PAGE_MAX_SECONDS: f64 = 300.0;
+
+/// How far a long run has come, from the worker's progress replies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunProgress {
+    /// Blocks done.
+    pub done: u64,
+    /// Blocks in all.
+    pub total: u64,
+    /// Seconds since the run started.
+    pub seconds: f64,
+    /// What it is doing, in words.
+    pub text: String,
+}
 
 /// One side of the page: a scenario, what the user typed, and the last good result. Results come from the
 /// analysis worker: each change sends a request (numbered), and only the replies to the latest one count.
@@ -54,8 +72,13 @@ pub struct Pane {
     pub request: u64,
     /// Whether the latest request is still being answered.
     pub busy: bool,
-    /// How far a long run has come: (blocks done, blocks in all, seconds).
-    pub progress: Option<(u64, u64, f64)>,
+    /// How far a long run has come.
+    pub progress: Option<RunProgress>,
+    /// Why the latest run stopped before it finished, with nothing wrong in the input (the page's time limit,
+    /// or the user's cancel): shown in place of the figure's progress, with what to do.
+    pub stopped: Option<String>,
+    /// A request the user cancelled: the engine stops its worker.
+    pub cancelled: Option<u64>,
     /// The kernels the current CUDA text offers (from the worker, read before the kernel runs, so that a
     /// failing kernel leaves the others choosable); replaced with each request's answer.
     pub kernels: Option<Rc<Vec<crate::lang::KernelChoice>>>,
@@ -87,6 +110,8 @@ impl Pane {
             request,
             busy: true,
             progress: None,
+            stopped: None,
+            cancelled: None,
             kernels: None,
             follows: true,
         }
@@ -119,6 +144,8 @@ impl Pane {
         }
         self.request = id;
         self.busy = true;
+        self.stopped = None;
+        self.progress = None;
     }
 
     /// The report of the issue the figure shows.
@@ -147,7 +174,13 @@ impl Pane {
             return;
         }
         match reply {
-            Reply::Progress { done, total, seconds, .. } => self.progress = Some((done, total, seconds)),
+            Reply::Progress { done, total, seconds, text, .. } => {
+                self.progress = Some(RunProgress { done, total, seconds, text })
+            }
+            Reply::Stopped { message, .. } => {
+                self.stopped = Some(message);
+                self.shown_for = self.request;
+            }
             Reply::Result { result, goals, .. } => {
                 if self.instr >= result.instructions.len() {
                     self.instr = 0;
@@ -197,6 +230,7 @@ impl Pane {
     fn to_request(&self, all_warps: bool) -> Request {
         let mut scenario = self.scenario.clone();
         scenario.limits.max_seconds = PAGE_MAX_SECONDS;
+        scenario.limits.stall_seconds = Some(PAGE_STALL_SECONDS);
         Request {
             id: self.request,
             scenario,
@@ -248,6 +282,9 @@ pub struct State {
     pub tile: bool,
     /// While "all steps" is drawing its frames: (frames drawn, frames in all).
     pub exporting: Option<(usize, usize)>,
+    /// Projection mode: large type for a lecture hall (the memory chart across the page, its text 18 px or more
+    /// at 1280x720).
+    pub projection: bool,
 }
 
 /// A student's progress in a lab, as kept in the browser.
@@ -262,6 +299,8 @@ pub struct Progress {
     pub done: std::collections::BTreeSet<String>,
     /// The exercise last open (its id), which a reload opens again.
     pub current: Option<String>,
+    /// The student's name, for the answers file.
+    pub student: String,
 }
 
 /// An open lab.
@@ -331,6 +370,7 @@ impl Default for State {
             last_request: 1,
             tile: false,
             exporting: None,
+            projection: false,
         }
     }
 }
@@ -377,6 +417,7 @@ impl State {
                 s.theme = view.theme;
                 s.all_warps = view.all_warps;
                 s.tile = view.tile;
+                s.projection = view.projection;
             }
             Err(e) => s.notice = Some(format!("{e}. Showing the default view instead.")),
         }
@@ -401,6 +442,7 @@ impl State {
         self.theme = fresh.theme;
         self.all_warps = fresh.all_warps;
         self.tile = fresh.tile;
+        self.projection = fresh.projection;
         self.playing = false;
         self.notice = None;
     }
@@ -488,6 +530,7 @@ impl State {
             theme: self.theme,
             all_warps: self.all_warps,
             tile: self.tile,
+            projection: self.projection,
         }
     }
 
@@ -572,6 +615,8 @@ pub enum Action {
     LabChoice(usize, usize),
     /// Forget the progress in this lab.
     LabReset,
+    /// The student's name, as typed.
+    LabName(String),
     /// The analysis worker answered a request of pane `usize`.
     Engine(usize, Reply),
     /// Stack every warp, or show one in detail.
@@ -584,6 +629,10 @@ pub enum Action {
     Exporting(Option<(usize, usize)>),
     /// A link was pasted into the address bar of the open page (only its `#` part changed): show its view.
     OpenLink(String),
+    /// Stop pane `usize`'s run: the last finished result stays, and the page says what was stopped.
+    Cancel(usize),
+    /// Projection mode (large type) on or off.
+    Projection(bool),
 }
 
 impl Reducible for State {
@@ -661,7 +710,9 @@ impl Reducible for State {
                 s.playing = false;
             }
             Action::SetStep(k) => {
-                s.step = if k >= s.max_steps() { None } else { Some(k) };
+                // Step 0 stays step 0 before the figure has arrived (a slide that starts its figure while
+                // the figure is still on its way); past the last step is the finished picture.
+                s.step = if k > 0 && k >= s.max_steps() { None } else { Some(k) };
                 s.playing = false;
             }
             Action::TogglePlay => {
@@ -710,7 +761,22 @@ impl Reducible for State {
                 s.step = None;
                 s.playing = false;
             }
+            Action::Cancel(k) => {
+                let Some(pane) = s.panes.get_mut(k) else { return self };
+                if !pane.busy {
+                    return self;
+                }
+                // Where it was, as the progress line said it.
+                let how_far = pane.progress.as_ref().map_or(String::new(), |p| format!(" ({})", p.text));
+                pane.cancelled = Some(pane.request);
+                pane.busy = false;
+                pane.progress = None;
+                pane.stopped = Some(format!(
+                    "Cancelled{how_far}. The figure shows the last result that finished; any edit runs again."
+                ));
+            }
             Action::Theme(t) => s.theme = t,
+            Action::Projection(on) => s.projection = on,
             Action::Tile(on) => s.tile = on,
             Action::Exporting(p) => s.exporting = p,
             Action::Carveout(c) => s.carveout = c,
@@ -773,9 +839,16 @@ impl Reducible for State {
                 // The last right answer can complete the exercise: it is kept done now, not at the next result.
                 grade_current(&mut s);
             }
+            Action::LabName(name) => {
+                if let Some(l) = s.lab.as_mut() {
+                    l.progress.student = name;
+                }
+            }
             Action::LabReset => {
                 if let Some(l) = s.lab.as_mut() {
-                    l.progress = Progress::default();
+                    // The name stays: it is the student's, not the lab's progress.
+                    let student = std::mem::take(&mut l.progress.student);
+                    l.progress = Progress { student, ..Progress::default() };
                 }
                 let current = s.lab.as_ref().map_or(0, |l| l.current);
                 open_exercise(&mut s, current);

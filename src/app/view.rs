@@ -2,13 +2,13 @@
 //! carveout calculator. It draws the state; the reducer in `state.rs` changes it.
 
 use super::browser;
+use super::common::{id, pane_scene_in};
 use super::engine::{Engine, LocalEngine};
 use super::figure::Figure;
 use super::source::CodeArea;
 use super::state::{Action, CompareWith, Edit, LabFile, Pane, State, L1_CHOICES};
 use crate::analysis::InstrResult;
-use crate::figure::scene::{scene, Theme};
-use crate::figure::svg::to_svg;
+use crate::figure::scene::Theme;
 use crate::lang::Lang;
 use crate::model::arch::{carveout, families, BankMode, Carveout, Cc, SharedModel};
 use crate::scenario::Setting;
@@ -22,14 +22,6 @@ use web_sys::{HtmlInputElement, HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
 type Dispatch = UseReducerDispatcher<State>;
-
-fn id(base: &str, pane: usize) -> String {
-    if pane == 0 {
-        base.to_string()
-    } else {
-        format!("{base}-b")
-    }
-}
 
 fn on_select(d: &Dispatch, f: impl Fn(String) -> Action + 'static) -> Callback<Event> {
     let d = d.clone();
@@ -216,12 +208,28 @@ fn metrics(i: &InstrResult, base: Option<&InstrResult>) -> Html {
     }
 }
 
-/// What a long run has done so far.
-fn progress_text(done: u64, total: u64, secs: f64) -> String {
-    if total > 1 {
-        format!("Counting the grid: {done} of {total} blocks known after {secs:.1} s…")
-    } else {
-        format!("Running the block: {secs:.1} s…")
+/// A long run's progress with a button that cancels it, or why the last run stopped: at the top of the figure's
+/// column, where the figure it is working on will be.
+fn run_status(d: &Dispatch, k: usize, pane: &Pane) -> Html {
+    if let (true, Some(p)) = (pane.busy, pane.progress.as_ref()) {
+        let cancel = {
+            let d = d.clone();
+            Callback::from(move |_| d.dispatch(Action::Cancel(k)))
+        };
+        // The counting runs every block's class quickly; the memory system plays them all: its bar is the
+        // run's length.
+        let (value, max) = (p.done.min(p.total), p.total.max(1));
+        return html! {
+            <div class="run-status" id={id("progress", k)} role="status">
+                <span class="run-text">{ format!("{} · {:.1} s", p.text, p.seconds) }</span>
+                <progress value={value.to_string()} max={max.to_string()} aria-label="blocks done"></progress>
+                <button id={id("cancel", k)} onclick={cancel}>{ "cancel" }</button>
+            </div>
+        };
+    }
+    match &pane.stopped {
+        Some(m) => html! { <p class="run-stopped" id={id("stopped", k)} role="status">{ m.clone() }</p> },
+        None => html! {},
     }
 }
 
@@ -311,7 +319,7 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             || sc.config.shared_model != SharedModel::default()
             || result.as_ref().is_some_and(|r| r.instructions.iter().any(|i| i.banks.is_some())));
     let show_l1 = sc.cc.l1_choice_matters();
-    let stale = pane.error.is_some() || (pane.busy && pane.progress.is_some());
+    let stale = pane.error.is_some() || pane.stopped.is_some() || (pane.busy && pane.progress.is_some());
     // The settings. In a lab whose pattern the student edits, they come after the editor: the task, the goals
     // and the pattern to change are then on one screen (1366x768).
     let editor_first = k == 0 && state.lab.is_some() && !locked(state, Setting::Pattern);
@@ -414,6 +422,12 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
     html! {
         <section class={classes!("pane", if k == 0 { "pane-a" } else { "pane-b" })} id={if k == 0 { "pane-a" } else { "pane-b" }}
             data-busy={pane.busy.then_some("true")}>
+            // In projection mode the memory chart spans the pane, above its two columns, in large type.
+            if let (true, Some(c)) = (state.projection, result.as_ref().and_then(|r| r.cache_chart.as_ref())) {
+                <div class={classes!("pane-wide", stale.then_some("stale"))}>
+                    { super::chart::memory_chart(k, c, pane.shown.as_deref().and_then(|s| super::chart::shown_served(s, state.step_shown())), true) }
+                </div>
+            }
             // Two columns on wide screens: what the user writes on the left (the lab's task, the inputs, the
             // pattern, the instruction list), what it costs on the right (the figure, the numbers, why).
             <div class="pane-edit">
@@ -463,9 +477,6 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             if let Some(e) = &pane.error {
                 <pre id={id("error", k)} class="error" role="alert">{ super::cite::cited(e) }</pre>
             }
-            if let (true, Some((done, total, secs))) = (pane.busy, pane.progress) {
-                <p id={id("progress", k)} class="progress" role="status">{ progress_text(done, total, secs) }</p>
-            }
             if editor_first { { inputs } }
             if let Some(r) = &result {
               <div class={classes!("result-list", stale.then_some("stale"))}>
@@ -510,17 +521,22 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
             </div>
             <div class="pane-view">
             <h2 class="sr-only">{ if state.panes.len() > 1 { if k == 0 { "Figure A" } else { "Figure B" } } else { "Figure" } }</h2>
+            { run_status(d, k, pane) }
             if let Some(r) = &result {
               // While the text has an error, the last result that ran stays visible but dimmed, so that nobody
               // reads it as the result of the text above.
               <div class={classes!("result", stale.then_some("stale"))} id={id("result", k)}>
                 if pane.error.is_some() {
                     <p class="stale-label">{ "Showing the last pattern that ran. Fix the error in the pattern to update." }</p>
+                } else if pane.stopped.is_some() {
+                    <p class="stale-label">{ "Showing the last result that finished." }</p>
+                } else if stale {
+                    <p class="stale-label">{ "Showing the last result while this run goes on." }</p>
                 }
                 if r.instructions.is_empty() {
                     <p class="summary">{ "No memory instruction ran: every lane was inactive, or the program has no loads or stores." }</p>
                 }
-                if let Some(c) = &r.cache_chart { { memory_chart(k, c, pane.shown.as_deref().and_then(|s| shown_served(s, state.step_shown()))) } }
+                if let (Some(c), false) = (&r.cache_chart, state.projection) { { super::chart::memory_chart(k, c, pane.shown.as_deref().and_then(|s| super::chart::shown_served(s, state.step_shown())), false) } }
                 { program_notes(k, r) }
                 if let (Some(_), Some(shown)) = (selected, pane.shown.as_deref()) {
                     if crate::figure::tile::shared_part(&shown.report).is_some() && !(state.all_warps && shown.others.len() > 1) {
@@ -598,89 +614,6 @@ fn caches_control(d: &Dispatch, k: usize, sc: &crate::scenario::Scenario, disabl
             </label>
         }
         </>
-    }
-}
-
-/// The memory chart, as Nsight Compute's Memory Workload Analysis draws it: the kernel, L1/TEX (per SM), L2
-/// and DRAM as boxes, requests and sectors on the arrows between them, hit rates in the boxes, and the bounds
-/// no schedule changes beside the modelled figures. The analysis wrote every figure in words.
-/// The shown issue in the memory chart: where its sectors came from (L1, L2, DRAM counts), the boxes that
-/// serve the current step's sectors (bit 1 L1/TEX, 2 L2, 3 DRAM), and which issue it is.
-struct ChartNow {
-    counts: [usize; 3],
-    boxes: u8,
-    issue: String,
-}
-
-/// The shown issue's sectors by where the modelled memory system served them, at animation step `step`.
-fn shown_served(shown: &Shown, step: usize) -> Option<ChartNow> {
-    let served = &shown.report.served;
-    if served.is_empty() {
-        return None;
-    }
-    let mut counts = [0; 3];
-    for (_, how) in served {
-        counts[*how as usize] += 1;
-    }
-    let mut boxes = 0u8;
-    if let Some(m) = shown.report.memory() {
-        let now = m.steps.iter().flat_map(|r| &r.transactions).nth(step.wrapping_sub(1));
-        for t in now.into_iter() {
-            for s in (0..4u64).filter(|s| t.bytes == 128 && t.sector_mask >> s & 1 != 0 || t.bytes != 128 && *s == 0) {
-                if let Some((_, how)) = served.iter().find(|(a, _)| *a == t.addr + 32 * s) {
-                    boxes |= 1 << (*how as u8 + 1);
-                }
-            }
-        }
-    }
-    Some(ChartNow { counts, boxes, issue: format!("warp {}, pass {}", shown.warp, shown.pass + 1) })
-}
-
-fn memory_chart(k: usize, c: &crate::analysis::caches::CacheChart, now: Option<ChartNow>) -> Html {
-    let lit = now.as_ref().map_or(0, |n| n.boxes);
-    html! {
-        <section class="memory-chart" id={id("memory-chart", k)} aria-label="memory chart">
-            <h3>{ "Memory chart" }<span class="modelled">{ format!(" {}", c.title) }</span>
-                if c.sensitive { <span class="sensitive" title="another number of resident blocks per SM moves these figures">{ " sensitive to the schedule" }</span> }
-            </h3>
-            <svg viewBox="0 0 980 120" role="img" aria-label="kernel, L1/TEX, L2 and DRAM with the traffic between them">
-                { for c.boxes.iter().enumerate().map(|(i, [name, rate, size])| { let x = 10 + 270 * i; html! {
-                    <g class={classes!("mc-box", (lit >> i & 1 != 0).then_some("mc-now"))}>
-                        <rect x={x.to_string()} y="20" width="150" height="80" rx="6" />
-                        <text x={(x + 75).to_string()} y="44" class="mc-name">{ name.clone() }</text>
-                        <text x={(x + 75).to_string()} y="66" class="mc-rate">{ rate.clone() }</text>
-                        <text x={(x + 75).to_string()} y="88" class="mc-size">{ size.clone() }</text>
-                    </g>
-                } }) }
-                { for c.arrows.iter().enumerate().map(|(i, [a, b])| { let x = 166 + 270 * i; html! {
-                    <g class="mc-arrow">
-                        <line x1={x.to_string()} y1="60" x2={(x + 106).to_string()} y2="60" />
-                        <path d={format!("M{} 54 L{} 60 L{} 66 Z", x + 98, x + 108, x + 98)} />
-                        <text x={(x + 53).to_string()} y="50" class="mc-flow">{ a.clone() }</text>
-                        <text x={(x + 53).to_string()} y="80" class="mc-flow">{ b.clone() }</text>
-                    </g>
-                } }) }
-            </svg>
-            if let Some(n) = &now {
-                <p class="mc-issue" id={id("mc-issue", k)}>
-                    { format!("The figure's issue ({}): {} from L1, {} from L2, {} from DRAM; the box that serves the step's sector is outlined.",
-                        n.issue, crate::text::plural(n.counts[0] as u64, "sector"), n.counts[1], n.counts[2]) }
-                </p>
-            }
-            <p class="mc-bounds">{ c.bounds.clone() }</p>
-            if let Some(s) = &c.schedule { <p class="mc-schedule">{ s.clone() }</p> }
-            <table class="mc-lines">
-                <thead><tr><th>{ "line" }</th><th>{ "instruction" }</th><th>{ "L1 hit %" }</th><th>{ "L2 hit %" }</th><th>{ "DRAM read" }</th></tr></thead>
-                <tbody>
-                { for c.lines.iter().map(|[line, ins, l1, l2, dram]| html! {
-                    <tr><td>{ line.clone() }</td><td class="mono">{ ins.clone() }</td><td>{ l1.clone() }</td><td>{ l2.clone() }</td><td>{ dram.clone() }</td></tr>
-                }) }
-                </tbody>
-            </table>
-            <ul class="mc-notes">
-                { for c.notes.iter().map(|n| html! { <li data-note={n.id.to_string()}>{ crate::text::page_words(&n.text) }</li> }) }
-            </ul>
-        </section>
     }
 }
 
@@ -803,57 +736,15 @@ fn warp_select(d: &Dispatch, k: usize, pane: &Pane, ins: &InstrResult) -> Html {
     }
 }
 
-/// Whether pane `k` shows the tile view: asked for, one warp in detail, and an issue with a shared part.
-fn tile_shown(state: &State, shown: &Shown) -> bool {
-    state.tile
-        && !(state.all_warps && shown.others.len() > 1)
-        && crate::figure::tile::shared_part(&shown.report).is_some()
-}
-
-/// Pane `shown`'s figure at `step` as the page draws it: the tile view, every warp stacked, or one warp in
-/// detail.
-fn pane_scene(state: &State, shown: &Shown, step: usize) -> crate::figure::scene::Scene {
-    let title = shown.title.clone();
-    let tile = tile_shown(state, shown).then(|| crate::figure::tile::tile_scene(&shown.report, &title).ok()).flatten();
-    if let Some(t) = tile {
-        t
-    } else if state.all_warps && shown.others.len() > 1 {
-        let reports: Vec<&crate::model::report::Report> = shown.others.iter().map(|(_, r)| r).collect();
-        let labels: Vec<String> = shown.others.iter().map(|(l, _)| l.clone()).collect();
-        crate::figure::scene::block_scene(&reports, &labels, &title, step)
-    } else {
-        scene(&shown.report, &title, step)
-    }
-}
-
-/// Everything the page's figures show at `step`, as one figure (both panes side by side when comparing): what
-/// SVG/PNG export, "all steps" and embed code carry.
-fn screen_scene(state: &State, step: usize) -> Option<crate::figure::scene::Scene> {
-    let scenes: Vec<(String, crate::figure::scene::Scene)> = state
-        .panes
-        .iter()
-        .enumerate()
-        .filter_map(|(k, p)| {
-            let label = format!("{} · CC {}", if k == 0 { "A" } else { "B" }, p.scenario.cc);
-            // What the totals assume and leave out travels with the figure onto a slide.
-            let note = p.result.as_ref().and_then(|r| r.assumptions());
-            p.shown.as_deref().map(|s| {
-                let sc = pane_scene(state, s, step);
-                match note {
-                    Some(n) => (label, crate::figure::scene::with_footnote(sc, &n)),
-                    None => (label, sc),
-                }
-            })
-        })
-        .collect();
-    (!scenes.is_empty()).then(|| crate::figure::scene::beside(scenes))
-}
-
 fn figure_view(state: &State, k: usize, shown: &Shown) -> Html {
-    let sc = Rc::new(pane_scene(state, shown, state.step_shown()));
+    // On a phone the figure fits the screen's width: 16 lanes a row.
+    let fold = if browser::narrow() { crate::figure::scene::Fold::Narrow } else { crate::figure::scene::Fold::Wide };
+    let sc = Rc::new(pane_scene_in(state, shown, state.step_shown(), fold));
     let caption = sc.caption.clone();
     html! {
-        <figure class="figure-wrap">
+        // A figure with no narrow layout (every warp stacked, the tile view) keeps its width on a phone and
+        // scrolls sideways there.
+        <figure class={classes!("figure-wrap", (sc.width > crate::figure::scene::NARROW_WIDTH).then_some("wide"))}>
             <Figure scene={sc} theme={state.theme} id={id("figure", k)} />
             <figcaption id={id("caption", k)} aria-live="polite">{ caption }</figcaption>
         </figure>
@@ -961,232 +852,6 @@ fn player(d: &Dispatch, state: &State) -> Html {
     }
 }
 
-fn file_stem(state: &State) -> String {
-    let p = &state.panes[0];
-    let what = if p.preset.is_empty() {
-        p.result
-            .as_ref()
-            .and_then(|r| r.instructions.get(p.instr))
-            .map(|i| i.op.to_ascii_lowercase())
-            .unwrap_or_else(|| "figure".into())
-    } else {
-        p.preset.clone()
-    };
-    let clean: String = what.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    format!("warpscope-{clean}-cc{}", p.scenario.cc.to_string().replace('.', ""))
-}
-
-/// The embed code's frame width: a reveal.js slide's (960 x 700).
-const EMBED_WIDTH: u32 = 960;
-
-/// The frame height that shows the embedded figures whole at [`EMBED_WIDTH`]: the embed draws each figure at
-/// the frame's width (its labels 24 units, about 18 px here, 16 px or more once a deck scales the slide to
-/// the screen), the comparison's panes one above the other, so a taller figure needs a taller frame.
-fn embed_height(state: &State) -> u32 {
-    // The figure's width in the frame (less the page's padding), and the lines around each figure: label,
-    // caption, numbers; then the controls.
-    let scale = f64::from(EMBED_WIDTH - 30) / crate::figure::scene::WIDTH;
-    let two = state.panes.len() > 1;
-    let panes: f64 = state
-        .panes
-        .iter()
-        .filter_map(|p| p.shown.as_deref())
-        .map(|shown| pane_scene(state, shown, state.step_shown()).height * scale + 80.0 + if two { 28.0 } else { 0.0 })
-        .sum();
-    let h = (panes + 70.0).max(300.0);
-    (h / 10.0).ceil() as u32 * 10
-}
-
-fn share_bar(d: &Dispatch, state: &UseReducerHandle<State>, link: &str) -> Html {
-    let full = format!("{}#{link}", browser::base_url());
-    let embed_url = format!("{}?embed=slides#{link}", browser::base_url());
-    let height = embed_height(state);
-    let iframe = format!("<iframe src=\"{embed_url}\" width=\"{EMBED_WIDTH}\" height=\"{height}\" style=\"border:0\" title=\"warpscope figure\" allowfullscreen></iframe>");
-    let notify = |d: &Dispatch, r: Result<(), String>, ok: &str| {
-        d.dispatch(Action::Notice(Some(match r {
-            Ok(()) => ok.to_string(),
-            Err(e) => e,
-        })))
-    };
-    let copy_link = {
-        let (d, full) = (d.clone(), full.clone());
-        Callback::from(move |_| notify(&d, browser::copy(&full), "Link copied: it opens this exact view."))
-    };
-    let copy_embed = {
-        let (d, iframe) = (d.clone(), iframe.clone());
-        Callback::from(move |_| {
-            notify(
-                &d,
-                browser::copy(&iframe),
-                "Embed code copied: paste it into reveal.js, Google Slides or a web page.",
-            )
-        })
-    };
-    let stem = file_stem(state);
-    let step = state.step_shown();
-    let steps = state.max_steps();
-    let tile = state.panes[0].shown.as_deref().is_some_and(|s| tile_shown(state, s));
-    // Exports draw what is on screen (both panes, every warp stacked, the tile view), in the light theme,
-    // when a button is pressed (not on every render).
-    let frame_name = |k: usize, ext: &str| {
-        if tile {
-            format!("{stem}-tile.{ext}")
-        } else {
-            format!("{stem}-step{k:02}.{ext}")
-        }
-    };
-    let export_svg_cb = {
-        let (d, state, name) = (d.clone(), state.clone(), frame_name(step, "svg"));
-        Callback::from(move |_| {
-            if let Some(sc) = screen_scene(&state, step) {
-                notify(&d, browser::download_text(&name, &to_svg(&sc, Theme::Light), "image/svg+xml"), "SVG saved.");
-            }
-        })
-    };
-    let export_png_cb = {
-        let (d, state, name) = (d.clone(), state.clone(), frame_name(step, "png"));
-        Callback::from(move |_| {
-            if let Some(sc) = screen_scene(&state, step) {
-                let d = d.clone();
-                let svg = to_svg(&sc, Theme::Light);
-                browser::download_png(&name, &svg, sc.width, sc.height, move |r| notify(&d, r, "PNG (2x) saved."));
-            }
-        })
-    };
-    // Every step as an SVG and a 2x PNG, numbered, in one zip: one download, whatever the browser's limit on
-    // several. Drawn when asked, not on every render.
-    // Every step as SVG and PNG in one zip: drawn frame by frame off the click (the page stays usable), with
-    // its progress on the button's line and a cancel button.
-    let export_all = {
-        let (d, state, stem) = (d.clone(), state.clone(), stem.clone());
-        Callback::from(move |_| {
-            let snapshot: State = (*state).clone();
-            let n = steps + 1;
-            browser::set_export_cancelled(false);
-            d.dispatch(Action::Exporting(Some((0, n))));
-            let (d, stem) = (d.clone(), stem.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                let mut files = Vec::with_capacity(n * 2);
-                let mut failed = None;
-                for k in 0..n {
-                    if browser::export_cancelled() {
-                        d.dispatch(Action::Exporting(None));
-                        d.dispatch(Action::Notice(Some("Export cancelled: nothing was saved.".into())));
-                        return;
-                    }
-                    let Some(sc) = screen_scene(&snapshot, k) else { continue };
-                    let name = format!("{stem}-step{k:02}");
-                    let svg = to_svg(&sc, Theme::Light);
-                    match browser::png_bytes(&svg, sc.width, sc.height).await {
-                        Ok(png) => files.push((format!("{name}.png"), png)),
-                        Err(e) => failed = Some(e),
-                    }
-                    files.push((format!("{name}.svg"), svg.into_bytes()));
-                    d.dispatch(Action::Exporting(Some((k + 1, n))));
-                }
-                d.dispatch(Action::Exporting(None));
-                if files.is_empty() {
-                    return;
-                }
-                let r = match browser::zip(files).await {
-                    Ok(zip) => browser::download_bytes(&format!("{stem}-steps.zip"), &zip, "application/zip"),
-                    Err(e) => Err(e),
-                };
-                let ok = match &failed {
-                    None => format!("{n} frames saved in one zip, each step as SVG and PNG (2x), for a slide build."),
-                    Some(e) => format!("{n} frames saved in one zip as SVG; the PNGs could not be drawn ({e})."),
-                };
-                notify(&d, r, &ok);
-            });
-        })
-    };
-    let cancel_export = Callback::from(|_| browser::set_export_cancelled(true));
-    let no_link = link.is_empty();
-    html! {
-        <div class="share" aria-label="share and export">
-            if no_link {
-                <input id="share-link" readonly=true value="this pattern is too large to share as a link: export the figure, or save the text" aria-label="link to this view" />
-            } else {
-                <input id="share-link" class="mono" readonly=true value={full} aria-label="link to this view" />
-            }
-            <button id="copy-link" onclick={copy_link} disabled={no_link}>{ "copy link" }</button>
-            <button id="copy-embed" onclick={copy_embed} title={iframe} disabled={no_link}>{ "copy embed code" }</button>
-            <span class="sep" />
-            <button id="export-svg" onclick={export_svg_cb}>{ "SVG" }</button>
-            <button id="export-png" onclick={export_png_cb}>{ "PNG 2x" }</button>
-            if let Some((done, all)) = state.exporting {
-                <button id="export-frames" disabled=true>{ "all steps" }</button>
-                <span id="export-progress" class="mono" role="status">{ format!("frame {done} of {all}") }</span>
-                <button id="export-cancel" onclick={cancel_export}>{ "cancel" }</button>
-            } else {
-                <button id="export-frames" onclick={export_all}>{ "all steps" }</button>
-            }
-        </div>
-    }
-}
-
-/// One line of pane `p`'s numbers for the embed view.
-fn metric_line(p: &Pane) -> Option<String> {
-    p.result.as_ref().and_then(|r| r.instructions.get(p.instr)).map(|i| {
-        let mut parts = vec![format!("{} · CC {}", i.op, p.scenario.cc)];
-        if let Some(m) = &i.memory {
-            parts.push(format!(
-                "{} sectors · {} × {} B · {:.0}% efficient",
-                m.sectors,
-                m.transactions,
-                m.transaction_bytes,
-                m.efficiency * 100.0
-            ));
-        }
-        if let Some(b) = &i.banks {
-            parts.push(format!(
-                "{} wavefronts · {} conflicts · {}-way",
-                b.wavefronts, b.bank_conflicts, b.conflict_degree
-            ));
-        }
-        parts.join(" · ")
-    })
-}
-
-/// The embed view: the figures of every pane the link holds (both when it was copied in compare mode), their
-/// numbers, and the player.
-fn embed_view(d: &Dispatch, state: &State, link: &str) -> Html {
-    let click = |a: Action| {
-        let d = d.clone();
-        Callback::from(move |_| d.dispatch(a.clone()))
-    };
-    let max = state.max_steps();
-    let two = state.panes.len() > 1;
-    html! {
-        <main class={classes!("app", "embed", if state.theme == Theme::Dark { "theme-dark" } else { "theme-light" })}>
-            if let Some(n) = &state.notice { <p id="notice" class="notice" role="status">{ n.clone() }</p> }
-            <div class={classes!("embed-panes", two.then_some("two"))}>
-                { for state.panes.iter().enumerate().map(|(k, p)| html! {
-                    <div class="embed-pane">
-                        if two {
-                            <p class="embed-label">{ if k == 0 { "A" } else { "B" } }</p>
-                        }
-                        if let Some(shown) = p.shown.as_deref() {
-                            { figure_view(state, k, shown) }
-                        }
-                        <p id={id("metric-line", k)} class="metric-line">{ metric_line(p).unwrap_or_default() }</p>
-                        if let Some(n) = p.result.as_ref().and_then(|r| r.assumptions()) {
-                            <p id={id("embed-assumptions", k)} class="assumptions-line">{ n }</p>
-                        }
-                    </div>
-                }) }
-            </div>
-            <div class="embed-bar">
-                <button id="back" data-space="play" title="step back (←)" aria-label="step back" onclick={click(Action::Step(-1))}>{ "◀" }</button>
-                <button id="play" class="primary" title="play / pause (space)" aria-label={if state.playing { "pause" } else { "play" }} onclick={click(Action::TogglePlay)}>{ if state.playing { "❚❚" } else { "▶" } }</button>
-                <button id="step" data-space="play" title="step forward (→)" aria-label="step forward" onclick={click(Action::Step(1))}>{ "▶|" }</button>
-                <span id="step-label" class="mono">{ format!("{} / {max}", state.step_shown()) }</span>
-                <a id="open-full" href={format!("{}#{link}", browser::base_url())} target="_blank" rel="noopener">{ "open in warpscope ↗" }</a>
-            </div>
-        </main>
-    }
-}
-
 /// The page's properties: by default its analyses run in web workers; the browser tests pass the service to
 /// run in-thread.
 #[derive(Properties, PartialEq, Default)]
@@ -1219,6 +884,14 @@ pub fn app(props: &AppProps) -> Html {
     {
         let engine = use_mut_ref(|| Engine::new(props.local.clone()));
         let sent = use_mut_ref(Vec::<u64>::new);
+        // A run the user cancelled: its worker stops (once per request).
+        let stopped = use_mut_ref(Vec::<u64>::new);
+        for (k, p) in state.panes.iter().enumerate() {
+            if let Some(id) = p.cancelled.filter(|id| !stopped.borrow().contains(id)) {
+                stopped.borrow_mut().push(id);
+                engine.borrow().cancel(k);
+            }
+        }
         let due: Vec<(usize, crate::service::Request)> = state
             .panes
             .iter()
@@ -1391,8 +1064,19 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
 
+    // Embedded in a deck: arriving on the slide starts the figure at step 0 and takes the keys, so that the
+    // clicker steps the figure and then the deck (browser.rs, `on_slide_start`).
+    {
+        let d = d.clone();
+        let slides = state.embed && browser::slides_mode();
+        use_effect_with(slides, move |&slides| {
+            if slides {
+                browser::on_slide_start(Box::new(move || d.dispatch(Action::SetStep(0))));
+            }
+        });
+    }
     if state.embed {
-        return embed_view(&d, &state, &link);
+        return super::slides::embed_view(&d, &state, &link);
     }
     let comparing = state.panes.len() > 1;
     let dark = state.theme == Theme::Dark;
@@ -1405,7 +1089,7 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |_| d.dispatch(Action::Theme(if dark { Theme::Light } else { Theme::Dark })))
     };
     html! {
-        <div class={classes!("app", if dark { "theme-dark" } else { "theme-light" }, comparing.then_some("comparing"))}>
+        <div class={classes!("app", if dark { "theme-dark" } else { "theme-light" }, comparing.then_some("comparing"), state.projection.then_some("projection"), state.lab.is_some().then_some("lab-mode"))}>
             <header class="top">
                 <h1>{ "warpscope" }</h1>
                 <p class="tagline">{ "memory coalescing and bank conflicts, one warp at a time" }</p>
@@ -1417,6 +1101,10 @@ pub fn app(props: &AppProps) -> Html {
                         <button id="compare-pattern" title="a second pattern on the same GPU" onclick={compare(Some(CompareWith::OtherPattern))}>{ "compare patterns" }</button>
                     }
                     <button id="theme" onclick={toggle_theme}>{ if dark { "light theme" } else { "dark theme" } }</button>
+                    <button id="projection" aria-pressed={state.projection.to_string()} title="large type for a projector: the memory chart across the page, every label 18 px or more at 1280x720"
+                        onclick={ { let d = d.clone(); let on = !state.projection; Callback::from(move |_| d.dispatch(Action::Projection(on))) } }>
+                        { "large type" }
+                    </button>
                 </div>
             </header>
             <main id="main">
@@ -1430,7 +1118,7 @@ pub fn app(props: &AppProps) -> Html {
             <div class="panes">
                 { for (0..state.panes.len()).map(|k| pane_view(&d, &state, k)) }
             </div>
-            { share_bar(&d, &state, &link) }
+            { super::slides::share_bar(&d, &state, &link) }
             { facts_view(&d, &state) }
             </main>
             <footer class="keys">{ "Keys: space play/pause · ← → step · Home/End first/last. Counts follow the documented model per CC; model notes show where sources or hardware differ." }</footer>

@@ -987,10 +987,11 @@ fn run_check(c: CheckArgs) -> Result<(String, bool), String> {
     let goals_met: usize = grades.iter().map(|g| g.goals.iter().filter(|x| x.pass).count()).sum();
     let goals_all: usize = grades.iter().map(|g| g.goals.len()).sum();
     if c.format == Format::Json {
-        let v = serde_json::json!({ "lab": lab.title, "all_goals_pass": all_pass, "goals_met": goals_met, "goals": goals_all, "exercises": grades });
+        let v = serde_json::json!({ "lab": lab.title, "student": answers.student, "all_goals_pass": all_pass, "goals_met": goals_met, "goals": goals_all, "exercises": grades });
         return Ok((serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?, all_pass));
     }
-    let mut out = format!("{}: {goals_met} of {goals_all} goals met\n", lab.title);
+    let who = if answers.student.is_empty() { String::new() } else { format!(" ({})", answers.student) };
+    let mut out = format!("{}{who}: {goals_met} of {goals_all} goals met\n", lab.title);
     for (ex, g) in lab.exercises.iter().zip(&grades) {
         let mark = if g.done {
             "done"

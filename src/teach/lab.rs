@@ -280,8 +280,35 @@ pub struct Answer {
 pub struct Answers {
     /// The lab's title (informative).
     pub lab: String,
+    /// The student's name, as they typed it on the page (the file's name carries it too).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub student: String,
     /// Answers by exercise id.
     pub answers: BTreeMap<String, Answer>,
+}
+
+/// The file name a student's answers are saved under: `answers-LAB-NAME.json`, each part in lower case with
+/// runs of other characters as one `-` (`answers-caches-across-warps-and-blocks-ada-lovelace.json`).
+pub fn answers_file_name(lab: &str, student: &str) -> String {
+    let slug = |t: &str| {
+        let mut out = String::new();
+        // ASCII letters in lower case; other letters as they are (Unicode's case tables would cost the page's
+        // main module more than the rest of this file).
+        for c in t.chars().map(|c| c.to_ascii_lowercase()) {
+            if c.is_ascii_alphanumeric() || !c.is_ascii() {
+                out.push(c);
+            } else if !out.is_empty() && !out.ends_with('-') {
+                out.push('-');
+            }
+        }
+        out.trim_end_matches('-').chars().take(60).collect::<String>()
+    };
+    let parts: Vec<String> = [slug(lab), slug(student)].into_iter().filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() {
+        "answers.json".into()
+    } else {
+        format!("answers-{}.json", parts.join("-"))
+    }
 }
 
 /// Parses a goal condition; `offset` is where its text starts in `src` (for error positions).

@@ -191,7 +191,7 @@ test('a copied link restores the exact view, and an embed link shows the figure 
   await embed.goto(`${base}?embed${hash}`);
   await embed.waitForSelector('svg#figure');
   assert.equal(await embed.locator('#pattern').count(), 0, 'no editor in embed mode');
-  assert.match(await read(embed, '#metric-line'), /LDS\.32 · CC 7\.5 · 1024 wavefronts · 992 conflicts · 32-way/);
+  assert.match(await read(embed, '#metric-line'), /LDS\.32 · CC 7\.5 · 1,024 wavefronts · 992 conflicts · 32-way/);
   await embed.keyboard.press('PageDown');
   assert.equal(await embed.locator('#step-label').textContent(), '3 / 32');
   assert.equal(await embed.locator('#open-full').getAttribute('href'), `${base}${new URL(embed.url()).hash}`);
@@ -254,7 +254,7 @@ test('work through a lab exercise: goals go green, the question is answered, pro
   assert.equal(await page.locator('.suggestions').count(), 0);
   await page.fill('#pattern', '4*lane');
   await settled(page);
-  assert.equal(await page.locator('#goals li.pass').count(), 1, '4 sectors (BPG 9.2.1.1)');
+  assert.equal(await page.locator('#goals li.pass').count(), 2, '4 sectors (BPG 9.2.1.1), each float aligned');
   assert.equal(await page.locator('#lab-done').count(), 0, 'the question is still open');
   await page.check('#q0-1');
   assert.match(await page.locator('#q0 .feedback').textContent(), /^Right\./);

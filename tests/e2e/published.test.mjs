@@ -135,9 +135,10 @@ test("a softmax's data-dependent branch states its assumption, and the menu chan
   const { page, errors } = await open(`${base}#${link(cuda(file, { block: '32', kernel: 'softmax_forward_kernel1', sets: ['C=64'] }))}`);
   assert.equal(await page.locator('#error').count(), 0);
   const note = () => text(page, '#program-notes li[data-note="data-branch-assumed"]');
+  // The note, then where the rule comes from.
   assert.equal(
     await note(),
-    `Assumed about data: The condition of the \`if\` on line ${ifLine} depends on data loaded from memory at ${ifLine}:17; warpscope follows addresses, not data. What it decides moves memory, so warpscope assumed the code it guards runs and a loop does not repeat (the data-dependent conditions menu chooses another): the counts hold under that assumption.`,
+    `Assumed about data: The condition of the \`if\` on line ${ifLine} depends on data loaded from memory at ${ifLine}:17; warpscope follows addresses, not data. What it decides moves memory, so warpscope assumed the code it guards runs and a loop does not repeat (the data-dependent conditions menu chooses another): the counts hold under that assumption. (warpscope's model of data-dependent control flow)`,
   );
   assert.equal(await page.inputValue('#data-branches'), 'runs');
   // The guarded load (`maxval = inp_row[j]`) is the second instruction: with the condition held in every

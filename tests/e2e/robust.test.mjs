@@ -138,7 +138,7 @@ test('heavy input runs off the main thread: progress shows, the page keeps drawi
     await pastePattern(page, LOOP);
     // A run of about a second: its progress shows while it goes.
     await page.waitForSelector('#progress');
-    assert.match(await text(page, '#progress'), /^Running the block: \d+\.\d s…$/);
+    assert.match(await text(page, '#progress .run-text'), /^Running the block · \d+\.\d s$/);
     await settled(page);
     // 66,000 x 32 warps x 4 sectors of the coalesced load = 8,448,000.
     assert.equal(await text(page, '#pane-a [data-metric="sectors"]'), '8,448,000');
@@ -164,10 +164,10 @@ test('heavy input runs off the main thread: progress shows, the page keeps drawi
     await page.waitForSelector('#progress');
     const drawn = await page.evaluate(() => new Promise((done) => {
       let frames = 0;
-      const tick = () => (++frames === 3 ? done(document.querySelector('#progress')?.textContent ?? null) : requestAnimationFrame(tick));
+      const tick = () => (++frames === 3 ? done(document.querySelector('#progress .run-text')?.textContent ?? null) : requestAnimationFrame(tick));
       requestAnimationFrame(tick);
     }));
-    assert.match(drawn ?? '', /^Running the block: \d+\.\d s…$/, 'three frames drawn while the run goes on');
+    assert.match(drawn ?? '', /^Running the block · \d+\.\d s$/, 'three frames drawn while the run goes on');
     await pastePattern(page, LOOP.replace('66000', '2'));
     await settled(page);
     // 2 x 32 warps x 4 sectors.

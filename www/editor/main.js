@@ -125,6 +125,9 @@ class Editor {
           highlightSelectionMatches(),
           syntaxHighlighting(classHighlighter),
           lintGutter(),
+          // Long lines wrap instead of running out of a narrow column (a lab's editor at 1366x768 is about
+          // 430 px wide): every character stays on screen, and the line numbers stay the text's.
+          EditorView.lineWrapping,
           selectedLine,
           theme,
           keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, ...lintKeymap, indentWithTab]),

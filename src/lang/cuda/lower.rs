@@ -1108,7 +1108,7 @@ fn lower_text(
         l.b.note(Note::new(
             "cuda-as-written",
             "Each read is counted as the source writes it. nvcc may keep a value it has read in a register and not read it again (the same element in an unrolled loop, a value just stored): the compiled kernel can issue fewer loads; its PTX or SASS shows which.",
-            "the PTX and SASS nvcc makes (tests/data/published/differences.txt)",
+            "the PTX and SASS nvcc makes from the same kernels, compared line by line in warpscope's tests of published kernels",
         ));
     }
     let mut program = l.b.finish();

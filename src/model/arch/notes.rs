@@ -304,34 +304,35 @@ pub fn cache_notes(
 ) -> Vec<Note> {
     let mut out = vec![Note::new(
         "cache-modelled",
-        "Cache figures are modelled, not measured: 128-byte lines of 32-byte sectors, true LRU in every set, the \
-         warps of each SM issuing in lockstep, blocks in waves (block b on SM (b - first block of its wave) mod SMs), \
-         caches empty at the start as Nsight Compute flushes them. Not modelled: the real warp and block order, \
-         misses merged in flight, L2 partitions and hashing, the real replacement policy, prefetch, compression, \
-         other clients of L2. The bounds beside the figures hold for any schedule.",
+        "Cache figures are modelled, not measured: 128-byte lines of 32-byte sectors; each cache evicts the line \
+         used longest ago (true LRU in every set); the warps of each SM take turns, one memory instruction each; \
+         blocks run in waves (block b on SM (b - first block of its wave) mod SMs); caches start empty, \
+         as Nsight Compute flushes them. Not modelled: the real order of warps and blocks, misses merged in \
+         flight, L2 partitions and hashing, the real replacement policy, prefetch, compression, other clients of L2. \
+         The bounds beside the figures hold for any order.",
         CACHE_SOURCE,
     )];
     let r = res.r;
     let blocks = |n: u32| format!("{n} block{}", if n == 1 { "" } else { "s" });
     let rest = match res.carveout_bytes {
-        Some(c) => format!(
-            "a {} KB shared-memory carveout per SM (the smallest that holds {} of {}), leaving {} KB of L1",
-            c / 1024,
-            blocks(res.r0),
-            match shared {
-                Some(b) => format!("{b} bytes of shared memory"),
-                None => "no shared memory (the input does not say how much a block has: give it with --shared-bytes, \
-                         or shared_bytes=N in the page's device field)"
-                    .to_string(),
-            },
-            res.l1_bytes / 1024
-        ),
+        Some(c) => {
+            let why = match shared {
+                Some(0) => "the kernel uses no shared memory".to_string(),
+                Some(b) => format!("the smallest that holds {} of {b} bytes of shared memory", blocks(res.r0)),
+                None => format!(
+                    "the smallest that holds {} of no shared memory: the input does not say how much a block has: \
+                     give it with --shared-bytes, or shared_bytes=N in the page's device field",
+                    blocks(res.r0)
+                ),
+            };
+            format!("a {} KB shared-memory carveout per SM ({why}), leaving {} KB of L1", c / 1024, res.l1_bytes / 1024)
+        }
         None => format!("{} KB of L1 per SM", res.l1_bytes / 1024),
     };
     out.push(Note::new(
         "cache-device",
         format!(
-            "Device: {} on CC {cc}, {} SMs, {} KB of L2 in {} ways; {} resident per SM ({} by the thread and \
+            "Device: {} on CC {cc}, {} SMs, a {} KB L2 cache ({}-way set-associative); {} resident per SM ({} by the thread and \
              block limits); {rest}. {}.",
             p.gpu,
             p.sms,
