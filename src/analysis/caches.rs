@@ -943,8 +943,8 @@ impl CacheResult {
             boxes: vec![
                 [
                     "Kernel".into(),
-                    count(l1.requests, "requests"),
-                    "its warps' memory instructions".into(),
+                    short_count(l1.requests),
+                    "memory requests by its warps".into(),
                     format!(
                         "{} requests to L1: l1tex__t_requests_pipe_lsu_mem_global_op_{{ld,st,atom,red}}.sum and _mem_local_",
                         grouped(l1.requests)
