@@ -573,37 +573,55 @@ impl Scenario {
         a.trace(max_issues, &mut Deadline::of(&self.limits)).map_err(|e| self.run_error(e))
     }
 
+    /// A run stopped by its [`Control`] as an error of this scenario's inputs: placed at the loop a warp was in
+    /// when a block did not finish (the first, or any once no block finished for the stall limit), else about the
+    /// run as a whole (the input is fine, the launch is large). `hit`: the limit that stopped it, when the
+    /// control says (`None`: the time limit).
+    pub fn stop_error(&self, e: RunError, hit: Option<LimitHit>) -> ScenarioError {
+        use crate::program::grid::Stage;
+        let RunError::Stopped { at, block, warp, progress } = e else { return self.run_error(e) };
+        let text = &self.text;
+        let hit = hit.unwrap_or(LimitHit::Total(self.limits.max_seconds));
+        let (done, total) = (crate::text::grouped(progress.blocks_done), crate::text::grouped(progress.blocks_total));
+        match at {
+            Some(span) if progress.stage == Stage::Counting => {
+                let limit = match hit {
+                    LimitHit::Stall(s) => format!("no block finished for {s} s"),
+                    LimitHit::Total(s) => {
+                        format!("the analysis stopped at the time limit ({s} s; the command line's --max-seconds raises it)")
+                    }
+                };
+                let why = match hit {
+                    LimitHit::Total(_) if progress.blocks_done > 0 => {
+                        format!("after {done} of {total} blocks had finished: is a loop here endless, or is the launch large?")
+                    }
+                    _ => format!("after {} warp instructions: is a loop endless?", progress.instructions),
+                };
+                let message =
+                    format!("{limit} while warp {warp} of block ({},{},{}) was here, {why}", block.x, block.y, block.z);
+                ScenarioError { field: Field::Limit, error: InputError::at(text, span, message) }
+            }
+            _ => {
+                let limit = match hit {
+                    LimitHit::Total(s) => format!("the run reached the time limit ({s} s)"),
+                    LimitHit::Stall(s) => format!("no block finished for {s} s"),
+                };
+                let message = format!(
+                    "{limit} while {}, after {done} of {total} blocks: the input is fine and the launch is large; \
+                     --max-seconds gives it more time, a smaller --grid or --block-idx less to do",
+                    progress.stage.doing()
+                );
+                ScenarioError { field: Field::Limit, error: InputError::unplaced(message) }
+            }
+        }
+    }
+
     /// A run's error as an error of this scenario's inputs.
     pub fn run_error(&self, e: RunError) -> ScenarioError {
         let text = &self.text;
         match e {
             RunError::Exec(x) => ScenarioError { field: Field::Pattern, error: InputError::at(text, x.span, x.message) },
-            // Stopped inside a block that had not finished, before any other did: a loop may be endless.
-            RunError::Stopped { at: Some(span), block, warp, progress } if progress.blocks_done == 0 => {
-                let message = format!(
-                    "the analysis stopped at the time limit ({} s; the command line's --max-seconds raises it) while warp {warp} of block ({},{},{}) was here, after {} warp instructions: is a loop endless?",
-                    self.limits.max_seconds, block.x, block.y, block.z, progress.instructions
-                );
-                ScenarioError { field: Field::Limit, error: InputError::at(text, span, message) }
-            }
-            // Between blocks, or after some finished: the run was making progress and nothing in the text is at
-            // fault, so no position.
-            RunError::Stopped { progress, .. } => {
-                use crate::program::grid::Stage;
-                let what = match progress.stage {
-                    Stage::Counting => "counting",
-                    Stage::Memory => "playing through the memory system",
-                    Stage::ScheduleCheck => "checking the memory system's schedule with",
-                };
-                let message = format!(
-                    "the run reached the time limit ({} s) after {what} {} of {} blocks: the input is fine and the \
-                     launch is large; --max-seconds gives it more time, a smaller --grid or --block-idx less to do",
-                    self.limits.max_seconds,
-                    crate::text::grouped(progress.blocks_done),
-                    crate::text::grouped(progress.blocks_total)
-                );
-                ScenarioError { field: Field::Limit, error: InputError::unplaced(message) }
-            }
+            RunError::Stopped { .. } => self.stop_error(e, None),
             RunError::Memory { needed, limit } => ScenarioError {
                 field: Field::Limit,
                 error: whole(
@@ -638,9 +656,18 @@ impl Default for Limits {
     }
 }
 
+/// Which limit stopped a run: its total time, or the time without a finished block (seconds each).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LimitHit {
+    /// The run took `max_seconds`.
+    Total(f64),
+    /// No block finished for `stall_seconds`.
+    Stall(f64),
+}
+
 /// A [`Control`] that stops a run after a number of seconds of wall-clock time, or after a number of seconds
-/// without a finished block. The clock lives here, at the edge: the core itself is deterministic and only
-/// asks its control whether to go on.
+/// without a finished block, and remembers which. The clock lives here, at the edge: the core itself is
+/// deterministic and only asks its control whether to go on.
 pub struct Deadline {
     start: f64,
     seconds: f64,
@@ -648,34 +675,54 @@ pub struct Deadline {
     /// The last progress seen ((stage, blocks done)) and when it was first seen.
     last: (crate::program::grid::Stage, u64),
     since: f64,
+    hit: Option<LimitHit>,
 }
 
 impl Deadline {
     /// A deadline `seconds` from now.
     pub fn new(seconds: f64) -> Deadline {
-        let now = now_seconds();
-        Deadline { start: now, seconds, stall: None, last: Default::default(), since: now }
+        Deadline::starting_at(now_seconds(), seconds, None)
     }
 
     /// A deadline for a scenario's limits: `max_seconds` from now, and `stall_seconds` without a finished block.
     pub fn of(limits: &Limits) -> Deadline {
-        Deadline { stall: limits.stall_seconds, ..Deadline::new(limits.max_seconds) }
+        Deadline::starting_at(now_seconds(), limits.max_seconds, limits.stall_seconds)
+    }
+
+    /// A deadline whose clock started at `now` (seconds): [`Deadline::keep_going_at`] is then asked with the
+    /// time, so that tests can drive it without waiting.
+    pub fn starting_at(now: f64, seconds: f64, stall: Option<f64>) -> Deadline {
+        Deadline { start: now, seconds, stall, last: Default::default(), since: now, hit: None }
     }
 
     /// Seconds since the run started.
     pub fn elapsed(&self) -> f64 {
         now_seconds() - self.start
     }
-}
 
-impl Control for Deadline {
-    fn keep_going(&mut self, p: &crate::program::grid::Progress) -> bool {
-        let now = now_seconds();
+    /// The limit that stopped the run, once one has.
+    pub fn hit(&self) -> Option<LimitHit> {
+        self.hit
+    }
+
+    /// [`Control::keep_going`] at time `now`.
+    pub fn keep_going_at(&mut self, p: &crate::program::grid::Progress, now: f64) -> bool {
         if (p.stage, p.blocks_done) != self.last {
             self.last = (p.stage, p.blocks_done);
             self.since = now;
         }
-        now - self.start <= self.seconds && self.stall.is_none_or(|s| now - self.since <= s)
+        if now - self.start > self.seconds {
+            self.hit = Some(LimitHit::Total(self.seconds));
+        } else if let Some(s) = self.stall.filter(|s| now - self.since > *s) {
+            self.hit = Some(LimitHit::Stall(s));
+        }
+        self.hit.is_none()
+    }
+}
+
+impl Control for Deadline {
+    fn keep_going(&mut self, p: &crate::program::grid::Progress) -> bool {
+        self.keep_going_at(p, now_seconds())
     }
 }
 

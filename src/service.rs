@@ -292,30 +292,29 @@ pub fn progress_text(p: &Progress) -> String {
     }
 }
 
-/// What the page says when a run that was making progress reaches its limit: what it was doing, how far it
-/// came, that the input is fine, and what to do.
-pub fn stopped_message(sc: &Scenario, progress: &Progress, seconds: f64) -> String {
-    use crate::program::grid::Stage;
-    let what = match progress.stage {
-        Stage::Counting => "counting the grid's blocks",
-        Stage::Memory => "playing the grid's blocks through L1, L2 and DRAM (the memory system)",
-        Stage::ScheduleCheck => "checking the memory system's figures with another number of blocks per SM",
+/// What the page says when a run stops at one of its limits with nothing wrong in the input: what it was doing,
+/// how far it came, and what to do.
+pub fn stopped_message(sc: &Scenario, progress: &Progress, hit: crate::scenario::LimitHit) -> String {
+    use crate::scenario::LimitHit;
+    let (done, total) = (crate::text::grouped(progress.blocks_done), crate::text::grouped(progress.blocks_total));
+    let mut m = match hit {
+        LimitHit::Total(s) => format!(
+            "The run reached the page's time limit ({s} s) while {}, after {done} of {total} blocks: nothing is wrong \
+             with the pattern, the launch is large for the page.",
+            progress.stage.doing()
+        ),
+        LimitHit::Stall(s) => format!(
+            "No block finished for {s} s while {} ({done} of {total} blocks done): the page stopped the run.",
+            progress.stage.doing()
+        ),
     };
-    let mut m = format!(
-        "The run reached the page's time limit ({:.0} s) while {what}, after {} of {} blocks: nothing is wrong with \
-         the pattern, the launch is large for the page.",
-        seconds,
-        crate::text::grouped(progress.blocks_done),
-        crate::text::grouped(progress.blocks_total)
-    );
-    m.push_str(" To see it: choose a smaller grid (the figures per block stay the same)");
+    m.push_str(" To see it: choose a smaller grid (each block's counts stay the same");
     if sc.caches.is_some() {
-        m.push_str(", or turn the memory system off for the counts without caches");
+        m.push_str("; the memory system's hit rates and DRAM figures change with the grid's size), or turn the memory system off for the counts without caches");
+    } else {
+        m.push(')');
     }
-    m.push_str(
-        ", or run it with warpscope's command line, which takes the time it needs (--max-seconds; the share \
-         link's settings as flags: warpscope analyze --help).",
-    );
+    m.push_str(", or run it with warpscope's command line, which takes the time it needs (--max-seconds).");
     m
 }
 
@@ -402,15 +401,22 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
         }
         let mut watch = watch(id, sc, reply);
         let ran = analysis.run(sc.blocks(), &mut watch).and_then(|r| sc.add_caches(&analysis, r, &mut watch));
-        let seconds = watch.deadline.elapsed();
+        let hit = watch.deadline.hit();
         let result = match ran {
             Ok(r) => r,
-            // Stopped between blocks, or after some had finished: no loop to point at, the input is fine, the
-            // run is long.
-            Err(crate::program::grid::RunError::Stopped { at, progress, .. })
-                if at.is_none() || progress.blocks_done > 0 =>
-            {
-                reply(Reply::Stopped { id, message: stopped_message(sc, &progress, seconds) });
+            // Stopped at a limit: at the loop a warp was in when no block finished for the stall limit (an endless
+            // loop), else with nothing to point at (the run was progressing: the launch is large).
+            Err(e @ crate::program::grid::RunError::Stopped { at, progress, .. }) => {
+                let stuck = at.is_some()
+                    && progress.stage == crate::program::grid::Stage::Counting
+                    && matches!(hit, Some(crate::scenario::LimitHit::Stall(_)));
+                if stuck {
+                    let e = sc.stop_error(e, hit);
+                    reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
+                } else {
+                    let hit = hit.unwrap_or(crate::scenario::LimitHit::Total(sc.limits.max_seconds));
+                    reply(Reply::Stopped { id, message: stopped_message(sc, &progress, hit) });
+                }
                 return reply(Reply::Done { id });
             }
             Err(e) => {

@@ -311,7 +311,7 @@ __global__ void look(float *out) {
     assert!(e.error.message.contains("64 KB"), "{}", e.error.message);
 }
 
-/// docs/model.md#constant-memory: texture and surface instructions "are out of scope ... refuse them and say why".
+/// docs/model.md#the-read-only-path: texture and surface instructions "are out of scope ... refuse them and say why".
 #[test]
 fn texture_and_surface_reads_are_refused_with_the_reason() {
     let cuda = "__global__ void t(cudaTextureObject_t tex, float *out) { out[threadIdx.x] = tex1Dfetch<float>(tex, threadIdx.x); }";

@@ -236,3 +236,22 @@ fn kepler_reads_ordinary_loads_through_l2_and_ldg_through_the_read_only_cache() 
     assert_eq!(c.instructions[0].op, "LDG.E.CONSTANT.32");
     assert_eq!(loads(&c.totals.l1), (1264, 1792));
 }
+
+#[test]
+fn the_charts_short_counts_round_before_they_choose_the_unit() {
+    use warpscope::analysis::caches::short_count;
+    // Three significant digits: the arrows of the memory chart are short; their tips give the exact counts.
+    let cases = [
+        (9_999, "9,999"),
+        (10_000, "10.0 K"),
+        (99_995, "100 K"),
+        (999_999, "1.00 M"),
+        (1_050_624, "1.05 M"),
+        (67_141_632, "67.1 M"),
+        (999_500_000, "1.00 G"),
+        (1_073_741_824, "1.07 G"),
+    ];
+    for (n, text) in cases {
+        assert_eq!(short_count(n), text, "{n}");
+    }
+}

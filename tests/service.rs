@@ -356,21 +356,23 @@ fn a_focus_opens_on_the_first_instruction_it_names() {
 
 /// Issue 36: a run that reaches the page's limit while it is making progress (between blocks, or after some
 /// finished) says what it met and what to do, in words, with no position in the text: the kernel is fine. A
-/// run stuck in its first block still points at the loop it is in.
+/// run stuck in a block (the first, or any once no block finished for the stall limit) points at the loop it
+/// is in.
 #[test]
 fn a_long_run_stopped_at_the_limit_says_so_without_a_caret() {
     use warpscope::program::grid::{Progress, RunError, Stage};
+    use warpscope::scenario::LimitHit;
     let sc =
         Scenario { lang: Lang::Cuda, text: STRIDED.into(), caches: Some(Default::default()), ..Scenario::default() };
     let progress = Progress { stage: Stage::Memory, blocks_done: 412, blocks_total: 1024, ..Progress::default() };
-    let m = warpscope::service::stopped_message(&sc, &progress, 300.2);
+    let m = warpscope::service::stopped_message(&sc, &progress, LimitHit::Total(300.0));
     assert_eq!(
         m,
-        "The run reached the page's time limit (300 s) while playing the grid's blocks through L1, L2 and DRAM (the \
-         memory system), after 412 of 1,024 blocks: nothing is wrong with the pattern, the launch is large for the \
-         page. To see it: choose a smaller grid (the figures per block stay the same), or turn the memory system \
-         off for the counts without caches, or run it with warpscope's command line, which takes the time it needs \
-         (--max-seconds; the share link's settings as flags: warpscope analyze --help)."
+        "The run reached the page's time limit (300 s) while playing the blocks through L1, L2 and DRAM (the memory \
+         system), after 412 of 1,024 blocks: nothing is wrong with the pattern, the launch is large for the page. To \
+         see it: choose a smaller grid (each block's counts stay the same; the memory system's hit rates and DRAM \
+         figures change with the grid's size), or turn the memory system off for the counts without caches, or run \
+         it with warpscope's command line, which takes the time it needs (--max-seconds)."
     );
     // The command line's words: the same facts, its own flags, and no line:column.
     let stopped = RunError::Stopped { at: None, block: Dim3::linear(1), warp: 0, progress };
@@ -378,14 +380,64 @@ fn a_long_run_stopped_at_the_limit_says_so_without_a_caret() {
     assert_eq!((e.error.line, e.error.column, e.error.excerpt.as_str()), (0, 0, ""));
     assert_eq!(
         e.error.to_string(),
-        "the run reached the time limit (60 s) after playing through the memory system 412 of 1,024 blocks: the \
-         input is fine and the launch is large; --max-seconds gives it more time, a smaller --grid or --block-idx \
-         less to do"
+        "the run reached the time limit (60 s) while playing the blocks through L1, L2 and DRAM (the memory system), \
+         after 412 of 1,024 blocks: the input is fine and the launch is large; --max-seconds gives it more time, a \
+         smaller --grid or --block-idx less to do"
     );
     // Stuck in the first block: the loop it is in, with its line.
     let span = warpscope::text::Span { start: 40, end: 45 };
-    let first = Progress { blocks_done: 0, blocks_total: 1, instructions: 1 << 30, ..Progress::default() };
-    let e = sc.run_error(RunError::Stopped { at: Some(span), block: Dim3::linear(1), warp: 3, progress: first });
+    let first = Progress { blocks_done: 0, blocks_total: 8, instructions: 1 << 30, ..Progress::default() };
+    let stuck = RunError::Stopped { at: Some(span), block: Dim3::linear(1), warp: 3, progress: first };
+    let e = sc.run_error(stuck.clone());
     assert_eq!(e.error.line, 2);
-    assert!(e.error.message.ends_with("is a loop endless?"), "{}", e.error.message);
+    assert!(e.error.message.ends_with("after 1073741824 warp instructions: is a loop endless?"), "{}", e.error.message);
+    // Stuck in a later block on the page: no block finished for the stall limit, so the loop again, saying so.
+    let later = Progress { blocks_done: 5, ..first };
+    let stuck_later = RunError::Stopped { at: Some(span), block: Dim3::linear(5), warp: 3, progress: later };
+    let e = sc.stop_error(stuck_later.clone(), Some(LimitHit::Stall(20.0)));
+    assert_eq!(e.error.line, 2);
+    assert!(
+        e.error.message.starts_with("no block finished for 20 s while warp 3 of block (5,1,1) was here"),
+        "{}",
+        e.error.message
+    );
+    // On the command line, which has no stall limit, a later block at the time limit may be either.
+    let e = sc.run_error(stuck_later);
+    assert!(
+        e.error.message.ends_with("after 5 of 8 blocks had finished: is a loop here endless, or is the launch large?"),
+        "{}",
+        e.error.message
+    );
+}
+
+/// The page's limits, driven by a clock the test sets: a run may go on while blocks keep finishing, and stops
+/// after the stall limit without a finished block, or at its total time, saying which.
+#[test]
+fn the_deadline_stops_a_stalled_run_and_says_which_limit_it_hit() {
+    use warpscope::program::grid::{Progress, Stage};
+    use warpscope::scenario::{Deadline, LimitHit};
+    let at =
+        |done: u64| Progress { stage: Stage::Memory, blocks_done: done, blocks_total: 1024, ..Progress::default() };
+    let mut d = Deadline::starting_at(0.0, 300.0, Some(20.0));
+    // A block every 15 s for 4 minutes: never 20 s without one.
+    for k in 0..16u64 {
+        assert!(d.keep_going_at(&at(k), 15.0 * k as f64), "block {k}");
+    }
+    assert_eq!(d.hit(), None);
+    // Then 20.5 s without a finished block.
+    assert!(d.keep_going_at(&at(15), 15.0 * 15.0 + 20.0));
+    assert!(!d.keep_going_at(&at(15), 15.0 * 15.0 + 20.5));
+    assert_eq!(d.hit(), Some(LimitHit::Stall(20.0)));
+    // A run that keeps finishing blocks stops at its total time.
+    let mut d = Deadline::starting_at(0.0, 300.0, Some(20.0));
+    let mut k = 0;
+    while d.keep_going_at(&at(k), k as f64) {
+        k += 1;
+    }
+    assert_eq!((k, d.hit()), (301, Some(LimitHit::Total(300.0))));
+    // A new stage is progress too: the schedule check starts its blocks from 0.
+    let mut d = Deadline::starting_at(0.0, 300.0, Some(20.0));
+    assert!(d.keep_going_at(&at(1024), 10.0));
+    let check = Progress { stage: Stage::ScheduleCheck, ..at(0) };
+    assert!(d.keep_going_at(&check, 25.0), "the first check of a new stage starts its own clock");
 }

@@ -263,21 +263,25 @@ pub struct CacheChart {
 /// `967`, `12.3 K`, `67.1 M`, `1.07 G`: a count short enough for an arrow of the chart (the exact one is in its
 /// tip).
 pub fn short_count(n: u64) -> String {
-    let f = n as f64;
-    let (v, unit) = match n {
-        0..=9_999 => return grouped(n),
-        10_000..=999_999 => (f / 1e3, "K"),
-        1_000_000..=999_999_999 => (f / 1e6, "M"),
-        _ => (f / 1e9, "G"),
-    };
-    let digits = if v >= 100.0 {
+    if n < 10_000 {
+        return grouped(n);
+    }
+    // Three significant digits; the thresholds are where rounding carries a digit over (999,999 is 1.00 M, not
+    // 1000 K; 99,995 is 100 K, not 100.0 K).
+    let mut v = n as f64 / 1000.0;
+    let mut unit = 0;
+    while v >= 999.5 && unit < 2 {
+        v /= 1000.0;
+        unit += 1;
+    }
+    let digits = if v >= 99.95 {
         0
-    } else if v >= 10.0 {
+    } else if v >= 9.995 {
         1
     } else {
         2
     };
-    format!("{v:.digits$} {unit}")
+    format!("{v:.digits$} {}", ["K", "M", "G"][unit])
 }
 
 /// `1.50 MiB`, `512.0 KiB`, `96 B`.
@@ -932,11 +936,10 @@ impl CacheResult {
         let l2_size = short_bytes(self.preset.l2_bytes).replace(".00 ", " ");
         CacheChart {
             title: format!(
-                "Modelled, not measured, for the {}: {} SM{} with {blocks} each, a {l2_size} L2 cache ({}-way), all caches \
+                "Modelled, not measured, for the {}: {} with {blocks} each, a {l2_size} L2 cache ({}-way), all caches \
                  empty at the start",
                 self.scope,
-                self.sms,
-                if self.sms == 1 { "" } else { "s" },
+                crate::text::plural(self.sms, "SM"),
                 self.preset.l2_ways
             ),
             sensitive: self.schedule.as_ref().is_some_and(|s| s.sensitive),
@@ -953,7 +956,7 @@ impl CacheResult {
                 [
                     "L1 cache".into(),
                     hit(rate(&l1ld)),
-                    format!("{} KB in each of {} SM{}", self.residency.l1_bytes / 1024, self.sms, if self.sms == 1 { "" } else { "s" }),
+                    format!("{} KB in each of {}", self.residency.l1_bytes / 1024, crate::text::plural(self.sms, "SM")),
                     format!(
                         "L1/TEX cache. Load hit rate: l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum / \
                          l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum = {} of {}; all operations \

@@ -170,7 +170,8 @@ impl Pane {
 
     /// Applies a reply from the analysis worker; replies to older requests are ignored.
     fn take(&mut self, reply: Reply) {
-        if reply.id() != self.request {
+        // A cancelled run's replies still on their way are dropped with it.
+        if reply.id() != self.request || self.cancelled == Some(reply.id()) {
             return;
         }
         match reply {
@@ -178,7 +179,10 @@ impl Pane {
                 self.progress = Some(RunProgress { done, total, seconds, text })
             }
             Reply::Stopped { message, .. } => {
+                // The text ran as far as the limit: no error of an older text, no goals of an older result.
                 self.stopped = Some(message);
+                self.error = None;
+                self.goals = None;
                 self.shown_for = self.request;
             }
             Reply::Result { result, goals, .. } => {
@@ -771,9 +775,13 @@ impl Reducible for State {
                 pane.cancelled = Some(pane.request);
                 pane.busy = false;
                 pane.progress = None;
-                pane.stopped = Some(format!(
-                    "Cancelled{how_far}. The figure shows the last result that finished; any edit runs again."
-                ));
+                pane.goals = None;
+                let shown = if pane.result.is_some() {
+                    "The figure shows the last result that finished"
+                } else {
+                    "Nothing has finished yet"
+                };
+                pane.stopped = Some(format!("Cancelled{how_far}. {shown}; any edit runs again."));
             }
             Action::Theme(t) => s.theme = t,
             Action::Projection(on) => s.projection = on,

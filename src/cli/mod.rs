@@ -746,6 +746,8 @@ fn parse_block_idx(text: &str) -> Result<Dim3, String> {
 /// A scenario's error as the CLI prints it: which option, and where in it.
 fn scenario_error(e: ScenarioError, origin: &str) -> String {
     match e.field {
+        // An error about the run as a whole has no position to follow the file's name.
+        Field::Pattern | Field::Limit if e.error.line == 0 => format!("{origin}: {}", e.error),
         Field::Pattern | Field::Limit => format!("{origin} {}", e.error),
         Field::Op => flag_error("--op", e.error),
         Field::Launch => format!("--block/--grid: {}", e.error.message),

@@ -29,6 +29,20 @@ pub enum Stage {
     ScheduleCheck,
 }
 
+impl Stage {
+    /// What a run in this stage is doing, in words: "counting the launch's blocks".
+    pub fn doing(self) -> &'static str {
+        match self {
+            Stage::Counting => "counting the launch's blocks",
+            Stage::Memory => "playing the blocks through L1, L2 and DRAM (the memory system)",
+            Stage::ScheduleCheck => {
+                "playing the blocks through the memory system again with another number of blocks per SM (its \
+                 schedule check)"
+            }
+        }
+    }
+}
+
 /// How far a run has come.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Progress {

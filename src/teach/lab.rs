@@ -203,11 +203,15 @@ fn squeeze(line: &str) -> String {
     line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether `want` (not empty) occurs in `have`, one after another.
+fn contains_run<T: PartialEq>(have: &[T], want: &[T]) -> bool {
+    !want.is_empty() && have.windows(want.len()).any(|w| w == want)
+}
+
 /// Whether `text` still has the lines `keep`, one after another (spaces and blank lines aside).
 pub fn keeps(text: &str, keep: &str) -> bool {
     let lines = |t: &str| t.lines().map(squeeze).filter(|l| !l.is_empty()).collect::<Vec<_>>();
-    let (have, want) = (lines(text), lines(keep));
-    !want.is_empty() && have.windows(want.len()).any(|w| w == want.as_slice())
+    contains_run(&lines(text), &lines(keep))
 }
 
 /// Whether `text` uses the code `code` somewhere: its tokens, one after another (spaces, line breaks and
@@ -219,7 +223,7 @@ pub fn uses(text: &str, code: &str) -> bool {
         Some(v)
     };
     let (Some(have), Some(want)) = (toks(text), toks(code)) else { return false };
-    !want.is_empty() && have.windows(want.len()).any(|w| w == want.as_slice())
+    contains_run(&have, &want)
 }
 
 /// A multiple-choice question.

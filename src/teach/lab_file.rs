@@ -174,6 +174,11 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
         }
         for g in &ex.goals {
             let lanes = g.scope.as_ref().is_some_and(|s| s.get_ref() == "lanes");
+            if let Some(s) = &g.scope {
+                if !matches!(s.get_ref().as_str(), "each" | "sum" | "any" | "lanes") {
+                    return Err(InputError::at(src, span_of(s), "a goal's scope is `each`, `sum`, `any` or `lanes`"));
+                }
+            }
             if let Some(u) = &g.uses {
                 if g.check.is_some() || g.keep.is_some() {
                     return Err(InputError::at(src, span_of(u), "a goal has one of `check`, `keep` and `uses`"));
@@ -209,11 +214,6 @@ pub fn parse(src: &str) -> Result<Course, InputError> {
                 }
                 (None, None) => {
                     return Err(InputError::at(src, span_of(&ex.id), "a goal needs a `check`, a `keep` or a `uses`"));
-                }
-            }
-            if let Some(s) = &g.scope {
-                if !matches!(s.get_ref().as_str(), "each" | "sum" | "any" | "lanes") {
-                    return Err(InputError::at(src, span_of(s), "a goal's scope is `each`, `sum`, `any` or `lanes`"));
                 }
             }
         }

@@ -1060,7 +1060,7 @@ fn lower_text(
                 "Integer kernel parameters given the launch's thread count: {}. Give other values with --set, e.g. --set {first}=VALUE.",
                 l.defaulted.join(", ")
             ),
-            "docs/model.md#kernel-parameters: kernel parameters",
+            "docs/model.md#kernel-parameters",
         ));
     }
     if !l.assumed.is_empty() {

@@ -857,7 +857,7 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
                 defaulted.join("; "),
                 defaulted[0].split(' ').next().unwrap_or("param_0")
             ),
-            "docs/model.md#kernel-parameters: kernel parameters",
+            "docs/model.md#kernel-parameters",
         ));
     }
     // Module-scope global variables: each its own base after the pointer parameters'.
@@ -1279,7 +1279,7 @@ fn inst(lw: &mut Lw, i: &Inst, depth: usize) -> R<()> {
         }
         "tex" | "tld4" | "suld" | "sust" | "sured" | "suq" | "txq" => {
             let what = format!(
-                "{} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#constant-memory), so warpscope refuses it rather than guess",
+                "{} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#the-read-only-path), so warpscope refuses it rather than guess",
                 i.opcode()
             );
             let ctx = lw.b.ctx(what);

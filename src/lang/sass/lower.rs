@@ -703,7 +703,7 @@ pub(super) fn lower_listing(
                 defaulted.join("; "),
                 defaulted[0].split(' ').next().unwrap_or("c[0x0][0x160]")
             ),
-            "docs/model.md#kernel-parameters: kernel parameters in SASS",
+            "docs/model.md#kernel-parameters",
         ));
     }
     if !chosen.name.is_empty() {
@@ -954,7 +954,7 @@ fn body(lw: &mut Lower, listing: &Listing, range: std::ops::Range<usize>, ret: O
                 "TEX" | "TLD" | "TLD4" | "TXD" | "TMML" | "TXQ" | "TEXS" | "TLDS" | "TLD4S" | "SULD" | "SUST"
                 | "SURED" | "SUATOM" | "SUQUERY" => {
                     let c = lw.b.ctx(format!(
-                        "{} at line {} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#constant-memory), so warpscope refuses it rather than guess",
+                        "{} at line {} is a texture or surface access, which warpscope does not model: how the texture path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#the-read-only-path), so warpscope refuses it rather than guess",
                         l.opcode, l.no
                     ));
                     lw.emit(Op::Trap { ctx: c });

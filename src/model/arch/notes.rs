@@ -212,7 +212,7 @@ pub const NOTES: &[NoteRule] = &[
         id: "shared-measured",
         when: |s| s.banks() && s.flag(flags::MEASURED_MERGE) && s.shared_model == SharedModel::Measured,
         text: "Measured: on CC 7.0 and later, 64- and 128-bit accesses whose lanes share addresses in pairs (lane n with n^1, or n^2 for 128-bit) merge their phases, so this costs {wavefronts} wavefronts; the documented phase model counts {alt}. Choose the shared model \"documented\" to count that way",
-        source: "docs/model.md#shared-memory-as-measured: gpu_shm_microbench (V100, A100); NVIDIA forums t/77228 and t/373160 (Nsight Compute on 8.6 and 9.0)",
+        source: "gpu_shm_microbench (V100, A100); NVIDIA forums t/77228 and t/373160 (Nsight Compute on 8.6 and 9.0); docs/model.md#shared-memory-as-measured",
     },
     NoteRule {
         id: "shared-documented",
@@ -320,8 +320,8 @@ pub fn cache_notes(
                 Some(0) => "the kernel uses no shared memory".to_string(),
                 Some(b) => format!("the smallest that holds {} of {b} bytes of shared memory", blocks(res.r0)),
                 None => format!(
-                    "the smallest that holds {} of no shared memory: the input does not say how much a block has: \
-                     give it with --shared-bytes, or shared_bytes=N in the page's device field",
+                    "the smallest that holds {}, counted with no shared memory since the input does not say how \
+                     much a block has; give it with --shared-bytes, or shared_bytes=N in the page's device field",
                     blocks(res.r0)
                 ),
             };
@@ -395,7 +395,7 @@ pub fn atomic_address_data(why: &str, all: bool) -> Note {
     Note::new(
         "atomic-address-data",
         format!(
-            "Not counted where its address is data: this atomic's address depends on data ({why}), so those issues are left out of every count here{}. docs/model.md#atomics expectations for such data: 256 bins over uniformly random bytes touch 20.41 distinct sectors per request on average; all-equal data, 1 sector with 32 lanes in series",
+            "Not counted where its address is data: this atomic's address depends on data ({why}), so those issues are left out of every count here{}. The model reference expects for such data (docs/model.md#atomics): 256 bins over uniformly random bytes touch 20.41 distinct sectors per request on average; all-equal data, 1 sector with 32 lanes in series",
             if all { " (all of them)" } else { "" }
         ),
         "docs/model.md#atomics",
@@ -430,7 +430,7 @@ pub fn atomics_not_counted(items: &[(String, usize)]) -> Note {
     Note::new(
         "atomics-not-costed",
         format!(
-            "Atomics whose address is data are listed but not counted, since warpscope follows addresses, not data: {}. docs/model.md#atomics expects, for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
+            "Atomics whose address is data are listed but not counted, since warpscope follows addresses, not data: {}. The model reference expects (docs/model.md#atomics), for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
             list.join(", ")
         ),
         "docs/model.md#atomics",

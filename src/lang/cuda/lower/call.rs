@@ -347,7 +347,7 @@ impl<'a> Lower<'a> {
             _ if name.starts_with("atomic") => self.atomic(name, args, e, false),
             _ if TEXTURE_FUNCTIONS.iter().any(|t| name.split('<').next() == Some(*t)) => Err(self.err(
                 e.op_span,
-                format!("`{name}` reads through the texture or surface path, which warpscope does not model: how that path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#constant-memory), so warpscope refuses it rather than guess"),
+                format!("`{name}` reads through the texture or surface path, which warpscope does not model: how that path splits a warp's request and how its block-linear layouts place data are not published (docs/model.md#the-read-only-path), so warpscope refuses it rather than guess"),
             )),
             _ => {
                 // A functional cast, `int(x)` or `float4(v)`; a class's constructor.
