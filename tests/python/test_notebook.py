@@ -30,7 +30,8 @@ def test_the_example_notebook_runs_and_shows_its_three_uses():
     # 2. A kernel: the unpadded transpose's column read, 32 warps of 32-way conflicts: 992 (docs/model.md#shared-memory).
     assert "992" in shown[4] and "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum" in shown[4]
     assert "cuda 2 20" in shown[6] and "unknown name `b`" in shown[6]
-    assert "13 of 14 goals met" in shown[7]
+    # The memory lab has 16 goals; the notebook's answers meet all but exercise 9's (its LEA answer is left open).
+    assert "15 of 16 goals met" in shown[7]
     # 3. The sweep: conflicts per block for PAD 0..8 (row stride 32 + PAD words: gcd with 32 banks).
     assert "bank conflicts per block: [992, 0, 32, 0, 96, 0, 32, 0, 224]" in shown[8]
     assert "[image/png]" in shown[8] and "[image/png]" in shown[9]
