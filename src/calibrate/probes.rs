@@ -256,9 +256,10 @@ pub struct Plan {
 /// Lays a probe out for its kernel, or says why it cannot run on hardware.
 pub fn plan(p: &Probe) -> Result<Plan, String> {
     let instr = p.instr();
-    // An atomic's probe needs an `atom`/`red` of its own, which the generator does not write yet (its
-    // plain load or store would measure something else).
-    if instr.base.first_cc().is_some() || instr.base.is_atomic() {
+    // An atomic's probe needs an `atom`/`red` of its own, and a constant load's an `ld.const` from a
+    // `__constant__` table, which the generator does not write yet (its plain load or store would measure
+    // something else).
+    if instr.base.first_cc().is_some() || instr.base.is_atomic() || instr.base.is_constant() {
         // The probe kernels issue each lane's access as a plain load or store; an ldmatrix, stmatrix or
         // cp.async probe needs its own inline PTX, which the generator does not write yet.
         return Err(format!("{} ({}) probes are not generated yet", instr.text, instr.base.ptx_name()));
