@@ -239,8 +239,8 @@ impl Setting {
             | Setting::BankMode
             | Setting::SharedModel
             | Setting::Kernel
-            | Setting::DataBranches
-            | Setting::Caches => Field::Pattern,
+            | Setting::DataBranches => Field::Pattern,
+            Setting::Caches => Field::Caches,
             Setting::Layout | Setting::ElemBytes => Field::Layout,
         }
     }
@@ -277,6 +277,8 @@ pub enum Field {
     Limit,
     /// The CuTe layouts (and their element size).
     Layout,
+    /// The memory system's device settings.
+    Caches,
 }
 
 /// A problem with a scenario: which input, and the error with its position in that input.
@@ -297,6 +299,7 @@ impl fmt::Display for ScenarioError {
             Field::Set => "setting",
             Field::Limit => "limit",
             Field::Layout => "layout",
+            Field::Caches => "memory system",
         };
         write!(f, "{what} {}", self.error)
     }
@@ -463,6 +466,10 @@ impl Scenario {
                 error: InputError::at(&self.text, Span { start: 0, end: 0 }, message),
             });
         }
+        if let Some(c) = &self.caches {
+            let text = CacheSettings::text(Some(c));
+            c.check(self.cc).map_err(|m| ScenarioError { field: Field::Caches, error: whole(&text, m) })?;
+        }
         // An address list may name its instructions itself; an empty op then means "none given".
         let op = match self.lang {
             Lang::Expr => Some(self.instr()?),
@@ -505,6 +512,18 @@ impl Scenario {
         // The shared memory the kernel declares bounds its shared accesses, unless a setting gives another.
         let mut config = self.config;
         config.windows.shared_alloc_bytes = config.windows.shared_alloc_bytes.or(program.shared_bytes);
+        // The memory system sizes residency by it: a block no SM of this CC could hold has no residency.
+        if let (Some(c), Some(bytes)) = (&self.caches, config.windows.shared_alloc_bytes) {
+            let shared = c.shared_bytes.unwrap_or(bytes);
+            let max = u64::from(self.cc.facts().max_shared_per_block_kb) * 1024;
+            if shared > max {
+                let m = format!(
+                    "a block using {shared} bytes of shared memory cannot run on CC {}: a block has at most {max}",
+                    self.cc
+                );
+                return Err(ScenarioError { field: Field::Caches, error: whole(&CacheSettings::text(Some(c)), m) });
+            }
+        }
         Ok(Analysis {
             cc: self.cc,
             config,

@@ -195,6 +195,109 @@ fn the_device_setting_reads_sizes_and_names_its_errors() {
 }
 
 #[test]
+fn out_of_range_device_settings_are_errors_naming_the_range() {
+    use warpscope::scenario::Field;
+    // Each error names the setting, its value, the range and the CC's preset (docs/model.md#device-presets);
+    // nothing is clamped. 8.0's preset is the A100: 108 SMs, 40 MB of L2 in 16 ways, 32 blocks per SM, and
+    // shared-memory carveouts of 0, 8, 16, 32, 64, 100, 132 and 164 KB (the CUDA C++ Programming Guide's
+    // compute-capability table).
+    let check = |text: &str, cc: Cc| CacheSettings::parse(text).expect("parses").expect("on").check(cc);
+    assert_eq!(
+        check("on sms=0", A100).unwrap_err(),
+        "SMs 0 is out of range: give 1 to 1024 (8.0's example GPU, the A100, has 108)"
+    );
+    assert_eq!(
+        check("on ways=999", A100).unwrap_err(),
+        "L2 ways 999 is out of range: give 1 to 128 (8.0's example GPU, the A100, has 16)"
+    );
+    // 40 MB in 24 ways is 13,653.3 sets: not a whole number.
+    assert_eq!(
+        check("on l2=40MB ways=24", A100).unwrap_err(),
+        "L2 size 40 MB is not a whole number of sets of 24 ways of 128-byte lines: give a multiple of 3 KB"
+    );
+    assert_eq!(
+        check("on l2=512MB", A100).unwrap_err(),
+        "L2 size 512 MB is out of range: give 2 KB to 256 MB with 16 ways (8.0's example GPU, the A100, has 40 MB)"
+    );
+    assert_eq!(
+        check("on blocks_per_sm=0", A100).unwrap_err(),
+        "blocks per SM 0 is out of range: CC 8.0 holds 1 to 32 resident blocks per SM"
+    );
+    assert_eq!(
+        check("on carveout_kb=64", Cc::new(5, 2)).unwrap_err(),
+        "a carveout of 64 KB: CC 5.2's L1 is not shared with shared memory (it is 24 KB), so there is no carveout \
+         to set (7.0 and later)"
+    );
+    assert_eq!(
+        check("on carveout_kb=99", A100).unwrap_err(),
+        "a carveout of 99 KB is not one CC 8.0 offers: it chooses among 0, 8, 16, 32, 64, 100, 132, 164 KB of \
+         shared memory per SM"
+    );
+    assert!(check("on sms=20 l2=2MB ways=8 carveout_kb=100 blocks_per_sm=32", A100).is_ok());
+    // A value too large for the setting's type is an error when it is read, not cut.
+    assert_eq!(
+        CacheSettings::parse("on sms=4294967296").unwrap_err(),
+        "caches: sms `4294967296` is too large for this setting"
+    );
+    // Through a scenario, the error belongs to the memory system's field.
+    let sc = Scenario {
+        cc: A100,
+        lang: Lang::Cuda,
+        text: COPY.into(),
+        caches: CacheSettings::parse("on ways=0").expect("parses"),
+        ..Scenario::default()
+    };
+    let e = sc.run().expect_err("0 ways is refused");
+    assert_eq!(e.field, Field::Caches);
+    assert!(e.error.message.starts_with("L2 ways 0 is out of range"), "{}", e.error.message);
+    // A block using more shared memory than a CC gives one block has no residency to model (8.0: 163 KB).
+    let sc = Scenario { caches: CacheSettings::parse("on shared_bytes=200000").expect("parses"), ..sc };
+    let e = sc.run().expect_err("the block is too large");
+    assert_eq!(
+        e.error.message,
+        "shared memory per block 200000 bytes is out of range: CC 8.0 gives a block at most 166912 bytes"
+    );
+}
+
+#[test]
+fn a_set_value_wider_than_its_parameter_is_an_error_at_the_declaration() {
+    // `int n` is 32 bits: 2^32 would be cut to 0 and move every address that uses it.
+    let k = "__global__ void k(float *p, int n) {\n    p[threadIdx.x + n] = 0;\n}";
+    let sc = Scenario { lang: Lang::Cuda, text: k.into(), sets: vec!["n=4294967296".into()], ..Scenario::default() };
+    let e = sc.run().expect_err("too wide");
+    assert_eq!(e.error.message, "--set n=4294967296 does not fit in `n`, a 32-bit integer");
+    assert_eq!((e.error.line, e.error.column), (1, 29), "at the declaration `int n`");
+    // The largest value it holds runs; so does -1 (signed).
+    for v in ["n=2147483647", "n=-1", "n=4294967295"] {
+        let sc = Scenario { sets: vec![v.into()], ..sc.clone() };
+        assert!(sc.run().is_ok(), "{v}");
+    }
+    // PTX: a `.u32` parameter is 32 bits whatever the kernel's name says; the error reaches the access it moves.
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{\n\
+               .reg .b32 %r<4>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [p];\nld.param.u32 %r1, [n];\n\
+               mov.u32 %r2, %tid.x;\nadd.s32 %r3, %r2, %r1;\nmul.wide.s32 %rd2, %r3, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+               st.global.f32 [%rd3], 0f00000000;\nret;\n}\n";
+    let p = |n: &str| Scenario {
+        lang: Lang::Ptx,
+        text: ptx.into(),
+        sets: vec!["p=0x10000".into(), n.into()],
+        ..Scenario::default()
+    };
+    let e = p("n=4294967296").run().expect_err("too wide");
+    assert!(
+        e.error.message.ends_with("parameter n is 32 bits wide; --set n=4294967296 does not fit in it"),
+        "{}",
+        e.error.message
+    );
+    assert_eq!(e.error.line, 14, "at the store whose address it moves");
+    assert!(p("n=4294967295").run().is_ok());
+    // No kernel value is wider than 64 bits.
+    let sc = Scenario { sets: vec!["n=0x1000000000000000000".into()], ..sc };
+    let e = sc.run().expect_err("wider than 64 bits");
+    assert!(e.error.message.contains("does not fit in 64 bits"), "{}", e.error.message);
+}
+
+#[test]
 fn the_drawn_issue_knows_where_each_sector_was_served() {
     use warpscope::model::cache::Served;
     // J, the misaligned copy: each warp's first sector is the one the warp before fetched (an L1 hit); the

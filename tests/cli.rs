@@ -183,6 +183,15 @@ fn bad_input_exits_2_with_a_positioned_message() {
     fails(&["analyze", "--op", "LDS.E.32", "--addr", "lane"], &["`.E` (64-bit address) does not apply to LDS"]);
     fails(&["facts", "--cc", "3.5", "--carveout", "50"], &["no percentage carveout"]);
     fails(&["analyze", "--op", "LDS.32"], &["--addr"]);
+    // Device settings out of range name the range and the preset (docs/model.md#the-memory-system), not clamped.
+    fails(
+        &["analyze", "--op", "LDG.E.32", "--addr", "4*lane", "--l2-ways", "0"],
+        &["cache settings: L2 ways 0 is out of range: give 1 to 128 (8.0's example GPU, the A100, has 16)"],
+    );
+    fails(
+        &["analyze", "--op", "LDG.E.32", "--addr", "4*lane", "--carveout-kb", "18014398509481984"],
+        &["--carveout-kb 18014398509481984: too large for this setting"],
+    );
 }
 
 fn warpscope_stdin(args: &[&str], input: &str) -> (i32, String, String) {

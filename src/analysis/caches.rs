@@ -62,12 +62,21 @@ impl CacheSettings {
         for w in words {
             let (k, v) = w.split_once('=').ok_or_else(|| format!("caches: `{w}` is not NAME=VALUE"))?;
             let n = || v.parse::<u64>().map_err(|_| format!("caches: {k} `{v}` is not a whole number"));
+            // Ranges are checked against the CC's preset when the scenario runs ([`CacheSettings::check`]).
+            let small = || {
+                n().and_then(|x| {
+                    u32::try_from(x).map_err(|_| format!("caches: {k} `{v}` is too large for this setting"))
+                })
+            };
             match k {
-                "sms" => c.sms = Some(u32::try_from(n()?.clamp(1, 4096)).unwrap_or(1)),
+                "sms" => c.sms = Some(small()?),
                 "l2" => c.l2_bytes = Some(parse_size(v).map_err(|e| format!("caches: l2 `{v}`: {e}"))?),
-                "ways" => c.l2_ways = Some(u32::try_from(n()?.clamp(1, 1024)).unwrap_or(1)),
-                "blocks_per_sm" => c.blocks_per_sm = Some(u32::try_from(n()?.clamp(1, 64)).unwrap_or(1)),
-                "carveout_kb" => c.carveout_bytes = Some(n()?.min(1 << 20) * 1024),
+                "ways" => c.l2_ways = Some(small()?),
+                "blocks_per_sm" => c.blocks_per_sm = Some(small()?),
+                "carveout_kb" => {
+                    c.carveout_bytes =
+                        Some(n()?.checked_mul(1024).ok_or_else(|| format!("caches: carveout_kb `{v}` is too large"))?)
+                }
                 "shared_bytes" => c.shared_bytes = Some(n()?),
                 _ => {
                     return Err(format!(
@@ -77,6 +86,83 @@ impl CacheSettings {
             }
         }
         Ok(Some(c))
+    }
+
+    /// Checks each changed value against the range the CC's device preset (docs/model.md#device-presets) and
+    /// the model allow, so that no setting is quietly clamped or cut: the error names the setting, its value and
+    /// the range.
+    pub fn check(&self, cc: Cc) -> Result<(), String> {
+        let p = Preset::of(cc);
+        let gpu = format!("{cc}'s example GPU, the {},", p.gpu);
+        if let Some(v) = self.sms {
+            if !(1..=MAX_SMS).contains(&v) {
+                return Err(format!("SMs {v} is out of range: give 1 to {MAX_SMS} ({gpu} has {})", p.sms));
+            }
+        }
+        let ways = self.l2_ways.unwrap_or(p.l2_ways);
+        if let Some(v) = self.l2_ways {
+            if !(1..=MAX_L2_WAYS).contains(&v) {
+                return Err(format!("L2 ways {v} is out of range: give 1 to {MAX_L2_WAYS} ({gpu} has {})", p.l2_ways));
+            }
+        }
+        let l2 = self.l2_bytes.unwrap_or(p.l2_bytes);
+        let set = 128 * u64::from(ways);
+        if self.l2_bytes.is_some() || self.l2_ways.is_some() {
+            if !(set..=MAX_L2_BYTES).contains(&l2) {
+                return Err(format!(
+                    "L2 size {} is out of range: give {} to {} with {ways} ways ({gpu} has {})",
+                    size_text(l2),
+                    size_text(set),
+                    size_text(MAX_L2_BYTES),
+                    size_text(p.l2_bytes)
+                ));
+            }
+            if l2 % set != 0 {
+                return Err(format!(
+                    "L2 size {} is not a whole number of sets of {ways} ways of 128-byte lines: give a multiple of {}",
+                    size_text(l2),
+                    size_text(set)
+                ));
+            }
+        }
+        if let Some(v) = self.blocks_per_sm {
+            if !(1..=p.max_blocks_per_sm).contains(&v) {
+                return Err(format!(
+                    "blocks per SM {v} is out of range: CC {cc} holds 1 to {} resident blocks per SM",
+                    p.max_blocks_per_sm
+                ));
+            }
+        }
+        let facts = cc.facts();
+        if let Some(v) = self.carveout_bytes {
+            let caps = facts.shared_capacities_kb;
+            let kb = v / 1024;
+            match p.unified_bytes {
+                None => {
+                    return Err(format!(
+                        "a carveout of {kb} KB: CC {cc}'s L1 is not shared with shared memory (it is {} KB), so there \
+                         is no carveout to set (7.0 and later)",
+                        p.fixed_l1_bytes / 1024
+                    ))
+                }
+                Some(_) if v % 1024 != 0 || !caps.iter().any(|&c| u64::from(c) == kb) => {
+                    let list = caps.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+                    return Err(format!(
+                        "a carveout of {kb} KB is not one CC {cc} offers: it chooses among {list} KB of shared memory per SM"
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(v) = self.shared_bytes {
+            let max = u64::from(facts.max_shared_per_block_kb) * 1024;
+            if v > max {
+                return Err(format!(
+                    "shared memory per block {v} bytes is out of range: CC {cc} gives a block at most {max} bytes"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The text [`CacheSettings::parse`] reads back.
@@ -102,6 +188,24 @@ impl CacheSettings {
             out.push(format!("shared_bytes={v}"));
         }
         out.join(" ")
+    }
+}
+
+/// The most SMs the model takes (the largest preset has 170; each SM's L1 is modelled on its own).
+pub const MAX_SMS: u32 = 1024;
+/// The most L2 ways the model takes (the presets have 8 to 24; a set is searched way by way).
+pub const MAX_L2_WAYS: u32 = 128;
+/// The largest L2 the model takes (the largest preset has 126 MB), which bounds its memory.
+pub const MAX_L2_BYTES: u64 = 256 << 20;
+
+/// Bytes as a size: `40 MB`, `1536 KB`, `100 bytes`.
+fn size_text(b: u64) -> String {
+    if b % (1 << 20) == 0 {
+        format!("{} MB", b >> 20)
+    } else if b % 1024 == 0 {
+        format!("{} KB", b >> 10)
+    } else {
+        format!("{b} bytes")
     }
 }
 

@@ -217,6 +217,7 @@ impl Pane {
                     Field::Set => "setting",
                     Field::Limit => "limit",
                     Field::Layout => "layout",
+                    Field::Caches => "memory system",
                 };
                 self.error = Some(format!("{what} {}", crate::text::page_words(&message)));
                 self.shown_for = self.request;

@@ -678,7 +678,10 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
         }
         c.l2_ways = a.l2_ways.or(c.l2_ways);
         c.blocks_per_sm = a.blocks_per_sm.or(c.blocks_per_sm);
-        c.carveout_bytes = a.carveout_kb.map(|k| k * 1024).or(c.carveout_bytes);
+        if let Some(k) = a.carveout_kb {
+            c.carveout_bytes =
+                Some(k.checked_mul(1024).ok_or_else(|| format!("--carveout-kb {k}: too large for this setting"))?);
+        }
         c.shared_bytes = a.shared_bytes.or(c.shared_bytes);
         sc.caches = Some(c);
     }
@@ -751,8 +754,11 @@ fn scenario_error(e: ScenarioError, origin: &str) -> String {
         Field::Pattern | Field::Limit => format!("{origin} {}", e.error),
         Field::Op => flag_error("--op", e.error),
         Field::Launch => format!("--block/--grid: {}", e.error.message),
+        // The setting's own messages already start with `--set NAME`.
+        Field::Set if e.error.message.starts_with("--set") => e.error.message,
         Field::Set => format!("--set: {}", e.error.message),
         Field::Layout => flag_error("--layout", e.error),
+        Field::Caches => format!("cache settings: {}", e.error.message),
     }
 }
 

@@ -607,5 +607,12 @@ pub fn parse_set(text: &str) -> Result<(String, i128), String> {
         return Err(format!("--set {name}: unexpected {} after the value", p.describe()));
     }
     let v = expr::eval(&e, &|_| None).map_err(|e| format!("--set {name}: {}", e.message))?;
+    // No parameter, register or constant word is wider than 64 bits: a wider value would be cut quietly.
+    if v < i128::from(i64::MIN) || v > i128::from(u64::MAX) {
+        return Err(format!(
+            "--set {name}: {} does not fit in 64 bits (signed or unsigned), the widest value a kernel takes",
+            value.trim()
+        ));
+    }
     Ok((key, v))
 }

@@ -825,7 +825,14 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
         let sig_ty = sig.as_ref().and_then(|s| s.params.iter().find(|p| p.index == idx)).map(|p| format!("{}, ", p.ty));
         let sig_ty = sig_ty.unwrap_or_default();
         let value = if let Some(v) = given {
-            Ok(v as u64)
+            // A value the parameter cannot hold (signed or unsigned) would be cut quietly.
+            let wide = (1..8).contains(&size) && d.names[0].elems.is_none() && d.vec <= 1;
+            let bits = 8 * size as u32;
+            if wide && (v < -(1i128 << (bits - 1)) || v >= 1i128 << bits) {
+                Err(format!("parameter {shown} is {bits} bits wide; --set {shown}={v} does not fit in it"))
+            } else {
+                Ok(v as u64)
+            }
         } else if d.names[0].elems.is_some() || d.vec > 1 {
             Err(format!("parameter {shown} is an aggregate (a struct or array) with no value: give one with --set {shown}=VALUE"))
         } else if is_pointer {

@@ -104,6 +104,16 @@ impl<'a> Lower<'a> {
                 }
                 _ => {
                     let mut v = self.vars.get(&*d.name).copied();
+                    if let (Some(x), Ty::Int { bytes, .. }) = (v, &ty) {
+                        // A value the parameter cannot hold (signed or unsigned) would be cut quietly.
+                        let bits = 8 * (*bytes).min(8);
+                        if x < -(1i128 << (bits - 1)) || x >= 1i128 << bits {
+                            return Err(self.err(
+                                d.span,
+                                format!("--set {}={x} does not fit in `{}`, a {bits}-bit integer", d.name, d.name),
+                            ));
+                        }
+                    }
                     if let (None, Some(&a)) = (v, self.launch_values.get(&*d.name)) {
                         // The value the file's launch passes.
                         v = Some(a);
