@@ -532,6 +532,7 @@ impl Scenario {
             program: Rc::new(program),
             lane_mask: self.lane_mask,
             max_memory_bytes: self.limits.max_memory_mb.saturating_mul(1 << 20),
+            threads: self.limits.threads.max(1),
         })
     }
 
@@ -667,11 +668,19 @@ pub struct Limits {
     /// wants a run that is progressing to go on past a short limit: the page's. `None`: only `max_seconds`.
     #[serde(default)]
     pub stall_seconds: Option<f64>,
+    /// Threads the memory system may run its SMs' L1 parts on (1: none besides the caller's). The figures do
+    /// not depend on it (docs/model.md#the-memory-system).
+    #[serde(default = "one_thread")]
+    pub threads: usize,
+}
+
+fn one_thread() -> usize {
+    1
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_seconds: 60.0, max_memory_mb: 1024, stall_seconds: None }
+        Limits { max_seconds: 60.0, max_memory_mb: 1024, stall_seconds: None, threads: 1 }
     }
 }
 

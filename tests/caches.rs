@@ -358,3 +358,52 @@ fn the_charts_short_counts_round_before_they_choose_the_unit() {
         assert_eq!(short_count(n), text, "{n}");
     }
 }
+
+#[test]
+fn the_figures_do_not_depend_on_the_number_of_threads() {
+    // docs/model.md#the-memory-system: SMs' L1 parts run on several threads and L2 serves their requests in the
+    // model's order, so every figure, the schedule check and the drawn issue's served sectors are the same for 1, 2
+    // and 8 threads. Each case has enough warp issues per round to run its SMs on threads: the naive SGEMM at
+    // N = 256 (64 blocks, one wave, 2,048 warp issues a step); a 64-point sum with __ldg on 3.5, through the
+    // read-only cache (512 a step); a histogram's 128 atomics per thread, written through to L2 (256 a step).
+    let blur = "__global__ void blur(const float *in, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int k = 0; k < 64; k++)
+        s += __ldg(&in[i + 33 * k]);
+    out[i] = s;
+}";
+    let hist = "__global__ void hist(int *bins) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < 128; k++)
+        atomicAdd(&bins[(i * 7 + k) % 64], 1);
+}";
+    let cases: [(Cc, &str, &str, &str, &[&str]); 3] = [
+        (A100, NAIVE, "32x32", "8x8", &["M=256", "N=256", "K=256"]),
+        (Cc::new(3, 5), blur, "256", "64", &[]),
+        (Cc::new(7, 0), hist, "256", "32", &[]),
+    ];
+    for (cc, text, block, grid, sets) in cases {
+        let with = |threads: usize| {
+            let mut sc = Scenario {
+                cc,
+                lang: Lang::Cuda,
+                text: text.into(),
+                block: Dim3::parse(block, "block").expect("block"),
+                grid: Dim3::parse(grid, "grid").expect("grid"),
+                sets: sets.iter().map(|s| s.to_string()).collect(),
+                block_idx: Some(Dim3 { x: 1, y: 0, z: 0 }),
+                caches: Some(CacheSettings::default()),
+                ..Scenario::default()
+            };
+            sc.limits.threads = threads;
+            let a = sc.analysis().expect("lowers");
+            let mut control = warpscope::scenario::Deadline::new(60.0);
+            a.caches(None, &CacheSettings::default(), &mut control).expect("runs")
+        };
+        let one = with(1);
+        assert!(Totals::sum(&one.totals.l1, &[0, 1, 2, 3]).sectors > 0 && !one.served.is_empty(), "{text}");
+        assert_eq!(with(2), one, "2 threads, {text}");
+        assert_eq!(with(8), one, "8 threads, {text}");
+    }
+}

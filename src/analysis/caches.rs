@@ -12,7 +12,7 @@ use crate::model::access::{Instr, Second, Space, WINDOW_BYTES};
 use crate::model::arch::memsys::{self, L1Use, Preset, Residency};
 use crate::model::arch::{self, Cc, MemoryAccess};
 use crate::model::cache::{
-    rate, Access, Issue, L2Request, Machine, Served, Shape, SiteTraffic, Totals, Traffic, OPS, UNWATCHED,
+    rate, Access, Issue, Machine, Outbox, Served, Shape, SiteTraffic, Sm, Totals, Traffic, OPS, UNWATCHED,
 };
 use crate::model::count::gather;
 use crate::model::local;
@@ -514,7 +514,7 @@ fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
 
 /// Steps played per round: each SM runs its L1 part for this many steps, then L2 serves the round's requests
 /// in the model's order (step, SM, block, warp). An SM's L1 stays warm in the host's caches for a round.
-const ROUND: usize = 64;
+const ROUND: usize = 256;
 
 /// The block whose issues the figure draws: its issues get watch ids, each naming (site, warp, pass).
 struct Watch {
@@ -540,7 +540,103 @@ impl Watch {
     }
 }
 
-/// Plays one wave's blocks, SM by SM, in lockstep steps.
+/// One SM's round: what it records for L2, and where each step's requests end.
+#[derive(Default)]
+struct SmRound {
+    out: Outbox,
+    /// Per step of the round, the end of its requests in `out`.
+    ends: Vec<usize>,
+    /// The runs of requests that belong to watched issues: (first, end, watch id).
+    watched: Vec<(usize, usize, u32)>,
+}
+
+/// What every SM's L1 part of a round reads.
+struct RoundInput<'a> {
+    traces: &'a [BlockTrace],
+    wave: &'a [Member],
+    s: usize,
+    warps: u32,
+    local_bytes: u64,
+    steps: std::ops::Range<usize>,
+}
+
+/// SM `sm`'s L1 part for the steps of a round: its blocks of the wave (every `s`-th from `sm`), warp by warp.
+/// `watch`: the watched block's index in the wave and its watch, when that block runs on this SM.
+fn l1_round(sm: usize, state: &mut Sm, r: &mut SmRound, inp: &RoundInput, mut watch: Option<(usize, &mut Watch)>) {
+    r.out.clear();
+    r.ends.clear();
+    r.watched.clear();
+    for t in inp.steps.clone() {
+        for (bi, b) in inp.wave.iter().enumerate().skip(sm).step_by(inp.s) {
+            let tr = &inp.traces[b.trace];
+            for (w, issues) in tr.warps.iter().enumerate() {
+                let Some(i) = issues.get(t) else { continue };
+                let watch_id = match &mut watch {
+                    Some((k, wt)) if *k == bi => wt.id(b.linear, w as u32, i.site),
+                    _ => UNWATCHED,
+                };
+                let acc = &tr.acc[i.start as usize..(i.start + i.len) as usize];
+                let shift = if i.local {
+                    local_base(b.linear, inp.warps, w as u32, inp.local_bytes) >> 5
+                } else {
+                    let d = i.coef[0]
+                        .wrapping_mul(b.delta[0])
+                        .wrapping_add(i.coef[1].wrapping_mul(b.delta[1]))
+                        .wrapping_add(i.coef[2].wrapping_mul(b.delta[2]));
+                    (d >> 5) as u64
+                };
+                let issue = Issue {
+                    site: i.site as usize,
+                    u: i.u,
+                    local: i.local,
+                    acc,
+                    shift_lines: shift >> 2,
+                    watch: watch_id,
+                };
+                let first = r.out.reqs.len();
+                state.l1(&issue, &mut r.out);
+                if watch_id != UNWATCHED {
+                    r.watched.push((first, r.out.reqs.len(), watch_id));
+                }
+            }
+        }
+        r.ends.push(r.out.reqs.len());
+    }
+}
+
+/// A walk of a round's requests in the model's order: step, then SM, then each SM's requests of that step.
+struct Order {
+    k: usize,
+    sm: usize,
+    /// Per SM, its next request.
+    at: Vec<usize>,
+}
+
+impl Order {
+    #[inline(always)]
+    fn next(&mut self, rounds: &[SmRound], sms: usize, steps: usize) -> Option<(usize, usize)> {
+        while self.k < steps {
+            let j = self.at[self.sm];
+            if j < rounds[self.sm].ends[self.k] {
+                self.at[self.sm] += 1;
+                return Some((self.sm, j));
+            }
+            self.sm += 1;
+            if self.sm == sms {
+                self.sm = 0;
+                self.k += 1;
+            }
+        }
+        None
+    }
+}
+
+/// Issues in a round below which its SMs' L1 parts run on the caller's thread: starting threads costs more.
+const PARALLEL_ISSUES: usize = 1 << 14;
+
+/// Plays one wave's blocks, SM by SM, in lockstep steps: per round, each SM's L1 part (on up to `threads`
+/// threads; SMs never see one another), then L2 serves the round's requests in the model's order (step, SM,
+/// block, warp). The figures do not depend on `threads`.
 #[allow(clippy::too_many_arguments)]
 fn play(
     m: &mut Machine,
@@ -549,84 +645,75 @@ fn play(
     s: usize,
     warps: u32,
     local_bytes: u64,
-    out: &mut Vec<Vec<L2Request>>,
+    rounds: &mut Vec<SmRound>,
     mut watch: Option<&mut Watch>,
+    threads: usize,
 ) {
     let watched = watch.as_ref().and_then(|w| wave.iter().position(|b| b.linear == w.linear));
     let steps = wave.iter().flat_map(|b| traces[b.trace].warps.iter().map(Vec::len)).max().unwrap_or(0);
     let sms = s.min(wave.len());
-    out.resize_with(sms.max(out.len()), Vec::new);
-    let mut at = vec![0usize; sms];
-    // Per SM, the runs of its requests that belong to watched issues: (first, end, watch id).
-    let mut watched_reqs: Vec<Vec<(usize, usize, u32)>> = vec![Vec::new(); if watched.is_some() { sms } else { 0 }];
+    rounds.resize_with(sms.max(rounds.len()), SmRound::default);
+    let issues_per_step = wave.iter().map(|b| traces[b.trace].warps.len()).sum::<usize>();
     let mut t0 = 0;
     while t0 < steps {
         let t1 = (t0 + ROUND).min(steps);
-        for (sm, o) in out.iter_mut().enumerate().take(sms) {
-            o.clear();
-            if let Some(w) = watched_reqs.get_mut(sm) {
-                w.clear();
-            }
-            for t in t0..t1 {
-                for (bi, b) in wave.iter().enumerate().skip(sm).step_by(s) {
-                    let tr = &traces[b.trace];
-                    for (w, issues) in tr.warps.iter().enumerate() {
-                        let Some(i) = issues.get(t) else { continue };
-                        let watch_id = match (&mut watch, watched) {
-                            (Some(wt), Some(k)) if k == bi => wt.id(b.linear, w as u32, i.site),
-                            _ => UNWATCHED,
-                        };
-                        let acc = &tr.acc[i.start as usize..(i.start + i.len) as usize];
-                        let shift = if i.local {
-                            local_base(b.linear, warps, w as u32, local_bytes) >> 5
-                        } else {
-                            let d = i.coef[0]
-                                .wrapping_mul(b.delta[0])
-                                .wrapping_add(i.coef[1].wrapping_mul(b.delta[1]))
-                                .wrapping_add(i.coef[2].wrapping_mul(b.delta[2]));
-                            (d >> 5) as u64
-                        };
-                        let issue = Issue {
-                            site: i.site as usize,
-                            u: i.u,
-                            local: i.local,
-                            acc,
-                            shift_lines: shift >> 2,
-                            step: t as u32,
-                            watch: watch_id,
-                        };
-                        let first = o.len();
-                        m.l1(sm, &issue, o);
-                        if watch_id != UNWATCHED {
-                            watched_reqs[sm].push((first, o.len(), watch_id));
+        let inp = RoundInput { traces, wave, s, warps, local_bytes, steps: t0..t1 };
+        let watched_sm = watched.map(|k| k % s);
+        let parallel =
+            cfg!(not(target_arch = "wasm32")) && threads > 1 && issues_per_step * (t1 - t0) >= PARALLEL_ISSUES;
+        if parallel {
+            let per = sms.div_ceil(threads.min(sms));
+            let mut wt = watch.as_deref_mut();
+            std::thread::scope(|scope| {
+                let inp = &inp;
+                for (c, (states, rs)) in m.sms[..sms].chunks_mut(per).zip(rounds[..sms].chunks_mut(per)).enumerate() {
+                    let first = c * per;
+                    let mine = watched_sm.is_some_and(|w| (first..first + states.len()).contains(&w));
+                    let mut my_watch = if mine { wt.take() } else { None };
+                    scope.spawn(move || {
+                        for (k, (state, r)) in states.iter_mut().zip(rs.iter_mut()).enumerate() {
+                            let sm = first + k;
+                            let w = match (&mut my_watch, watched) {
+                                (Some(w), Some(bi)) if bi % s == sm => Some((bi, &mut **w)),
+                                _ => None,
+                            };
+                            l1_round(sm, state, r, inp, w);
                         }
-                    }
+                    });
                 }
+            });
+        } else {
+            for (sm, (state, r)) in m.sms[..sms].iter_mut().zip(rounds.iter_mut()).enumerate() {
+                let w = match (&mut watch, watched) {
+                    (Some(w), Some(bi)) if bi % s == sm => Some((bi, &mut **w)),
+                    _ => None,
+                };
+                l1_round(sm, state, r, &inp, w);
             }
         }
-        at.iter_mut().for_each(|a| *a = 0);
-        let mut next_watched = vec![0usize; watched_reqs.len()];
-        for t in t0..t1 {
-            for sm in 0..sms {
-                let o = &out[sm];
-                while at[sm] < o.len() && o[at[sm]].step as usize == t {
-                    let j = at[sm];
-                    match watched_reqs.get(sm) {
-                        Some(w) if !w.is_empty() => {
-                            let k = &mut next_watched[sm];
-                            while *k < w.len() && w[*k].1 <= j {
-                                *k += 1;
-                            }
-                            match w.get(*k) {
-                                Some(&(first, _, id)) if first <= j => m.l2_watched(&o[j], id),
-                                _ => m.l2(&o[j]),
-                            }
-                        }
-                        _ => m.l2(&o[j]),
+        // Each issue's L1 hits come before its L2 sectors.
+        for sm in 0..sms {
+            m.take_l1_served(sm);
+        }
+        let n = t1 - t0;
+        let mut order = Order { k: 0, sm: 0, at: vec![0; sms] };
+        let mut next_watched = vec![0usize; sms];
+        while let Some((sm, j)) = order.next(rounds, sms, n) {
+            let r = &mut rounds[sm];
+            let req = r.out.reqs[j];
+            let mut id = UNWATCHED;
+            if !r.watched.is_empty() {
+                let w = &mut next_watched[sm];
+                while *w < r.watched.len() && r.watched[*w].1 <= j {
+                    *w += 1;
+                }
+                if let Some(&(first, _, watch_id)) = r.watched.get(*w) {
+                    if first <= j {
+                        id = watch_id;
                     }
-                    at[sm] += 1;
                 }
             }
+            m.l2(&req, &mut r.out, id);
         }
         t0 = t1;
     }
@@ -696,7 +783,7 @@ fn run_grid(
     let mut singletons_in_a_row = 0u32;
     let wave_of = |m: &(Machine, usize)| m.1;
     let biggest = shapes.iter().map(wave_of).max().unwrap_or(1);
-    let mut out = Vec::new();
+    let mut rounds = Vec::new();
     let mut waves = 0u64;
     // Blocks are traced in chunks of the largest wave; each machine plays its own waves from them.
     let mut members: Vec<Member> = Vec::new();
@@ -761,12 +848,12 @@ fn run_grid(
         if members.len() == biggest || n + 1 == blocks.len() {
             for (k, (m, wave)) in shapes.iter_mut().enumerate() {
                 pending[k].extend_from_slice(&members);
-                let s = m.sms();
+                let s = m.sms.len();
                 while pending[k].len() >= *wave || (n + 1 == blocks.len() && !pending[k].is_empty()) {
                     let take = (*wave).min(pending[k].len());
                     let w: Vec<Member> = pending[k].drain(..take).collect();
                     let wt = if k == 0 { watch.as_deref_mut() } else { None };
-                    play(m, &traces, &w, s, warps, local_bytes, &mut out, wt);
+                    play(m, &traces, &w, s, warps, local_bytes, &mut rounds, wt, a.threads);
                     if k == 0 {
                         waves += 1;
                     }

@@ -843,6 +843,8 @@ pub struct Analysis {
     pub lane_mask: LaneSet,
     /// The most bytes of register state a block's warps may use.
     pub max_memory_bytes: u64,
+    /// Threads the memory system may use ([`crate::scenario::Limits::threads`]).
+    pub threads: usize,
     /// The text the program was lowered from (the notes' line numbers).
     pub source: Rc<str>,
 }

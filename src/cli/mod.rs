@@ -264,6 +264,10 @@ struct InputArgs {
     /// Stop a program whose block needs more register state than this (default 1024).
     #[arg(long, value_name = "MB")]
     max_memory_mb: Option<u64>,
+    /// Threads for the memory system's SMs (default: the machine's cores, shared between the main run and its
+    /// schedule check). The figures are the same for any number.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     /// NAME=VALUE: a variable, pointer base, register (R4=0x1000) or constant word (c[0x0][0x160]=...).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
@@ -694,6 +698,11 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
     if let Some(m) = a.max_memory_mb {
         sc.limits.max_memory_mb = m;
     }
+    sc.limits.threads = match a.threads {
+        Some(0) => return Err("--threads 0: give at least 1".into()),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    };
     sc.sets.extend(a.sets.iter().cloned());
     if let Some(m) = &a.mask {
         sc.lane_mask = parse_mask(m).map_err(|e| flag_error("--mask", e))?;
@@ -764,15 +773,20 @@ fn scenario_error(e: ScenarioError, origin: &str) -> String {
 
 /// Lowers and runs a scenario under its time limit: the analysis (for details) and the result.
 fn run_scenario(sc: &Scenario, origin: &str) -> Result<(Analysis, ProgramResult), String> {
-    let analysis = sc.analysis().map_err(|e| scenario_error(e, origin))?;
+    let mut analysis = sc.analysis().map_err(|e| scenario_error(e, origin))?;
     let mut deadline = Deadline::new(sc.limits.max_seconds);
     let mut result = analysis.run(sc.blocks(), &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))?;
     if let Some(settings) = &sc.caches {
-        // The grid's schedule check (the same model with another R) runs on a second thread beside the main run.
+        // The grid's schedule check (the same model with another R) runs on a second thread beside the main run;
+        // the two share the threads.
+        let both = sc.block_idx.is_none() && analysis.launch.grid.volume() > 1;
+        let threads = if both { sc.limits.threads.div_ceil(2) } else { sc.limits.threads };
+        analysis.threads = threads;
         let (main, check) = std::thread::scope(|scope| {
             let check = sc.block_idx.is_none().then(|| {
                 scope.spawn(|| {
-                    let a = sc.analysis().map_err(|e| scenario_error(e, origin))?;
+                    let mut a = sc.analysis().map_err(|e| scenario_error(e, origin))?;
+                    a.threads = threads;
                     let mut deadline = Deadline::new(sc.limits.max_seconds);
                     a.cache_schedule_check(settings, &mut deadline).map_err(|e| scenario_error(sc.run_error(e), origin))
                 })

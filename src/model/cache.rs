@@ -129,7 +129,7 @@ pub fn rate(t: &Traffic) -> Option<f64> {
 /// A set-associative cache of 128-byte lines with true LRU per set: `sets` sets of `ways` ways, set = line mod
 /// sets, an empty way chosen before an eviction. Narrow sets (L2) keep their tags in recency order in one
 /// array (a search and a short move touch one or two host cache lines); wide sets (L1, with hundreds of ways)
-/// keep a map from line to slot and a linked list of slots in recency order.
+/// keep a table from line to slot and a linked list of slots in recency order.
 enum Lru<P> {
     Narrow(Narrow<P>),
     Wide(Wide<P>),
@@ -157,11 +157,93 @@ struct Slot<P> {
     data: P,
 }
 
+/// A map from line to slot for [`Wide`]: open addressing with linear probing at most half full, each entry a
+/// fingerprint of the line's hash (high 32 bits) and the slot + 1 (low 32; 0 = empty). Deletion shifts the
+/// entries after it back, so no tombstones lengthen later probes (a cache evicts on nearly every miss).
+struct SlotTable {
+    entries: Vec<u64>,
+    /// log2 of the entry count.
+    bits: u32,
+}
+
+impl SlotTable {
+    fn new(slots: usize) -> SlotTable {
+        let bits = (slots.max(1) * 2).next_power_of_two().trailing_zeros().max(1);
+        SlotTable { entries: vec![0; 1 << bits], bits }
+    }
+
+    #[inline(always)]
+    fn fingerprint(line: u64) -> u32 {
+        (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32
+    }
+
+    #[inline(always)]
+    fn home(&self, fp: u32) -> usize {
+        (u64::from(fp) >> (32 - self.bits.min(32))) as usize
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.entries.len() - 1
+    }
+
+    #[inline(always)]
+    fn get<P>(&self, line: u64, slots: &[Slot<P>]) -> Option<u32> {
+        let fp = Self::fingerprint(line);
+        let mut i = self.home(fp);
+        loop {
+            let e = self.entries[i];
+            if e == 0 {
+                return None;
+            }
+            let k = (e as u32).wrapping_sub(1);
+            if (e >> 32) as u32 == fp && slots[k as usize].line == line {
+                return Some(k);
+            }
+            i = (i + 1) & self.mask();
+        }
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, line: u64, k: u32) {
+        let fp = Self::fingerprint(line);
+        let mut i = self.home(fp);
+        while self.entries[i] != 0 {
+            i = (i + 1) & self.mask();
+        }
+        self.entries[i] = u64::from(fp) << 32 | u64::from(k + 1);
+    }
+
+    /// Removes `line`, held in slot `k`.
+    fn remove<P>(&mut self, line: u64, k: u32, _: &[Slot<P>]) {
+        let mask = self.mask();
+        let mut j = self.home(Self::fingerprint(line));
+        while self.entries[j] as u32 != k + 1 {
+            j = (j + 1) & mask;
+        }
+        // Backward shift: move each later entry of the run into the hole when its home allows it.
+        let mut n = j;
+        loop {
+            n = (n + 1) & mask;
+            let e = self.entries[n];
+            if e == 0 {
+                break;
+            }
+            let home = self.home((e >> 32) as u32);
+            if (n.wrapping_sub(home) & mask) >= (n.wrapping_sub(j) & mask) {
+                self.entries[j] = e;
+                j = n;
+            }
+        }
+        self.entries[j] = 0;
+    }
+}
+
 struct Wide<P> {
     ways: u32,
     /// sets - 1: the set count is a power of two (L1 has 4 sets).
     set_mask: u64,
-    map: FxHashMap<u64, u32>,
+    map: SlotTable,
     slots: Vec<Slot<P>>,
     /// Per set: most and least recently used slot, slots in use.
     head: Vec<u32>,
@@ -206,8 +288,7 @@ impl<P: Copy + Default> Lru<P> {
             })
         } else {
             let n = usize::try_from(sets * u64::from(ways)).unwrap_or(0);
-            let mut map = FxHashMap::default();
-            map.reserve(n);
+            let map = SlotTable::new(n);
             Lru::Wide(Wide {
                 ways,
                 set_mask: sets.next_power_of_two() - 1,
@@ -237,7 +318,7 @@ impl<P: Copy + Default> Lru<P> {
                 Some(base)
             }
             Lru::Wide(c) => {
-                let k = *c.map.get(&line)?;
+                let k = c.map.get(line, &c.slots)?;
                 let s = (line & c.set_mask) as usize;
                 if c.head[s] != k {
                     c.unlink(s, k);
@@ -275,7 +356,7 @@ impl<P: Copy + Default> Lru<P> {
                     let k = c.tail[s];
                     c.unlink(s, k);
                     let old = c.slots[k as usize];
-                    c.map.remove(&old.line);
+                    c.map.remove(old.line, k, &c.slots);
                     (k, Some((old.line, old.data)))
                 };
                 c.slots[k as usize] = Slot { line, prev: NIL, next: NIL, data: P::default() };
@@ -297,7 +378,12 @@ impl<P: Copy + Default> Lru<P> {
     fn for_each(&self, mut f: impl FnMut(&P)) {
         match self {
             Lru::Narrow(c) => c.tags.iter().zip(&c.data).filter(|(t, _)| **t != EMPTY).for_each(|(_, d)| f(d)),
-            Lru::Wide(c) => c.map.values().for_each(|&k| f(&c.slots[k as usize].data)),
+            Lru::Wide(c) => {
+                for (s, &used) in c.used.iter().enumerate() {
+                    let first = s * c.ways as usize;
+                    c.slots[first..first + used as usize].iter().for_each(|slot| f(&slot.data));
+                }
+            }
         }
     }
 }
@@ -373,21 +459,55 @@ impl Bounds {
     }
 }
 
-/// The modelled memory system of one device.
+/// The modelled memory system of one device: its SMs' L1 parts ([`Sm`]), which never see one another, and L2 with
+/// device memory, which sees every SM's requests in the model's order.
 pub struct Machine {
-    l1: Vec<Lru<u8>>,
-    read_only: Vec<Lru<u8>>,
+    /// Per SM, its L1/TEX (and read-only cache) with the counts it made.
+    pub sms: Vec<Sm>,
     l2: Lru<L2Line>,
     /// The written bytes of sectors in L2 that are partly written, by sector.
     partial: FxHashMap<u64, u32>,
     bounds: Bounds,
-    /// Per instruction.
+    /// Per instruction (L2 and device memory; each SM keeps its L1 counts until [`Machine::finish`]).
     pub sites: Vec<SiteTraffic>,
-    /// Kernel totals.
+    /// Kernel totals (L2 and device memory, as `sites`).
     pub totals: Totals,
     /// For watched issues ([`Issue::watch`]): each sector the lanes touched and where it was served, as
     /// (watch id, sector address >> 5, [`Served`]), in the model's order.
     pub served: Vec<(u32, u64, Served)>,
+}
+
+/// One SM's L1/TEX part: its caches and what it counted. An SM sees only its own issues, so SMs may run apart
+/// (on other threads) as long as L2 then serves their requests in the model's order.
+pub struct Sm {
+    l1: Lru<u8>,
+    read_only: Option<Lru<u8>>,
+    /// L1 traffic per instruction.
+    sites: Vec<Traffic>,
+    /// L1 traffic by space and operation.
+    totals: [[Traffic; 4]; 2],
+    /// As [`Machine::served`], for the L1 hits of watched issues, until L2 takes them in order.
+    served: Vec<(u32, u64, Served)>,
+}
+
+/// What an SM's L1 passes on to L2 during a round, in order: the requests, and the written bytes of each store
+/// and atomic request (in the same order).
+#[derive(Default)]
+pub struct Outbox {
+    /// The requests.
+    pub reqs: Vec<L2Request>,
+    bytes: Vec<[u32; 4]>,
+    /// The next entry of `bytes` that L2 takes.
+    taken: usize,
+}
+
+impl Outbox {
+    /// Empties it for the next round, keeping its memory.
+    pub fn clear(&mut self) {
+        self.reqs.clear();
+        self.bytes.clear();
+        self.taken = 0;
+    }
 }
 
 /// Where a watched issue's sector was served.
@@ -433,32 +553,27 @@ pub struct Issue<'a> {
     pub acc: &'a [Access],
     /// Lines to add to every sector's line: a block played as a translation of another (a multiple of 128 bytes).
     pub shift_lines: u64,
-    /// The schedule's step, passed on to the L2 requests.
-    pub step: u32,
     /// An id under which the issue's sectors are recorded with where they were served ([`Machine::served`]),
     /// or [`UNWATCHED`].
     pub watch: u32,
 }
 
-/// One request from an SM's L1/TEX to L2 for one line: what [`Machine::l1`] passes on and [`Machine::l2`]
-/// serves, in the model's order.
+/// One request from an SM's L1/TEX to L2 for one line: what [`Sm::l1`] passes on and [`Machine::l2`] serves, in
+/// the model's order. 16 bytes: a round's requests of every SM are held at once. A store's or an atomic's written
+/// bytes travel beside it, in its [`Outbox`].
 #[derive(Clone, Copy, Debug)]
 pub struct L2Request {
     /// The line (`address >> 7`).
     pub line: u64,
+    /// The issuing instruction.
+    pub site: u32,
     /// The sectors sent (bit i = sector i).
     pub sectors: u8,
     /// The sectors the lanes touched (a 2.x line fill sends more).
     pub touched: u8,
     kind: Kind,
+    /// The operation class (index into [`OPS`]), and local memory in bit 4.
     op: u8,
-    local: bool,
-    /// The issuing instruction.
-    pub site: u32,
-    /// The step of the schedule it was issued in.
-    pub step: u32,
-    /// For stores and atomics, the bytes written per sector.
-    bytes: [u32; 4],
 }
 
 impl Machine {
@@ -467,8 +582,15 @@ impl Machine {
         let l1_ways = u32::try_from(shape.l1_bytes / 512).unwrap_or(u32::MAX);
         let ro_ways = u32::try_from(shape.read_only_bytes / 512).unwrap_or(u32::MAX);
         Machine {
-            l1: (0..shape.sms).map(|_| Lru::new(4, l1_ways)).collect(),
-            read_only: (0..if ro_ways > 0 { shape.sms } else { 0 }).map(|_| Lru::new(4, ro_ways)).collect(),
+            sms: (0..shape.sms)
+                .map(|_| Sm {
+                    l1: Lru::new(4, l1_ways),
+                    read_only: (ro_ways > 0).then(|| Lru::new(4, ro_ways)),
+                    sites: vec![Traffic::default(); sites],
+                    totals: Default::default(),
+                    served: Vec::new(),
+                })
+                .collect(),
             l2: Lru::new(shape.l2_sets, shape.l2_ways),
             partial: FxHashMap::default(),
             bounds: Bounds::default(),
@@ -478,26 +600,31 @@ impl Machine {
         }
     }
 
-    /// SMs.
-    pub fn sms(&self) -> usize {
-        self.l1.len()
-    }
-
     /// One warp issue of instruction `site` on SM `sm`, through L1 and then L2 at once.
     pub fn issue(&mut self, sm: usize, site: usize, u: L1Use, local: bool, acc: &[Access]) {
-        let mut out = Vec::new();
-        self.l1(sm, &Issue { site, u, local, acc, shift_lines: 0, step: 0, watch: UNWATCHED }, &mut out);
-        for r in &out {
-            self.l2(r);
+        let mut out = Outbox::default();
+        self.sms[sm].l1(&Issue { site, u, local, acc, shift_lines: 0, watch: UNWATCHED }, &mut out);
+        self.take_l1_served(sm);
+        for r in out.reqs.clone() {
+            self.l2(&r, &mut out, UNWATCHED);
         }
     }
 
-    /// The L1/TEX part of one warp issue of instruction `site` on SM `sm`: `acc` holds its sectors, request by
-    /// request, each in increasing address. What goes on to L2 is appended to `out`, in order. An SM's L1 sees
-    /// only its own issues, so SMs may run their L1 parts apart as long as L2 then serves the requests in the
-    /// model's order.
-    pub fn l1(&mut self, sm: usize, issue: &Issue, out: &mut Vec<L2Request>) {
-        let Issue { site, u, local, acc, shift_lines, step, watch } = *issue;
+    /// Moves SM `sm`'s recorded L1 hits of watched issues into [`Machine::served`]: before L2 serves the round
+    /// they were issued in, so each issue's L1 hits come before its L2 sectors.
+    pub fn take_l1_served(&mut self, sm: usize) {
+        let s = &mut self.sms[sm].served;
+        if !s.is_empty() {
+            self.served.append(s);
+        }
+    }
+}
+
+impl Sm {
+    /// The L1/TEX part of one warp issue: `issue.acc` holds its sectors, request by request, each in increasing
+    /// address. What goes on to L2 is appended to `out`, in order.
+    pub fn l1(&mut self, issue: &Issue, out: &mut Outbox) {
+        let Issue { site, u, local, acc, shift_lines, watch } = *issue;
         let op = op_index(u);
         let space = usize::from(local);
         let mut l1 = Traffic::default();
@@ -509,7 +636,7 @@ impl Machine {
         };
         let through = match u {
             L1Use::Cached { whole_line } => Some((false, whole_line)),
-            L1Use::ReadOnly => Some((!self.read_only.is_empty(), false)),
+            L1Use::ReadOnly => Some((self.read_only.is_some(), false)),
             _ => None,
         };
         while i < acc.len() {
@@ -531,18 +658,18 @@ impl Machine {
             l1.sectors += u64::from(mask.count_ones());
             let mut req = L2Request {
                 line,
+                site: site as u32,
                 sectors: mask,
                 touched: mask,
                 kind,
-                op: op as u8,
-                local,
-                site: site as u32,
-                step,
-                bytes: [0; 4],
+                op: op as u8 | u8::from(local) << 4,
             };
             match through {
                 Some((ro, whole_line)) => {
-                    let cache = if ro { &mut self.read_only[sm] } else { &mut self.l1[sm] };
+                    let cache = match (&mut self.read_only, ro) {
+                        (Some(c), true) => c,
+                        _ => &mut self.l1,
+                    };
                     let slot = match cache.find(line) {
                         Some(k) => Some(k),
                         None => cache.insert(line).map(|(k, _)| k),
@@ -563,51 +690,59 @@ impl Machine {
                     }
                     if missing != 0 {
                         req.sectors = missing;
-                        out.push(req);
+                        out.reqs.push(req);
                     } else if whole_line {
                         // A 2.x line fill validates sectors no lane had touched: a later hit on one can be its
                         // first access, which the bounds must see in the model's order. No L2 traffic.
                         req.sectors = 0;
-                        out.push(req);
+                        out.reqs.push(req);
                     }
                 }
                 None => {
                     if u == L1Use::Store {
-                        let cache = &mut self.l1[sm];
+                        let cache = &mut self.l1;
                         if let Some(k) = cache.find(line) {
                             *cache.data(k) |= mask;
                         }
                     }
                     if kind != Kind::Load {
+                        let mut bytes = [0; 4];
                         for a in run {
-                            req.bytes[(a.sector & 3) as usize] |= a.bytes;
+                            bytes[(a.sector & 3) as usize] |= a.bytes;
                         }
+                        out.bytes.push(bytes);
                     }
-                    out.push(req);
+                    out.reqs.push(req);
                 }
             }
             i = j;
         }
-        self.sites[site].l1.add(&l1);
-        self.totals.l1[space][op].add(&l1);
+        self.sites[site].add(&l1);
+        self.totals[space][op].add(&l1);
     }
+}
 
+impl Machine {
     /// L2's part of one request, in the model's order: tags, sectors, DRAM reads and write-backs, and the
     /// bounds (an L1 hit is never a sector's first access, except after a 2.x line fill, which sends a request with
-    /// no sectors for the bounds alone, so the requests see every first access).
-    pub fn l2(&mut self, r: &L2Request) {
-        self.l2_watched(r, UNWATCHED);
-    }
-
-    /// [`Machine::l2`] for a request of a watched issue (`watch`, see [`Issue::watch`]): its sectors are recorded
-    /// with where they were served.
+    /// no sectors for the bounds alone, so the requests see every first access). `from` is the outbox the
+    /// request came in, which holds a store's or an atomic's bytes; `watch` an id as [`Issue::watch`], under which
+    /// its sectors are recorded with where they were served.
     #[inline(always)]
-    pub fn l2_watched(&mut self, r: &L2Request, watch: u32) {
+    pub fn l2(&mut self, r: &L2Request, from: &mut Outbox, watch: u32) {
         let line = r.line;
+        let bytes = match r.kind {
+            Kind::Load => [0; 4],
+            Kind::Store | Kind::Atomic => {
+                let b = from.bytes[from.taken];
+                from.taken += 1;
+                b
+            }
+        };
         match r.kind {
             Kind::Load => self.bounds.access(line, r.touched, true, None),
-            Kind::Store => self.bounds.access(line, r.touched, false, Some(&r.bytes)),
-            Kind::Atomic => self.bounds.access(line, r.touched, true, Some(&r.bytes)),
+            Kind::Store => self.bounds.access(line, r.touched, false, Some(&bytes)),
+            Kind::Atomic => self.bounds.access(line, r.touched, true, Some(&bytes)),
         }
         if r.sectors == 0 {
             return;
@@ -644,7 +779,7 @@ impl Machine {
             let bit = 1u8 << s;
             let present = (l.valid | l.full) & bit != 0;
             let mut write = |l: &mut L2Line| {
-                let b = r.bytes[s as usize];
+                let b = bytes[s as usize];
                 if l.full & bit != 0 || b == 0 {
                     return;
                 }
@@ -694,20 +829,31 @@ impl Machine {
         let site = &mut self.sites[r.site as usize];
         site.l2.add(&t);
         site.dram_read_bytes += dram;
-        self.totals.l2[usize::from(r.local)][usize::from(r.op)].add(&t);
+        self.totals.l2[usize::from(r.op >> 4)][usize::from(r.op & 3)].add(&t);
         self.totals.dram_read_bytes += dram;
     }
 
-    /// Ends the run: counts the dirty sectors left in L2 and fills in the bounds.
+    /// Ends the run: adds up the SMs' L1 counts, counts the dirty sectors left in L2 and fills in the bounds.
     pub fn finish(self) -> (Vec<SiteTraffic>, Totals) {
         let mut totals = self.totals;
+        let mut sites = self.sites;
+        for sm in &self.sms {
+            for (site, t) in sites.iter_mut().zip(&sm.sites) {
+                site.l1.add(t);
+            }
+            for (space, ops) in totals.l1.iter_mut().zip(&sm.totals) {
+                for (o, t) in space.iter_mut().zip(ops) {
+                    o.add(t);
+                }
+            }
+        }
         let mut dirty = 0;
         self.l2.for_each(|l| dirty += 32 * u64::from(l.dirty.count_ones()));
         totals.dirty_at_end_bytes = dirty;
         totals.dram_write_bytes += dirty;
         totals.compulsory_read_bytes = self.bounds.compulsory;
         totals.unique_written_bytes = self.bounds.unique_written;
-        (self.sites, totals)
+        (sites, totals)
     }
 }
 
