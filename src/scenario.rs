@@ -642,6 +642,18 @@ impl Scenario {
         match e {
             RunError::Exec(x) => ScenarioError { field: Field::Pattern, error: InputError::at(text, x.span, x.message) },
             RunError::Stopped { .. } => self.stop_error(e, None),
+            RunError::Held { limit, progress, .. } => ScenarioError {
+                field: Field::Limit,
+                error: InputError::unplaced(format!(
+                    "the memory system's record of the memory this grid touches reached the limit of {} MB after {} of \
+                     {} blocks (each MiB of addresses the grid reads or writes takes a page of the record behind the \
+                     bounds): the input is fine and the launch is large; --max-memory-mb raises the limit, a smaller \
+                     --grid or --block-idx gives it less to do",
+                    limit >> 20,
+                    crate::text::grouped(progress.blocks_done),
+                    crate::text::grouped(progress.blocks_total)
+                )),
+            },
             RunError::Memory { needed, limit } => ScenarioError {
                 field: Field::Limit,
                 error: whole(

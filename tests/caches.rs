@@ -407,3 +407,43 @@ fn the_figures_do_not_depend_on_the_number_of_threads() {
         assert_eq!(with(8), one, "8 threads, {text}");
     }
 }
+
+#[test]
+fn a_whole_grid_holds_no_more_than_the_caches_and_the_memory_it_touches() {
+    use warpscope::scenario::{Field, Limits};
+    // The largest legal grid of a one-line kernel: 4,294,836,225 blocks are made as they are needed, so the run
+    // starts at once and stops at its time limit with a message, holding only the caches and the record of the
+    // memory it touched.
+    let one = "__global__ void k(float *p) { p[blockIdx.x * blockDim.x + threadIdx.x] = 0; }";
+    let mut sc = Scenario {
+        cc: A100,
+        lang: Lang::Cuda,
+        text: one.into(),
+        block: Dim3::parse("256", "block").expect("block"),
+        grid: Dim3::parse("65535x65535", "grid").expect("grid"),
+        caches: Some(CacheSettings::default()),
+        ..Scenario::default()
+    };
+    sc.limits = Limits { max_seconds: 0.5, ..Limits::default() };
+    let e = sc.run().expect_err("4 billion blocks do not finish in half a second");
+    assert_eq!(e.field, Field::Limit);
+    assert!(e.error.message.starts_with("the run reached the time limit (0.5 s)"), "{}", e.error.message);
+    assert!(e.error.message.contains("of 4,294,836,225 blocks"), "{}", e.error.message);
+    // Each block writes a MiB page of its own (a 4 MiB stride): 256 pages of the record, a 4 KiB bit map of the
+    // sectors seen and one of those written in full each (8,256 bytes with the page's own), 2,113,536 bytes in
+    // all, over a 1 MB limit.
+    let stride = "__global__ void k(float *p) { p[blockIdx.x * 1048576 + threadIdx.x] = 0; }";
+    let mut sc = Scenario { text: stride.into(), grid: Dim3::parse("256", "grid").expect("grid"), ..sc };
+    sc.limits = Limits { max_memory_mb: 1, ..Limits::default() };
+    let e = sc.run().expect_err("over the limit");
+    assert_eq!(e.field, Field::Limit);
+    assert!(
+        e.error
+            .message
+            .starts_with("the memory system's record of the memory this grid touches reached the limit of 1 MB"),
+        "{}",
+        e.error.message
+    );
+    sc.limits = Limits { max_memory_mb: 3, ..Limits::default() };
+    assert!(sc.run().is_ok(), "within 3 MB");
+}

@@ -408,6 +408,14 @@ struct BlockTrace {
     acc: Vec<Access>,
 }
 
+impl BlockTrace {
+    /// Host bytes it holds.
+    fn bytes(&self) -> u64 {
+        let issues: usize = self.warps.iter().map(Vec::capacity).sum();
+        (issues * std::mem::size_of::<TIssue>() + self.acc.capacity() * std::mem::size_of::<Access>()) as u64
+    }
+}
+
 struct Recorder<'a> {
     a: &'a Analysis,
     trace: BlockTrace,
@@ -762,19 +770,14 @@ fn run_grid(
     let mut progress = Progress { stage, blocks_total: total, ..Progress::default() };
     let mut decisions = Vec::new();
     grid::check_memory(u64::from(warps) * grid::warp_bytes(&a.program, true), a.max_memory_bytes)?;
-    let blocks: Vec<Dim3> = match one {
-        Some(b) => vec![b],
-        None => {
-            let mut v = Vec::with_capacity(usize::try_from(g.volume()).unwrap_or(0));
-            for z in 0..g.z {
-                for y in 0..g.y {
-                    for x in 0..g.x {
-                        v.push(Dim3 { x, y, z });
-                    }
-                }
-            }
-            v
-        }
+    // Blocks in launch order, made as they are needed: a grid of billions of blocks holds none of them.
+    let block_at = |n: u64| match one {
+        Some(b) => b,
+        None => Dim3 {
+            x: (n % u64::from(g.x)) as u32,
+            y: (n / u64::from(g.x) % u64::from(g.y)) as u32,
+            z: (n / (u64::from(g.x) * u64::from(g.y))) as u32,
+        },
     };
     // Traces: those of class representatives stay; a block that proves nothing keeps its trace for its wave.
     let mut traces: Vec<BlockTrace> = Vec::new();
@@ -789,11 +792,13 @@ fn run_grid(
     let mut members: Vec<Member> = Vec::new();
     let mut pending: Vec<Vec<Member>> = shapes.iter().map(|_| Vec::new()).collect();
     let mut first_singleton = usize::MAX;
-    for (n, &b) in blocks.iter().enumerate() {
+    let mut traced_bytes = 0u64;
+    for linear in 0..total {
+        let b = block_at(linear);
         if !control.keep_going(&progress) {
             return Err(RunError::Stopped { at: None, block: b, warp: 0, progress });
         }
-        let linear = n as u64;
+        let last = linear + 1 == total;
         let found = (0..classes.len()).map(|k| (last_class + k) % classes.len()).find(|&k| {
             let c = &classes[k];
             let d = [
@@ -828,6 +833,7 @@ fn run_grid(
                     &mut decisions,
                 )?;
                 let t = traces.len();
+                traced_bytes += rec.trace.bytes();
                 traces.push(rec.trace);
                 match proof {
                     Some(Ok(constraints)) => {
@@ -845,11 +851,11 @@ fn run_grid(
         };
         progress.blocks_done += 1;
         members.push(member);
-        if members.len() == biggest || n + 1 == blocks.len() {
+        if members.len() == biggest || last {
             for (k, (m, wave)) in shapes.iter_mut().enumerate() {
                 pending[k].extend_from_slice(&members);
                 let s = m.sms.len();
-                while pending[k].len() >= *wave || (n + 1 == blocks.len() && !pending[k].is_empty()) {
+                while pending[k].len() >= *wave || (last && !pending[k].is_empty()) {
                     let take = (*wave).min(pending[k].len());
                     let w: Vec<Member> = pending[k].drain(..take).collect();
                     let wt = if k == 0 { watch.as_deref_mut() } else { None };
@@ -860,15 +866,25 @@ fn run_grid(
                 }
             }
             members.clear();
-            // Singleton traces no machine still needs are dropped.
+            // Singleton traces no machine still needs are dropped, and the list of traces shrinks back to the
+            // classes' (a grid of blocks that prove nothing holds one wave's traces at a time).
             if first_singleton != usize::MAX && pending.iter().all(Vec::is_empty) {
                 let keep: std::collections::HashSet<usize> = classes.iter().map(|c| c.trace).collect();
                 for (i, t) in traces.iter_mut().enumerate().skip(first_singleton) {
                     if !keep.contains(&i) {
+                        traced_bytes -= t.bytes();
                         *t = BlockTrace::default();
                     }
                 }
+                while traces.len() > first_singleton && !keep.contains(&(traces.len() - 1)) {
+                    traces.pop();
+                }
                 first_singleton = usize::MAX;
+            }
+            // What the run keeps grows with the memory it touches and the classes it traces, never with the grid.
+            let held = traced_bytes + shapes.iter().map(|(m, _)| m.record_bytes()).sum::<u64>();
+            if held > a.max_memory_bytes {
+                return Err(RunError::Held { bytes: held, limit: a.max_memory_bytes, progress });
             }
         }
     }

@@ -403,8 +403,16 @@ const PAGE_SECTORS: usize = 1 << 15;
 
 struct Page {
     seen: Vec<u64>,
-    written: Option<Vec<u32>>,
+    /// Sectors whose 32 bytes have all been written (a bit each, as `seen`); empty until the first write.
+    full: Vec<u64>,
+    /// The written bytes of sectors written in part, by sector index in the page.
+    partial: FxHashMap<u32, u32>,
 }
+
+/// Host bytes a page of the bounds' record takes, besides its partly written sectors.
+const PAGE_BYTES: u64 = 2 * (PAGE_SECTORS as u64 / 8) + 64;
+/// Host bytes a partly written sector takes in the record.
+const PARTIAL_BYTES: u64 = 16;
 
 /// What each sector's first access was and which bytes were written: the schedule-free bounds.
 #[derive(Default)]
@@ -414,6 +422,8 @@ struct Bounds {
     last: Option<(u64, usize)>,
     compulsory: u64,
     unique_written: u64,
+    /// Sectors written in part, in every page.
+    partial_sectors: u64,
 }
 
 impl Bounds {
@@ -425,7 +435,11 @@ impl Bounds {
                 let next = self.store.len();
                 let i = *self.pages.entry(key).or_insert(next);
                 if i == next {
-                    self.store.push(Page { seen: vec![0; PAGE_SECTORS / 64], written: None });
+                    self.store.push(Page {
+                        seen: vec![0; PAGE_SECTORS / 64],
+                        full: Vec::new(),
+                        partial: FxHashMap::default(),
+                    });
                 }
                 self.last = Some((key, i));
                 i
@@ -444,13 +458,32 @@ impl Bounds {
         p.seen[word] |= u64::from(mask) << shift;
         let mut new_bytes = 0;
         if let Some(bytes) = bytes {
-            let w = p.written.get_or_insert_with(|| vec![0; PAGE_SECTORS]);
-            for s in 0..4 {
-                if mask >> s & 1 != 0 {
-                    new_bytes += u64::from((bytes[s] & !w[first + s]).count_ones());
-                    w[first + s] |= bytes[s];
+            if p.full.is_empty() {
+                p.full = vec![0; PAGE_SECTORS / 64];
+            }
+            let mut partial_change = 0i64;
+            for (s, &b) in bytes.iter().enumerate() {
+                if mask >> s & 1 == 0 || p.full[word] >> (shift + s) & 1 != 0 {
+                    continue;
+                }
+                let k = (first + s) as u32;
+                let before = p.partial.get(&k).copied().unwrap_or(0);
+                new_bytes += u64::from((b & !before).count_ones());
+                let now = before | b;
+                if now == u32::MAX {
+                    p.full[word] |= 1 << (shift + s);
+                    if before != 0 {
+                        p.partial.remove(&k);
+                        partial_change -= 1;
+                    }
+                } else if now != before {
+                    if before == 0 {
+                        partial_change += 1;
+                    }
+                    p.partial.insert(k, now);
                 }
             }
+            self.partial_sectors = self.partial_sectors.wrapping_add_signed(partial_change);
         }
         if read {
             self.compulsory += 32 * u64::from(fresh.count_ones());
@@ -831,6 +864,12 @@ impl Machine {
         site.dram_read_bytes += dram;
         self.totals.l2[usize::from(r.op >> 4)][usize::from(r.op & 3)].add(&t);
         self.totals.dram_read_bytes += dram;
+    }
+
+    /// Host bytes the record behind the bounds holds: it grows with the distinct memory the run touches (a page
+    /// per MiB of addresses), while the caches stay the size they model.
+    pub fn record_bytes(&self) -> u64 {
+        self.bounds.store.len() as u64 * PAGE_BYTES + self.bounds.partial_sectors * PARTIAL_BYTES
     }
 
     /// Ends the run: adds up the SMs' L1 counts, counts the dirty sectors left in L2 and fills in the bounds.

@@ -90,6 +90,16 @@ pub enum RunError {
         /// How far it had come.
         progress: Progress,
     },
+    /// What a whole-grid run keeps (the memory system's record of the memory it touched, the blocks it traced)
+    /// reached the memory limit.
+    Held {
+        /// Bytes held.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+        /// How far it had come.
+        progress: Progress,
+    },
     /// A block's register state would need more memory than allowed.
     Memory {
         /// Bytes needed.
