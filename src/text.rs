@@ -12,6 +12,82 @@ pub struct Span {
     pub end: usize,
 }
 
+/// Whether two C-like texts (CUDA, PTX, SASS) differ only inside comments or in whitespace after a line's last
+/// token, with every other character at the same line and column: the same program, its lines and columns
+/// unchanged, so what was computed for one holds for the other. String and character literals are code.
+pub fn same_code(a: &str, b: &str) -> bool {
+    code_chars(a).eq(code_chars(b))
+}
+
+/// The characters outside comments that are not whitespace, with their line and column.
+fn code_chars(text: &str) -> impl Iterator<Item = (u32, u32, char)> + '_ {
+    let mut chars = text.chars().peekable();
+    let (mut line, mut col) = (1u32, 0u32);
+    // Inside: 0 code, 1 line comment, 2 block comment, 3 string, 4 character literal.
+    let mut inside = 0u8;
+    let mut escaped = false;
+    std::iter::from_fn(move || loop {
+        let c = chars.next()?;
+        col += 1;
+        if c == '\n' {
+            line += 1;
+            col = 0;
+            if inside == 1 {
+                inside = 0;
+            }
+            continue;
+        }
+        match inside {
+            // A backslash at the end of a line comment carries it on to the next line.
+            1 if c == '\\' && chars.peek() == Some(&'\n') => {
+                chars.next();
+                line += 1;
+                col = 0;
+                continue;
+            }
+            1 => continue,
+            2 => {
+                if c == '*' && chars.peek() == Some(&'/') {
+                    chars.next();
+                    col += 1;
+                    inside = 0;
+                }
+                continue;
+            }
+            3 | 4 => {
+                let close = if inside == 3 { '"' } else { '\'' };
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == close {
+                    inside = 0;
+                }
+                return Some((line, col, c));
+            }
+            _ => {}
+        }
+        match (c, chars.peek()) {
+            ('/', Some('/')) => inside = 1,
+            ('/', Some('*')) => {
+                chars.next();
+                col += 1;
+                inside = 2;
+            }
+            (c, _) if c.is_whitespace() => {}
+            ('"', _) => {
+                inside = 3;
+                return Some((line, col, c));
+            }
+            ('\'', _) => {
+                inside = 4;
+                return Some((line, col, c));
+            }
+            (c, _) => return Some((line, col, c)),
+        }
+    })
+}
+
 /// The 1-based line of byte `offset` in `text`.
 pub fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1

@@ -441,3 +441,22 @@ fn the_deadline_stops_a_stalled_run_and_says_which_limit_it_hit() {
     let check = Progress { stage: Stage::ScheduleCheck, ..at(0) };
     assert!(d.keep_going_at(&check, 25.0), "the first check of a new stage starts its own clock");
 }
+
+#[test]
+fn a_text_that_changed_only_in_comments_is_the_same_code() {
+    use warpscope::text::same_code;
+    let k = "__global__ void k(float *p) {\n    p[threadIdx.x] = 0; // zero\n}\n";
+    // Inside a comment, after a line's code, or a block comment that keeps its lines: the same code.
+    assert!(same_code(k, &k.replace("// zero", "// zero each element")));
+    assert!(same_code(k, &k.replace("= 0;", "= 0;   ")));
+    assert!(same_code(k, &k.replace("// zero", "/* zero */")));
+    // Code moved to another column or line, or changed: not the same (the results' lines and columns move).
+    assert!(!same_code(k, &k.replace("    p[", "  p[")));
+    assert!(!same_code(k, &format!("// a note\n{k}")));
+    assert!(!same_code(k, &k.replace("= 0", "= 1")));
+    // `//` inside a string is code, and a backslash ending a line comment makes the next line a comment.
+    let s = "printf(\"a // b\");\nint x;\n";
+    assert!(!same_code(s, &s.replace("a // b", "a // c")));
+    let spliced = "int a; // note\nint b;\n";
+    assert!(!same_code(spliced, &spliced.replace("// note", "// note \\")));
+}

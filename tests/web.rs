@@ -496,3 +496,38 @@ fn heat_levels_and_folding() {
     assert_eq!(r.len(), 9);
     assert_eq!(rows(80, &marked).len(), 80, "a short text shows every line");
 }
+
+#[wasm_bindgen_test]
+async fn an_edit_inside_a_comment_does_not_run_the_program_again() {
+    // A memory-system run can take seconds: typing a comment, or spaces after a line's code, keeps its result
+    // (the program, its lines and columns are unchanged) instead of restarting it on every key.
+    set_url("");
+    let runs = std::rc::Rc::new(std::cell::Cell::new(0u32));
+    let service = warpscope::app::LocalEngine::service();
+    let counted = std::rc::Rc::clone(&runs);
+    let local = warpscope::app::LocalEngine(std::rc::Rc::new(move |pane, req, reply| {
+        counted.set(counted.get() + 1);
+        (service.0)(pane, req, reply)
+    }));
+    let root = document().create_element("div").expect("div");
+    document().body().expect("body").append_child(&root).expect("append");
+    yew::Renderer::<warpscope::app::App>::with_root_and_props(
+        root.clone(),
+        warpscope::app::AppProps { local: Some(local) },
+    )
+    .render();
+    yew::scheduler::flush().await;
+    choose(&root, "preset", "transpose-naive").await;
+    let text = by_id::<HtmlTextAreaElement>(&root, "pattern").value();
+    let sectors = metric(&root, "sectors");
+    let before = runs.get();
+    let first = text.lines().next().expect("a first line").to_string();
+    type_into(&root, "pattern", &text.replacen(&first, &format!("{first} // the tile's column read conflicts"), 1))
+        .await;
+    type_into(&root, "pattern", &text.replacen(&first, &format!("{first}   "), 1)).await;
+    assert_eq!(runs.get(), before, "no new run for a comment or trailing spaces");
+    assert_eq!(metric(&root, "sectors"), sectors, "the result stays");
+    // A change to the code runs again.
+    type_into(&root, "pattern", &format!("{text}\n__global__ void other(float *p) {{ p[threadIdx.x] = 0; }}\n")).await;
+    assert!(runs.get() > before, "an edit of the code runs again");
+}

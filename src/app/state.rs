@@ -3,6 +3,7 @@
 
 use crate::analysis::ProgramResult;
 use crate::figure::scene::{steps, Theme};
+use crate::lang::Lang;
 use crate::model::arch::{Cc, L1Choice};
 use crate::model::report::Report;
 use crate::program::launch::Dim3;
@@ -661,8 +662,23 @@ impl Reducible for State {
                 let Some(pane) = s.panes.get_mut(p) else { return self };
                 let before = (pane.scenario.clone(), pane.block_text.clone(), pane.grid_text.clone());
                 apply(pane, edit);
-                // An edit that changes nothing (choosing the language already chosen) asks for nothing.
-                if (&pane.scenario, &pane.block_text, &pane.grid_text) != (&before.0, &before.1, &before.2) {
+                // An edit that changes nothing (choosing the language already chosen) asks for nothing, and neither
+                // does one inside a comment or at the end of a line of code: the results (lines and columns
+                // included) hold for the new text, so a long memory-system run is not restarted on every key.
+                let only_comments = matches!(pane.scenario.lang, Lang::Cuda | Lang::Ptx | Lang::Sass)
+                    && pane.scenario.text != before.0.text
+                    && crate::text::same_code(&pane.scenario.text, &before.0.text)
+                    && (&pane.block_text, &pane.grid_text) == (&before.1, &before.2)
+                    && Scenario { text: before.0.text.clone(), ..pane.scenario.clone() } == before.0;
+                if only_comments {
+                    if p == 0 && program_edit {
+                        if let [a, b] = s.panes.as_mut_slice() {
+                            if b.follows {
+                                b.follow(a);
+                            }
+                        }
+                    }
+                } else if (&pane.scenario, &pane.block_text, &pane.grid_text) != (&before.0, &before.1, &before.2) {
                     if p > 0 && program_edit {
                         // The user wrote pane B's own program: it stops following pane A.
                         pane.follows = false;
