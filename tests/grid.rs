@@ -208,3 +208,22 @@ proptest! {
         both(&sc);
     }
 }
+
+#[test]
+fn a_generic_load_that_stays_global_in_every_block_is_translated() {
+    // On 3.5 a plain pointer's load is the generic LD.E (the Kepler instruction table: LDG is the non-coherent
+    // load). Block b reads 1 KB from b KB past the pointer's default base, far from the shared and local
+    // windows in all 64 blocks: one block runs, as for 5.2 and later, and the sums are those of every block.
+    let k = "__global__ void k(const float *a) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    float x = a[i];\n}\n";
+    let sc = Scenario { cc: Cc::new(3, 5), ..scenario(Lang::Cuda, k, "256", "64", &[]) };
+    let r = both(&sc);
+    assert_eq!((r.blocks.executed, r.blocks.classes), (1, 1), "{:?}", r.blocks);
+    assert_eq!(r.instructions[0].memory.as_ref().map(|m| m.sectors), Some(64 * 8 * 4));
+    // 32 KB below the shared window (0x7F00_0000_0000): blocks 32 to 63 read shared memory through the same
+    // generic load, so no block stands for another.
+    let sc = Scenario { sets: vec!["a=0x7EFFFFFF8000".into()], ..sc };
+    let r = both(&sc);
+    assert_eq!(r.blocks.executed, 64);
+    let why = r.blocks.why_executed.as_deref().unwrap_or_default();
+    assert!(why.contains("reaches the shared or local window"), "{why}");
+}

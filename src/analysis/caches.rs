@@ -831,6 +831,7 @@ fn run_grid(
                     control,
                     &mut progress,
                     &mut decisions,
+                    &a.config.windows,
                 )?;
                 let t = traces.len();
                 traced_bytes += rec.trace.bytes();

@@ -898,7 +898,8 @@ impl Analysis {
         };
         let mut c = Collector::new(self.cc, &self.config, &self.program.sites, self.lane_mask, listed, several);
         let launch = Launch { block_idx: listed, ..self.launch };
-        let stats = grid::run(&self.program, &launch, blocks, &mut c, control, self.max_memory_bytes)?;
+        let stats =
+            grid::run(&self.program, &launch, blocks, &mut c, control, self.max_memory_bytes, &self.config.windows)?;
         let mut r = c.finish(launch, stats);
         r.kernel = self.program.kernel.clone();
         if self.program.kernels.len() > 1 {

@@ -124,6 +124,9 @@ pub struct SiteRule {
     pub global: bool,
     /// The address width (32 or 64): coefficients are taken modulo 2^bits.
     pub addr_bits: u32,
+    /// A 64-bit generic access: the starts of the shared and local windows (each `WINDOW_BYTES` long). It may
+    /// move like a global access when no lane's address, in any block of the grid, falls in either window.
+    pub windows: Option<[u64; 2]>,
 }
 
 /// The block-index dependence of one warp's registers, and what the run has shown so far.
@@ -549,16 +552,45 @@ impl Affine {
     /// At a memory issue of `site` with the address in `addr`: the translation must be common and allowed.
     /// Returns the translation's coefficients (the address at block `b` is the address here plus `c · (b - b0)`).
     pub fn mem(&mut self, site: SiteId, addr: u32, m: u32) -> [i64; 3] {
-        let rule = self.sites.get(site as usize).copied().unwrap_or(SiteRule { global: false, addr_bits: 64 });
-        self.moved(addr, m, rule)
+        let rule =
+            self.sites.get(site as usize).copied().unwrap_or(SiteRule { global: false, addr_bits: 64, windows: None });
+        self.moved(addr, m, rule, None)
+    }
+
+    /// [`Affine::mem`] for an access that may be generic: `addrs` are its lanes' addresses in this block, which
+    /// show whether it stays global in every block.
+    pub fn mem_at(&mut self, site: SiteId, addr: u32, m: u32, addrs: &[u64; 32]) -> [i64; 3] {
+        let rule =
+            self.sites.get(site as usize).copied().unwrap_or(SiteRule { global: false, addr_bits: 64, windows: None });
+        self.moved(addr, m, rule, Some(addrs))
+    }
+
+    /// Whether every lane of `m` at `addrs`, moved by `c · (b - b0)` for every block `b` of the grid, stays
+    /// outside both windows (and inside the 64-bit address space): then the access is global in every block.
+    fn stays_global(&self, addrs: &[u64; 32], m: u32, c: [i64; 3], windows: [u64; 2]) -> bool {
+        let (mut lo, mut hi) = (0i128, 0i128);
+        let (b0, g) = ([self.b0.x, self.b0.y, self.b0.z], [self.grid.x, self.grid.y, self.grid.z]);
+        for d in 0..3 {
+            let (a, b) = (-i128::from(b0[d]), i128::from(g[d]) - 1 - i128::from(b0[d]));
+            let (x, y) = (i128::from(c[d]) * a, i128::from(c[d]) * b);
+            lo += x.min(y);
+            hi += x.max(y);
+        }
+        let window = i128::from(crate::model::access::WINDOW_BYTES);
+        lanes(m).all(|l| {
+            let (first, last) = (i128::from(addrs[l]) + lo, i128::from(addrs[l]) + hi);
+            first >= 0
+                && last <= i128::from(u64::MAX)
+                && windows.iter().all(|&w| last < i128::from(w) || first >= i128::from(w) + window)
+        })
     }
 
     /// At a `cp.async` issue: its global source addresses in `src` must move like a global access's.
     pub fn mem_src(&mut self, src: u32, m: u32) -> [i64; 3] {
-        self.moved(src, m, SiteRule { global: true, addr_bits: 64 })
+        self.moved(src, m, SiteRule { global: true, addr_bits: 64, windows: None }, None)
     }
 
-    fn moved(&mut self, addr: u32, m: u32, rule: SiteRule) -> [i64; 3] {
+    fn moved(&mut self, addr: u32, m: u32, rule: SiteRule, addrs: Option<&[u64; 32]>) -> [i64; 3] {
         let r = addr as usize;
         if (self.dep[r] | self.bad[r]) & m == 0 {
             return [0; 3];
@@ -584,8 +616,17 @@ impl Affine {
         if c == [0; 3] {
             return c;
         }
-        if !rule.global {
-            self.fail("a shared, local or generic address depends on blockIdx");
+        let generic_stays_global = match (rule.windows, addrs) {
+            (Some(w), Some(a)) => self.stays_global(a, m, c, w),
+            _ => false,
+        };
+        if !rule.global && !generic_stays_global {
+            let what = if rule.windows.is_some() {
+                "a generic address depends on blockIdx and reaches the shared or local window in some block"
+            } else {
+                "a shared, local or generic address depends on blockIdx"
+            };
+            self.fail(what);
             return [0; 3];
         }
         if !c.iter().all(|k| k.rem_euclid(128) == 0) {

@@ -706,7 +706,13 @@ impl Warp {
                         let pass = self.passes[s];
                         self.passes[s] += 1;
                         if let Some(aff) = self.affine.as_deref_mut() {
-                            let mut c = aff.mem(*site, *addr, run);
+                            // A generic access moves like a global one only when no lane reaches a window in
+                            // any block; with a Plg predicate its lanes may go to shared memory whatever their
+                            // addresses say.
+                            let mut c = match plg_mask {
+                                None => aff.mem_at(*site, *addr, run, &self.regs[*addr as usize]),
+                                Some(_) => aff.mem(*site, *addr, run),
+                            };
                             if let Some(s) = src {
                                 c = aff.mem_src(*s, plg_mask.unwrap_or(run));
                             }

@@ -173,12 +173,16 @@ struct Class<P> {
     count: u64,
 }
 
-fn site_rules(prog: &Program) -> Rc<[SiteRule]> {
+fn site_rules(prog: &Program, windows: &crate::model::access::Windows) -> Rc<[SiteRule]> {
     prog.sites
         .iter()
-        .map(|s| SiteRule {
-            global: s.instr.base.fixed_space() == Some(crate::model::access::Space::Global),
-            addr_bits: s.instr.address_bits(),
+        .map(|s| {
+            let space = s.instr.base.fixed_space();
+            SiteRule {
+                global: space == Some(crate::model::access::Space::Global),
+                addr_bits: s.instr.address_bits(),
+                windows: (space.is_none() && s.instr.extended).then_some([windows.shared_base, windows.local_base]),
+            }
         })
         .collect()
 }
@@ -191,6 +195,7 @@ pub fn run<C: Costing>(
     costing: &mut C,
     control: &mut dyn Control,
     max_memory_bytes: u64,
+    windows: &crate::model::access::Windows,
 ) -> Result<BlockStats, RunError> {
     let total = launch.grid.volume();
     let mut decisions = Vec::new();
@@ -231,7 +236,7 @@ pub fn run<C: Costing>(
         return Ok(BlockStats { total, executed: total, classes: total, why_executed: None, decisions });
     }
     check_memory(warps * warp_bytes(prog, true), max_memory_bytes)?;
-    let rules = site_rules(prog);
+    let rules = site_rules(prog, windows);
     let g = launch.grid;
     let mut classes: Vec<Class<C::Partial>> = Vec::new();
     let mut stats = BlockStats { total, ..BlockStats::default() };
@@ -327,8 +332,9 @@ pub fn run_one(
     control: &mut dyn Control,
     progress: &mut Progress,
     decisions: &mut Vec<super::DataDecision>,
+    windows: &crate::model::access::Windows,
 ) -> Result<Proof, RunError> {
-    let rules = track.then(|| site_rules(prog));
+    let rules = track.then(|| site_rules(prog, windows));
     run_block(prog, launch, b, sink, rules, control, progress, decisions)
 }
 
