@@ -227,3 +227,17 @@ fn a_generic_load_that_stays_global_in_every_block_is_translated() {
     let why = r.blocks.why_executed.as_deref().unwrap_or_default();
     assert!(why.contains("reaches the shared or local window"), "{why}");
 }
+
+#[test]
+fn nvrtcs_warp_tiled_sgemm_ptx_is_one_class() {
+    // siboehm's SGEMM_CUDA kernel 10 (MIT), as NVRTC writes its PTX for sm_80: the epilogue joins the block's
+    // column offset, blockIdx.x * 128, to a thread's column within the tile with `or.b32` (bits the offset never
+    // sets). That is an addition, so the 2x2 grid is one class and its sums are those of every block.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/published/siboehm__SGEMM_CUDA/10_kernel_warptiling");
+    let text = std::fs::read_to_string(format!("{dir}/nvrtc_sm_80.ptx")).expect("the PTX");
+    let p = "_Z15sgemmWarptilingILi128ELi128ELi16ELi64ELi64ELi4ELi8ELi4ELi128EEviiifPfS0_fS0_";
+    let sets: Vec<String> =
+        [("0", 256), ("1", 256), ("2", 32)].iter().map(|(k, v)| format!("{p}_param_{k}={v}")).collect();
+    let r = both(&scenario(Lang::Ptx, &text, "128", "2x2", &sets));
+    assert_eq!((r.blocks.executed, r.blocks.classes), (1, 1), "{:?}", r.blocks);
+}

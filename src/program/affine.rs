@@ -395,10 +395,19 @@ impl Affine {
     }
 
     /// `v | y` for a constant `y`: the same as `v + y` when `v` never reaches `y`'s bits (`v` stays below
-    /// 2^k, where `y` has k trailing zeros).
+    /// 2^k, where `y` has k trailing zeros). Also the same when `y` sits below bits `v` never sets: `v` a multiple of 2^t in every block (its value
+    /// here and its coefficients), where `y < 2^t` (NVRTC joins a block's tile offset, `blockIdx.x * 128`, to a
+    /// thread's column within it this way).
     fn or_disjoint(&self, x: u64, c: [i64; 3], y: u64, w: Width) -> Option<[i64; 3]> {
         if y == 0 {
             return Some(c);
+        }
+        let t = 64 - y.leading_zeros();
+        if t < w.bits() {
+            let low = (1u64 << t) - 1;
+            if x & low == 0 && c.iter().all(|&k| (k as u64) & low == 0) {
+                return Some(c);
+            }
         }
         let k = y.trailing_zeros();
         let (v0, cw) = self.exact(x, c, w.bits(), false)?;
