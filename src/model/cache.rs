@@ -573,7 +573,7 @@ pub struct Shape {
     pub l2_ways: u32,
 }
 
-/// One warp issue as [`Machine::l1`] takes it.
+/// One warp issue as [`Sm::l1`] takes it.
 #[derive(Clone, Copy, Debug)]
 pub struct Issue<'a> {
     /// The instruction.
