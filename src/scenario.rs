@@ -467,8 +467,8 @@ impl Scenario {
             });
         }
         if let Some(c) = &self.caches {
-            let text = CacheSettings::text(Some(c));
-            c.check(self.cc).map_err(|m| ScenarioError { field: Field::Caches, error: whole(&text, m) })?;
+            // The message names the setting and its value; the device field has no line to point into.
+            c.check(self.cc).map_err(|m| ScenarioError { field: Field::Caches, error: InputError::unplaced(m) })?;
         }
         // An address list may name its instructions itself; an empty op then means "none given".
         let op = match self.lang {
@@ -521,7 +521,7 @@ impl Scenario {
                     "a block using {shared} bytes of shared memory cannot run on CC {}: a block has at most {max}",
                     self.cc
                 );
-                return Err(ScenarioError { field: Field::Caches, error: whole(&CacheSettings::text(Some(c)), m) });
+                return Err(ScenarioError { field: Field::Caches, error: InputError::unplaced(m) });
             }
         }
         Ok(Analysis {

@@ -526,8 +526,12 @@ fn pane_view(d: &Dispatch, state: &State, k: usize) -> Html {
               // While the text has an error, the last result that ran stays visible but dimmed, so that nobody
               // reads it as the result of the text above.
               <div class={classes!("result", stale.then_some("stale"))} id={id("result", k)}>
-                if pane.error.is_some() {
-                    <p class="stale-label">{ "Showing the last pattern that ran. Fix the error in the pattern to update." }</p>
+                if let Some(e) = &pane.error {
+                    <p class="stale-label">{ if e.starts_with("memory system") {
+                        "Showing the last pattern that ran. Fix the memory system's device setting to update."
+                    } else {
+                        "Showing the last pattern that ran. Fix the error in the pattern to update."
+                    } }</p>
                 } else if pane.stopped.is_some() {
                     <p class="stale-label">{ "Showing the last result that finished." }</p>
                 } else if stale {

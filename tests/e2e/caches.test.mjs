@@ -184,3 +184,22 @@ test('a published kernel\'s memory chart is the command line\'s', async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// A device setting out of range is an error that names the range and the example GPU's value (issue 37), shown
+// under the editor with the last result dimmed, and a headline that sends the reader to the device field.
+test('a device setting out of range names its range, and the page says which field to fix', async () => {
+  const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}#${link(view)}`);
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  await page.fill('#cache-device', 'sms=108 ways=0');
+  await page.waitForSelector('#error', { timeout: 60000 });
+  assert.match(await page.textContent('#error'), /memory system L2 ways 0 is out of range: give 1 to 128 \(8\.0's example GPU, the A100, has 16\)/);
+  assert.match(await page.textContent('.stale-label'), /Fix the memory system's device setting to update/);
+  await page.screenshot({ path: `${SHOTS}device-setting-error.png` });
+  await page.fill('#cache-device', 'sms=108 ways=16');
+  await page.waitForFunction(() => !document.querySelector('#error') && !document.querySelector('[data-busy]'), null, { timeout: 120000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
