@@ -406,9 +406,21 @@ pub fn short_bytes(b: u64) -> String {
 struct BlockTrace {
     warps: Vec<Vec<TIssue>>,
     acc: Vec<Access>,
+    /// The sector accesses of its busiest step (all warps).
+    busiest: usize,
 }
 
 impl BlockTrace {
+    /// Fills in `busiest` once the block has run.
+    fn finished(mut self) -> BlockTrace {
+        let steps = self.warps.iter().map(Vec::len).max().unwrap_or(0);
+        self.busiest = (0..steps)
+            .map(|t| self.warps.iter().filter_map(|w| w.get(t)).map(|i| i.len as usize).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+        self
+    }
+
     /// Host bytes it holds.
     fn bytes(&self) -> u64 {
         let issues: usize = self.warps.iter().map(Vec::capacity).sum();
@@ -520,9 +532,14 @@ fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
     (1u64 << 60).wrapping_add((linear * u64::from(warps) + u64::from(w)).wrapping_mul(per_warp))
 }
 
-/// Steps played per round: each SM runs its L1 part for this many steps, then L2 serves the round's requests
-/// in the model's order (step, SM, block, warp). An SM's L1 stays warm in the host's caches for a round.
+/// The most steps played per round: each SM runs its L1 part for up to this many steps, then L2 serves the
+/// round's requests in the model's order (step, SM, block, warp). An SM's L1 stays warm in the host's caches for
+/// a round.
 const ROUND: usize = 256;
+/// The most sector accesses a round's issues hold, over all SMs: fewer steps per round when the wave's issues
+/// touch many sectors, so that the requests held for L2 (16 bytes each, at most one per access) stay within
+/// 128 MB whatever the kernel.
+const ROUND_ACCESSES: usize = 1 << 23;
 
 /// The block whose issues the figure draws: its issues get watch ids, each naming (site, warp, pass).
 struct Watch {
@@ -662,9 +679,12 @@ fn play(
     let sms = s.min(wave.len());
     rounds.resize_with(sms.max(rounds.len()), SmRound::default);
     let issues_per_step = wave.iter().map(|b| traces[b.trace].warps.len()).sum::<usize>();
+    // The wave's sector accesses per step, at their most: each block's busiest step.
+    let accesses_per_step: usize = wave.iter().map(|b| traces[b.trace].busiest).sum();
+    let round = (ROUND_ACCESSES / accesses_per_step.max(1)).clamp(1, ROUND);
     let mut t0 = 0;
     while t0 < steps {
-        let t1 = (t0 + ROUND).min(steps);
+        let t1 = (t0 + round).min(steps);
         let inp = RoundInput { traces, wave, s, warps, local_bytes, steps: t0..t1 };
         let watched_sm = watched.map(|k| k % s);
         let parallel =
@@ -835,7 +855,7 @@ fn run_grid(
                 )?;
                 let t = traces.len();
                 traced_bytes += rec.trace.bytes();
-                traces.push(rec.trace);
+                traces.push(rec.trace.finished());
                 match proof {
                     Some(Ok(constraints)) => {
                         singletons_in_a_row = 0;
