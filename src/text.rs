@@ -12,7 +12,7 @@ pub struct Span {
     pub end: usize,
 }
 
-/// Whether two C-like texts (CUDA, PTX, SASS) differ only inside comments or in whitespace after a line's last
+/// Whether two C-like texts (CUDA, PTX) differ only inside comments or in whitespace after a line's last
 /// token, with every other character at the same line and column: the same program, its lines and columns
 /// unchanged, so what was computed for one holds for the other. String and character literals are code.
 pub fn same_code(a: &str, b: &str) -> bool {

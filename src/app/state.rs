@@ -665,7 +665,8 @@ impl Reducible for State {
                 // An edit that changes nothing (choosing the language already chosen) asks for nothing, and neither
                 // does one inside a comment or at the end of a line of code: the results (lines and columns
                 // included) hold for the new text, so a long memory-system run is not restarted on every key.
-                let only_comments = matches!(pane.scenario.lang, Lang::Cuda | Lang::Ptx | Lang::Sass)
+                // Not SASS: its `/*0040*/` comments are the instructions' addresses, which branches target.
+                let only_comments = matches!(pane.scenario.lang, Lang::Cuda | Lang::Ptx)
                     && pane.scenario.text != before.0.text
                     && crate::text::same_code(&pane.scenario.text, &before.0.text)
                     && (&pane.block_text, &pane.grid_text) == (&before.1, &before.2)
