@@ -12,7 +12,7 @@ use crate::model::access::{Instr, Second, Space, WINDOW_BYTES};
 use crate::model::arch::memsys::{self, L1Use, Preset, Residency};
 use crate::model::arch::{self, Cc, MemoryAccess};
 use crate::model::cache::{
-    rate, Access, Issue, Machine, Outbox, Served, Shape, SiteTraffic, Sm, Totals, Traffic, OPS, UNWATCHED,
+    rate, Access, Issue, LineAccess, Machine, Outbox, Served, Shape, SiteTraffic, Sm, Totals, Traffic, OPS, UNWATCHED,
 };
 use crate::model::count::gather;
 use crate::model::local;
@@ -323,7 +323,7 @@ impl CacheResult {
     }
 }
 
-/// One issue in a block's trace.
+/// One issue in a block's trace, as recorded: its sectors are `acc[start..start + len]` of the recording.
 #[derive(Clone, Copy)]
 struct TIssue {
     site: u32,
@@ -332,6 +332,19 @@ struct TIssue {
     coef: [i64; 3],
     start: u32,
     len: u32,
+}
+
+/// One issue in a block's played trace: its warp, its lines `lines[start..start + len]` and its coefficients
+/// `coefs[coef]`, in 24 bytes (every SM reads the trace of its blocks each step).
+#[derive(Clone, Copy)]
+struct Step {
+    site: u32,
+    warp: u32,
+    coef: u32,
+    start: u32,
+    len: u16,
+    u: L1Use,
+    local: bool,
 }
 
 /// The memory chart as the page draws it: every figure already in words, so that the page's main thread
@@ -401,30 +414,88 @@ pub fn short_bytes(b: u64) -> String {
     }
 }
 
-/// One block's issues, warp by warp.
+/// How many of a trace's last coefficient vectors a new issue's are looked for among.
+const COEF_SEARCH: usize = 64;
+
+/// One block's issues: recorded warp by warp ([`BlockTrace::warps`], sectors in `acc`), then played step by
+/// step ([`BlockTrace::finished`]: each step's issues in warp order, their lines in `lines`).
 #[derive(Default)]
 struct BlockTrace {
     warps: Vec<Vec<TIssue>>,
     acc: Vec<Access>,
-    /// The sector accesses of its busiest step (all warps).
+    /// Per step, the end of its issues in `issues`.
+    steps: Vec<u32>,
+    issues: Vec<Step>,
+    lines: Vec<LineAccess>,
+    bytes: Vec<[u32; 4]>,
+    coefs: Vec<[i64; 3]>,
+    /// The line accesses of its busiest step (all warps).
     busiest: usize,
 }
 
 impl BlockTrace {
-    /// Fills in `busiest` once the block has run.
+    /// Turns the recording into the played form once the block has run: issues step by step, sectors grouped
+    /// into lines.
     fn finished(mut self) -> BlockTrace {
         let steps = self.warps.iter().map(Vec::len).max().unwrap_or(0);
-        self.busiest = (0..steps)
-            .map(|t| self.warps.iter().filter_map(|w| w.get(t)).map(|i| i.len as usize).sum::<usize>())
-            .max()
-            .unwrap_or(0);
+        for t in 0..steps {
+            let first = self.lines.len();
+            for (w, issues) in self.warps.iter().enumerate() {
+                let Some(i) = issues.get(t) else { continue };
+                let start = self.lines.len() as u32;
+                let acc = &self.acc[i.start as usize..(i.start + i.len) as usize];
+                let written = matches!(i.u, L1Use::Store | L1Use::Atomic { .. });
+                LineAccess::lines(acc, written, &mut self.lines, &mut self.bytes);
+                // Issues share a few coefficient vectors (one per instruction, as a rule): found among the
+                // last ones, else added.
+                let recent = self.coefs.len().saturating_sub(COEF_SEARCH);
+                let coef = match self.coefs[recent..].iter().position(|c| *c == i.coef) {
+                    Some(k) => (recent + k) as u32,
+                    None => {
+                        self.coefs.push(i.coef);
+                        (self.coefs.len() - 1) as u32
+                    }
+                };
+                let len = self.lines.len() as u32 - start;
+                // An issue touches at most 32 lines per request and 4 requests (16-byte accesses).
+                self.issues.push(Step {
+                    site: i.site,
+                    warp: w as u32,
+                    coef,
+                    start,
+                    len: len as u16,
+                    u: i.u,
+                    local: i.local,
+                });
+            }
+            self.steps.push(self.issues.len() as u32);
+            self.busiest = self.busiest.max(self.lines.len() - first);
+        }
+        self.warps = Vec::new();
+        self.acc = Vec::new();
+        self.lines.shrink_to_fit();
+        self.issues.shrink_to_fit();
         self
+    }
+
+    /// The issues of step `t` (empty past the last).
+    fn step(&self, t: usize) -> &[Step] {
+        match self.steps.get(t) {
+            Some(&end) => &self.issues[if t == 0 { 0 } else { self.steps[t - 1] as usize }..end as usize],
+            None => &[],
+        }
     }
 
     /// Host bytes it holds.
     fn bytes(&self) -> u64 {
-        let issues: usize = self.warps.iter().map(Vec::capacity).sum();
-        (issues * std::mem::size_of::<TIssue>() + self.acc.capacity() * std::mem::size_of::<Access>()) as u64
+        let recorded: usize = self.warps.iter().map(Vec::capacity).sum();
+        (recorded * std::mem::size_of::<TIssue>()
+            + self.acc.capacity() * std::mem::size_of::<Access>()
+            + self.issues.capacity() * std::mem::size_of::<Step>()
+            + self.steps.capacity() * 4
+            + self.lines.capacity() * std::mem::size_of::<LineAccess>()
+            + self.bytes.capacity() * 16
+            + self.coefs.capacity() * 24) as u64
     }
 }
 
@@ -536,10 +607,10 @@ fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
 /// round's requests in the model's order (step, SM, block, warp). An SM's L1 stays warm in the host's caches for
 /// a round.
 const ROUND: usize = 256;
-/// The most sector accesses a round's issues hold, over all SMs: fewer steps per round when the wave's issues
-/// touch many sectors, so that the requests held for L2 (16 bytes each, at most one per access) stay within
-/// 128 MB whatever the kernel.
-const ROUND_ACCESSES: usize = 1 << 23;
+/// The most line accesses a round's issues hold, over all SMs: fewer steps per round when the wave's issues
+/// touch many lines, so that the requests held for L2 (16 bytes each, at most one per line access, and 24 bytes
+/// each again while they wait in L2's buckets) stay within 160 MB whatever the kernel.
+const ROUND_ACCESSES: usize = 1 << 19;
 
 /// The block whose issues the figure draws: its issues get watch ids, each naming (site, warp, pass).
 struct Watch {
@@ -594,27 +665,28 @@ fn l1_round(sm: usize, state: &mut Sm, r: &mut SmRound, inp: &RoundInput, mut wa
     for t in inp.steps.clone() {
         for (bi, b) in inp.wave.iter().enumerate().skip(sm).step_by(inp.s) {
             let tr = &inp.traces[b.trace];
-            for (w, issues) in tr.warps.iter().enumerate() {
-                let Some(i) = issues.get(t) else { continue };
+            for i in tr.step(t) {
+                let w = i.warp;
                 let watch_id = match &mut watch {
-                    Some((k, wt)) if *k == bi => wt.id(b.linear, w as u32, i.site),
+                    Some((k, wt)) if *k == bi => wt.id(b.linear, w, i.site),
                     _ => UNWATCHED,
                 };
-                let acc = &tr.acc[i.start as usize..(i.start + i.len) as usize];
                 let shift = if i.local {
-                    local_base(b.linear, inp.warps, w as u32, inp.local_bytes) >> 5
+                    local_base(b.linear, inp.warps, w, inp.local_bytes) >> 5
                 } else {
-                    let d = i.coef[0]
+                    let c = tr.coefs[i.coef as usize];
+                    let d = c[0]
                         .wrapping_mul(b.delta[0])
-                        .wrapping_add(i.coef[1].wrapping_mul(b.delta[1]))
-                        .wrapping_add(i.coef[2].wrapping_mul(b.delta[2]));
+                        .wrapping_add(c[1].wrapping_mul(b.delta[1]))
+                        .wrapping_add(c[2].wrapping_mul(b.delta[2]));
                     (d >> 5) as u64
                 };
                 let issue = Issue {
                     site: i.site as usize,
                     u: i.u,
                     local: i.local,
-                    acc,
+                    lines: &tr.lines[i.start as usize..i.start as usize + usize::from(i.len)],
+                    bytes: &tr.bytes,
                     shift_lines: shift >> 2,
                     watch: watch_id,
                 };
@@ -626,33 +698,6 @@ fn l1_round(sm: usize, state: &mut Sm, r: &mut SmRound, inp: &RoundInput, mut wa
             }
         }
         r.ends.push(r.out.reqs.len());
-    }
-}
-
-/// A walk of a round's requests in the model's order: step, then SM, then each SM's requests of that step.
-struct Order {
-    k: usize,
-    sm: usize,
-    /// Per SM, its next request.
-    at: Vec<usize>,
-}
-
-impl Order {
-    #[inline(always)]
-    fn next(&mut self, rounds: &[SmRound], sms: usize, steps: usize) -> Option<(usize, usize)> {
-        while self.k < steps {
-            let j = self.at[self.sm];
-            if j < rounds[self.sm].ends[self.k] {
-                self.at[self.sm] += 1;
-                return Some((self.sm, j));
-            }
-            self.sm += 1;
-            if self.sm == sms {
-                self.sm = 0;
-                self.k += 1;
-            }
-        }
-        None
     }
 }
 
@@ -675,11 +720,11 @@ fn play(
     threads: usize,
 ) {
     let watched = watch.as_ref().and_then(|w| wave.iter().position(|b| b.linear == w.linear));
-    let steps = wave.iter().flat_map(|b| traces[b.trace].warps.iter().map(Vec::len)).max().unwrap_or(0);
+    let steps = wave.iter().map(|b| traces[b.trace].steps.len()).max().unwrap_or(0);
     let sms = s.min(wave.len());
     rounds.resize_with(sms.max(rounds.len()), SmRound::default);
-    let issues_per_step = wave.iter().map(|b| traces[b.trace].warps.len()).sum::<usize>();
-    // The wave's sector accesses per step, at their most: each block's busiest step.
+    let issues_per_step = wave.iter().map(|b| traces[b.trace].busiest).sum::<usize>();
+    // The wave's line accesses per step, at their most: each block's busiest step.
     let accesses_per_step: usize = wave.iter().map(|b| traces[b.trace].busiest).sum();
     let round = (ROUND_ACCESSES / accesses_per_step.max(1)).clamp(1, ROUND);
     let mut t0 = 0;
@@ -723,26 +768,32 @@ fn play(
         for sm in 0..sms {
             m.take_l1_served(sm);
         }
-        let n = t1 - t0;
-        let mut order = Order { k: 0, sm: 0, at: vec![0; sms] };
+        // L2 takes the round's requests in the model's order: step, then SM, then each SM's requests of that step.
         let mut next_watched = vec![0usize; sms];
-        while let Some((sm, j)) = order.next(rounds, sms, n) {
-            let r = &mut rounds[sm];
-            let req = r.out.reqs[j];
-            let mut id = UNWATCHED;
-            if !r.watched.is_empty() {
-                let w = &mut next_watched[sm];
-                while *w < r.watched.len() && r.watched[*w].1 <= j {
-                    *w += 1;
-                }
-                if let Some(&(first, _, watch_id)) = r.watched.get(*w) {
-                    if first <= j {
-                        id = watch_id;
+        let mut from = vec![0usize; sms];
+        for k in 0..t1 - t0 {
+            for (sm, r) in rounds[..sms].iter_mut().enumerate() {
+                let end = r.ends[k];
+                for j in from[sm]..end {
+                    let req = r.out.reqs[j];
+                    let mut id = UNWATCHED;
+                    if !r.watched.is_empty() {
+                        let w = &mut next_watched[sm];
+                        while *w < r.watched.len() && r.watched[*w].1 <= j {
+                            *w += 1;
+                        }
+                        if let Some(&(first, _, watch_id)) = r.watched.get(*w) {
+                            if first <= j {
+                                id = watch_id;
+                            }
+                        }
                     }
+                    m.route(&req, &mut r.out, id);
                 }
+                from[sm] = end;
             }
-            m.l2(&req, &mut r.out, id);
         }
+        m.drain();
         t0 = t1;
     }
 }
@@ -854,8 +905,9 @@ fn run_grid(
                     &a.config.windows,
                 )?;
                 let t = traces.len();
-                traced_bytes += rec.trace.bytes();
-                traces.push(rec.trace.finished());
+                let trace = rec.trace.finished();
+                traced_bytes += trace.bytes();
+                traces.push(trace);
                 match proof {
                     Some(Ok(constraints)) => {
                         singletons_in_a_row = 0;
@@ -1037,6 +1089,8 @@ impl Analysis {
         let (_, res, shape) = self.cache_device(settings, false);
         let alt = if res.r > 1 { res.r / 2 } else { 2 };
         let mut machines = vec![(Machine::new(shape, self.program.sites.len()), shape.sms as usize * alt as usize)];
+        // The bounds do not depend on the schedule: the main run records them.
+        machines[0].0.bounds_on = false;
         run_grid(self, &mut machines, control, None, None, Stage::ScheduleCheck)?;
         let (m, _) = machines.pop().expect("the machine");
         Ok(Some(ScheduleRun { blocks_per_sm: alt, totals: m.finish().1 }))

@@ -144,32 +144,75 @@ struct Narrow<P> {
     data: Vec<P>,
 }
 
+impl<P: Copy + Default> Narrow<P> {
+    /// The way of set `base / ways` that holds `line`. Every way is compared (a set holds a line at most once):
+    /// no branch on where the line is.
+    #[inline(always)]
+    fn search(&self, base: usize, line: u64) -> Option<usize> {
+        let mut k = usize::MAX;
+        for (j, &t) in self.tags[base..base + self.ways].iter().enumerate() {
+            if t == line {
+                k = j;
+            }
+        }
+        (k != usize::MAX).then_some(k)
+    }
+
+    /// Puts `line` with `data` first in set `base / ways`, the ways before `last` moving down by one (a short
+    /// loop: `rotate_right` calls memmove).
+    #[inline(always)]
+    fn make_first(&mut self, base: usize, last: usize, line: u64, data: P) {
+        for j in (base + 1..=base + last).rev() {
+            self.tags[j] = self.tags[j - 1];
+            self.data[j] = self.data[j - 1];
+        }
+        self.tags[base] = line;
+        self.data[base] = data;
+    }
+
+    /// Allocates `line` first in set `base / ways`, evicting the last way's line.
+    #[inline(always)]
+    fn allocate(&mut self, base: usize, line: u64) -> Option<(usize, Option<(u64, P)>)> {
+        let last = base + self.ways - 1;
+        let old = (self.tags[last] != EMPTY).then_some((self.tags[last], self.data[last]));
+        self.make_first(base, self.ways - 1, line, P::default());
+        Some((base, old))
+    }
+}
+
 /// A tag no line has (lines are addresses >> 7).
 const EMPTY: u64 = u64::MAX;
 /// No slot.
 const NIL: u32 = u32::MAX;
 
+/// A way of a [`Wide`] set: its line and its neighbours in the set's recency list (16 bytes; the data apart).
 #[derive(Clone, Copy)]
-struct Slot<P> {
+struct Slot {
     line: u64,
     prev: u32,
     next: u32,
-    data: P,
 }
 
-/// A map from line to slot for [`Wide`]: open addressing with linear probing at most half full, each entry a
-/// fingerprint of the line's hash (high 32 bits) and the slot + 1 (low 32; 0 = empty). Deletion shifts the
+/// A map from line to slot for [`Wide`]: open addressing with linear probing at most half full. Each entry is 32
+/// bits, the slot + 1 in its low `slot_bits` (0 = empty) and the high bits of the line's hash above them, so an
+/// L1's map and ways (about 40 KB for 176 KB of L1) stay in the host's nearest cache. Deletion shifts the
 /// entries after it back, so no tombstones lengthen later probes (a cache evicts on nearly every miss).
 struct SlotTable {
-    entries: Vec<u64>,
+    entries: Vec<u32>,
     /// log2 of the entry count.
     bits: u32,
+    /// The bits of an entry that hold the slot + 1.
+    low: u32,
+    /// Whether an entry's hash bits give its home (else the home comes from its slot's line).
+    home_in_entry: bool,
 }
 
 impl SlotTable {
     fn new(slots: usize) -> SlotTable {
-        let bits = (slots.max(1) * 2).next_power_of_two().trailing_zeros().max(1);
-        SlotTable { entries: vec![0; 1 << bits], bits }
+        let bits = (slots.max(1) * 2).next_power_of_two().trailing_zeros().clamp(1, 31);
+        let slot_bits = (usize::BITS - slots.leading_zeros()).max(1);
+        let low = u32::MAX >> (32 - slot_bits.min(32));
+        SlotTable { entries: vec![0; 1 << bits], bits, low, home_in_entry: bits + slot_bits <= 32 }
     }
 
     #[inline(always)]
@@ -179,7 +222,7 @@ impl SlotTable {
 
     #[inline(always)]
     fn home(&self, fp: u32) -> usize {
-        (u64::from(fp) >> (32 - self.bits.min(32))) as usize
+        (fp >> (32 - self.bits)) as usize
     }
 
     #[inline(always)]
@@ -188,16 +231,17 @@ impl SlotTable {
     }
 
     #[inline(always)]
-    fn get<P>(&self, line: u64, slots: &[Slot<P>]) -> Option<u32> {
+    fn get(&self, line: u64, slots: &[Slot]) -> Option<u32> {
         let fp = Self::fingerprint(line);
+        let high = fp & !self.low;
         let mut i = self.home(fp);
         loop {
             let e = self.entries[i];
             if e == 0 {
                 return None;
             }
-            let k = (e as u32).wrapping_sub(1);
-            if (e >> 32) as u32 == fp && slots[k as usize].line == line {
+            let k = (e & self.low).wrapping_sub(1);
+            if e & !self.low == high && slots[k as usize].line == line {
                 return Some(k);
             }
             i = (i + 1) & self.mask();
@@ -211,14 +255,14 @@ impl SlotTable {
         while self.entries[i] != 0 {
             i = (i + 1) & self.mask();
         }
-        self.entries[i] = u64::from(fp) << 32 | u64::from(k + 1);
+        self.entries[i] = (fp & !self.low) | (k + 1);
     }
 
     /// Removes `line`, held in slot `k`.
-    fn remove<P>(&mut self, line: u64, k: u32, _: &[Slot<P>]) {
+    fn remove(&mut self, line: u64, k: u32, slots: &[Slot]) {
         let mask = self.mask();
         let mut j = self.home(Self::fingerprint(line));
-        while self.entries[j] as u32 != k + 1 {
+        while self.entries[j] & self.low != k + 1 {
             j = (j + 1) & mask;
         }
         // Backward shift: move each later entry of the run into the hole when its home allows it.
@@ -229,7 +273,11 @@ impl SlotTable {
             if e == 0 {
                 break;
             }
-            let home = self.home((e >> 32) as u32);
+            let home = if self.home_in_entry {
+                self.home(e)
+            } else {
+                self.home(Self::fingerprint(slots[((e & self.low) - 1) as usize].line))
+            };
             if (n.wrapping_sub(home) & mask) >= (n.wrapping_sub(j) & mask) {
                 self.entries[j] = e;
                 j = n;
@@ -244,7 +292,8 @@ struct Wide<P> {
     /// sets - 1: the set count is a power of two (L1 has 4 sets).
     set_mask: u64,
     map: SlotTable,
-    slots: Vec<Slot<P>>,
+    slots: Vec<Slot>,
+    data: Vec<P>,
     /// Per set: most and least recently used slot, slots in use.
     head: Vec<u32>,
     tail: Vec<u32>,
@@ -293,7 +342,8 @@ impl<P: Copy + Default> Lru<P> {
                 ways,
                 set_mask: sets.next_power_of_two() - 1,
                 map,
-                slots: vec![Slot { line: 0, prev: NIL, next: NIL, data: P::default() }; n],
+                slots: vec![Slot { line: 0, prev: NIL, next: NIL }; n],
+                data: vec![P::default(); n],
                 head: vec![NIL; sets as usize],
                 tail: vec![NIL; sets as usize],
                 used: vec![0; sets as usize],
@@ -301,53 +351,105 @@ impl<P: Copy + Default> Lru<P> {
         }
     }
 
+    /// The set a line maps to.
+    #[inline(always)]
+    fn set_of(&self, line: u64) -> usize {
+        match self {
+            Lru::Narrow(c) if c.ways == 0 => 0,
+            Lru::Narrow(c) => (line % c.sets) as usize,
+            Lru::Wide(c) => (line & c.set_mask) as usize,
+        }
+    }
+
+    /// Host bytes one set's tags and data take.
+    fn set_bytes(&self) -> usize {
+        match self {
+            Lru::Narrow(c) => c.ways * (8 + std::mem::size_of::<P>()),
+            Lru::Wide(c) => c.ways as usize * (std::mem::size_of::<Slot>() + std::mem::size_of::<P>()),
+        }
+    }
+
     /// Finds the line, making it the most recently used of its set: the index of its data.
     fn find(&mut self, line: u64) -> Option<usize> {
+        let set = self.set_of(line);
+        self.find_in(set, line)
+    }
+
+    /// [`Lru::find`] with the line's set ([`Lru::set_of`]) known.
+    #[inline(always)]
+    fn find_in(&mut self, set: usize, line: u64) -> Option<usize> {
         match self {
             Lru::Narrow(c) => {
                 if c.ways == 0 {
                     return None;
                 }
-                let base = (line % c.sets) as usize * c.ways;
-                let set = &mut c.tags[base..base + c.ways];
-                let k = set.iter().position(|&t| t == line)?;
-                if k > 0 {
-                    set[..=k].rotate_right(1);
-                    c.data[base..=base + k].rotate_right(1);
-                }
+                let base = set * c.ways;
+                let w = c.search(base, line)?;
+                let d = c.data[base + w];
+                c.make_first(base, w, line, d);
                 Some(base)
             }
             Lru::Wide(c) => {
                 let k = c.map.get(line, &c.slots)?;
-                let s = (line & c.set_mask) as usize;
-                if c.head[s] != k {
-                    c.unlink(s, k);
-                    c.push_front(s, k);
+                if c.head[set] != k {
+                    c.unlink(set, k);
+                    c.push_front(set, k);
                 }
                 Some(k as usize)
             }
         }
     }
 
-    /// Allocates an absent line as the most recently used of its set, with default data: the index of its data
-    /// and the evicted line with its data. `None` in a cache with no ways.
-    fn insert(&mut self, line: u64) -> Option<(usize, Option<(u64, P)>)> {
+    /// Finds the line or allocates it ([`Lru::find`], else [`Lru::insert_in`]) in one search of its set.
+    #[inline(always)]
+    fn touch(&mut self, line: u64) -> Option<(usize, Option<(u64, P)>)> {
+        let set = self.set_of(line);
+        self.touch_in(set, line)
+    }
+
+    /// [`Lru::touch`] with the line's set known.
+    #[inline(always)]
+    fn touch_in(&mut self, set: usize, line: u64) -> Option<(usize, Option<(u64, P)>)> {
         match self {
             Lru::Narrow(c) => {
                 if c.ways == 0 {
                     return None;
                 }
-                let base = (line % c.sets) as usize * c.ways;
-                let last = base + c.ways - 1;
-                let old = (c.tags[last] != EMPTY).then_some((c.tags[last], c.data[last]));
-                c.tags[base..=last].rotate_right(1);
-                c.data[base..=last].rotate_right(1);
-                c.tags[base] = line;
-                c.data[base] = P::default();
-                Some((base, old))
+                let base = set * c.ways;
+                match c.search(base, line) {
+                    Some(w) => {
+                        let d = c.data[base + w];
+                        c.make_first(base, w, line, d);
+                        Some((base, None))
+                    }
+                    None => c.allocate(base, line),
+                }
+            }
+            Lru::Wide(c) => match c.map.get(line, &c.slots) {
+                Some(k) => {
+                    if c.head[set] != k {
+                        c.unlink(set, k);
+                        c.push_front(set, k);
+                    }
+                    Some((k as usize, None))
+                }
+                None => self.insert_in(set, line),
+            },
+        }
+    }
+
+    /// Allocates an absent line as the most recently used of its set `set`, with default data: the index of its
+    /// data and the evicted line with its data. `None` in a cache with no ways.
+    fn insert_in(&mut self, set: usize, line: u64) -> Option<(usize, Option<(u64, P)>)> {
+        match self {
+            Lru::Narrow(c) => {
+                if c.ways == 0 {
+                    return None;
+                }
+                c.allocate(set * c.ways, line)
             }
             Lru::Wide(c) => {
-                let s = (line & c.set_mask) as usize;
+                let s = set;
                 let (k, old) = if c.used[s] < c.ways {
                     let k = s as u32 * c.ways + c.used[s];
                     c.used[s] += 1;
@@ -355,11 +457,12 @@ impl<P: Copy + Default> Lru<P> {
                 } else {
                     let k = c.tail[s];
                     c.unlink(s, k);
-                    let old = c.slots[k as usize];
-                    c.map.remove(old.line, k, &c.slots);
-                    (k, Some((old.line, old.data)))
+                    let old = c.slots[k as usize].line;
+                    c.map.remove(old, k, &c.slots);
+                    (k, Some((old, c.data[k as usize])))
                 };
-                c.slots[k as usize] = Slot { line, prev: NIL, next: NIL, data: P::default() };
+                c.slots[k as usize] = Slot { line, prev: NIL, next: NIL };
+                c.data[k as usize] = P::default();
                 c.push_front(s, k);
                 c.map.insert(line, k);
                 Some((k as usize, old))
@@ -367,11 +470,11 @@ impl<P: Copy + Default> Lru<P> {
         }
     }
 
-    /// The data at an index [`Lru::find`] or [`Lru::insert`] gave.
+    /// The data at an index [`Lru::find`] or [`Lru::touch`] gave.
     fn data(&mut self, i: usize) -> &mut P {
         match self {
             Lru::Narrow(c) => &mut c.data[i],
-            Lru::Wide(c) => &mut c.slots[i].data,
+            Lru::Wide(c) => &mut c.data[i],
         }
     }
 
@@ -381,7 +484,7 @@ impl<P: Copy + Default> Lru<P> {
             Lru::Wide(c) => {
                 for (s, &used) in c.used.iter().enumerate() {
                     let first = s * c.ways as usize;
-                    c.slots[first..first + used as usize].iter().for_each(|slot| f(&slot.data));
+                    c.data[first..first + used as usize].iter().for_each(&mut f);
                 }
             }
         }
@@ -415,22 +518,40 @@ const PAGE_BYTES: u64 = 2 * (PAGE_SECTORS as u64 / 8) + 64;
 const PARTIAL_BYTES: u64 = 16;
 
 /// What each sector's first access was and which bytes were written: the schedule-free bounds.
-#[derive(Default)]
 struct Bounds {
     pages: FxHashMap<u64, usize>,
     store: Vec<Page>,
-    last: Option<(u64, usize)>,
+    /// Recently used pages, by page number mod [`RECENT`]: (page + 1, index in `store`); 0 = none.
+    recent: [(u64, u32); RECENT],
     compulsory: u64,
     unique_written: u64,
     /// Sectors written in part, in every page.
     partial_sectors: u64,
 }
 
+/// Pages remembered without a hash lookup (a kernel's arrays interleave their pages).
+const RECENT: usize = 64;
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds {
+            pages: FxHashMap::default(),
+            store: Vec::new(),
+            recent: [(0, 0); RECENT],
+            compulsory: 0,
+            unique_written: 0,
+            partial_sectors: 0,
+        }
+    }
+}
+
 impl Bounds {
+    #[inline(always)]
     fn page(&mut self, sector: u64) -> &mut Page {
         let key = sector >> 15;
-        let idx = match self.last {
-            Some((k, i)) if k == key => i,
+        let slot = key as usize % RECENT;
+        let idx = match self.recent[slot] {
+            (k, i) if k == key.wrapping_add(1) => i as usize,
             _ => {
                 let next = self.store.len();
                 let i = *self.pages.entry(key).or_insert(next);
@@ -441,7 +562,7 @@ impl Bounds {
                         partial: FxHashMap::default(),
                     });
                 }
-                self.last = Some((key, i));
+                self.recent[slot] = (key.wrapping_add(1), i as u32);
                 i
             }
         };
@@ -450,7 +571,24 @@ impl Bounds {
 
     /// Records an access to the sectors `mask` of `line`: `read` when it reads (a load or an atomic), `bytes`
     /// written per sector (none for a load). A line's four sectors share one word of the page's bits.
+    #[inline(always)]
     fn access(&mut self, line: u64, mask: u8, read: bool, bytes: Option<&[u32; 4]>) {
+        if bytes.is_some() {
+            return self.write(line, mask, read, bytes);
+        }
+        let first = (line << 2) as usize & (PAGE_SECTORS - 1);
+        let p = self.page(line << 2);
+        let (word, shift) = (first / 64, first % 64);
+        let fresh = (!(p.seen[word] >> shift) as u8) & mask & 0xF;
+        p.seen[word] |= u64::from(mask) << shift;
+        if read {
+            self.compulsory += 32 * u64::from(fresh.count_ones());
+        }
+    }
+
+    /// [`Bounds::access`] of a store or an atomic.
+    #[inline(never)]
+    fn write(&mut self, line: u64, mask: u8, read: bool, bytes: Option<&[u32; 4]>) {
         let first = (line << 2) as usize & (PAGE_SECTORS - 1);
         let p = self.page(line << 2);
         let (word, shift) = (first / 64, first % 64);
@@ -508,7 +646,38 @@ pub struct Machine {
     /// For watched issues ([`Issue::watch`]): each sector the lanes touched and where it was served, as
     /// (watch id, sector address >> 5, [`Served`]), in the model's order.
     pub served: Vec<(u32, u64, Served)>,
+    /// Requests routed to L2 and not yet served, by bucket of sets ([`Machine::route`]).
+    buckets: Vec<Vec<Routed>>,
+    /// A set's bucket: `set >> bucket_shift`.
+    bucket_shift: u32,
+    /// The bytes and watch of routed stores, atomics and watched requests.
+    extras: Vec<Extra>,
+    /// The served entries of routed watched requests, in the model's order, until [`Machine::drain`].
+    pending: Vec<(u32, u64, Served)>,
+    /// Whether the bounds are recorded (a schedule check leaves them out: no schedule changes them).
+    pub bounds_on: bool,
 }
+
+/// A request waiting in its bucket: its L2 set and its entry in [`Machine::extras`] ([`NO_EXTRA`]: a load nobody
+/// watches).
+#[derive(Clone, Copy)]
+struct Routed {
+    req: L2Request,
+    set: u32,
+    extra: u32,
+}
+
+const NO_EXTRA: u32 = u32::MAX;
+
+/// A routed request's written bytes, its watch id and where its served entries start in [`Machine::pending`].
+struct Extra {
+    bytes: [u32; 4],
+    watch: u32,
+    served_at: u32,
+}
+
+/// The host bytes of L2 sets one bucket covers: they stay in the host's caches while the bucket is served.
+const BUCKET_BYTES: usize = 64 << 10;
 
 /// One SM's L1/TEX part: its caches and what it counted. An SM sees only its own issues, so SMs may run apart
 /// (on other threads) as long as L2 then serves their requests in the model's order.
@@ -582,16 +751,60 @@ pub struct Issue<'a> {
     pub u: L1Use,
     /// Local memory.
     pub local: bool,
-    /// Its sectors, request by request, each request in increasing address.
-    pub acc: &'a [Access],
-    /// Lines to add to every sector's line: a block played as a translation of another (a multiple of 128 bytes).
+    /// Its lines, request by request, each request's lines in increasing address ([`LineAccess::lines`]).
+    pub lines: &'a [LineAccess],
+    /// The written bytes its store or atomic lines name ([`LineAccess::bytes`]).
+    pub bytes: &'a [[u32; 4]],
+    /// Lines to add to every line: a block played as a translation of another (a multiple of 128 bytes).
     pub shift_lines: u64,
     /// An id under which the issue's sectors are recorded with where they were served ([`Machine::served`]),
     /// or [`UNWATCHED`].
     pub watch: u32,
 }
 
-/// One request from an SM's L1/TEX to L2 for one line: what [`Sm::l1`] passes on and [`Machine::l2`] serves, in
+/// One line of a warp issue: what its lanes touch in one 128-byte line of one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineAccess {
+    /// The line (`address >> 7`).
+    pub line: u64,
+    /// The sectors the lanes touch (bit i = sector i).
+    pub sectors: u8,
+    /// The first line of a request.
+    pub request: bool,
+    /// For a store or an atomic, the index of the line's written bytes (per sector) in the issue's bytes.
+    pub bytes: u32,
+}
+
+impl LineAccess {
+    /// Groups an issue's sectors (request by request, each request's sectors in increasing address) into its
+    /// lines, appending them to `lines` and, with `written`, each line's written bytes to `bytes`.
+    pub fn lines(acc: &[Access], written: bool, lines: &mut Vec<LineAccess>, bytes: &mut Vec<[u32; 4]>) {
+        let mut i = 0;
+        while i < acc.len() {
+            let line = acc[i].sector >> 2;
+            let mut j = i + 1;
+            while j < acc.len() && !acc[j].request && acc[j].sector >> 2 == line {
+                j += 1;
+            }
+            let mut mask = 0u8;
+            let mut b = [0u32; 4];
+            for a in &acc[i..j] {
+                mask |= 1 << (a.sector & 3);
+                b[(a.sector & 3) as usize] |= a.bytes;
+            }
+            let at = if written {
+                bytes.push(b);
+                (bytes.len() - 1) as u32
+            } else {
+                0
+            };
+            lines.push(LineAccess { line, sectors: mask, request: acc[i].request || i == 0, bytes: at });
+            i = j;
+        }
+    }
+}
+
+/// One request from an SM's L1/TEX to L2 for one line: what [`Sm::l1`] passes on and [`Machine::route`] takes, in
 /// the model's order. 16 bytes: a round's requests of every SM are held at once. A store's or an atomic's written
 /// bytes travel beside it, in its [`Outbox`].
 #[derive(Clone, Copy, Debug)]
@@ -614,6 +827,10 @@ impl Machine {
     pub fn new(shape: Shape, sites: usize) -> Machine {
         let l1_ways = u32::try_from(shape.l1_bytes / 512).unwrap_or(u32::MAX);
         let ro_ways = u32::try_from(shape.read_only_bytes / 512).unwrap_or(u32::MAX);
+        let l2 = Lru::new(shape.l2_sets, shape.l2_ways);
+        let per_bucket = (BUCKET_BYTES / l2.set_bytes().max(1)).max(1);
+        let bucket_shift = usize::BITS - 1 - per_bucket.leading_zeros();
+        let buckets = ((shape.l2_sets.max(1) as usize - 1) >> bucket_shift) + 1;
         Machine {
             sms: (0..shape.sms)
                 .map(|_| Sm {
@@ -624,23 +841,37 @@ impl Machine {
                     served: Vec::new(),
                 })
                 .collect(),
-            l2: Lru::new(shape.l2_sets, shape.l2_ways),
+            l2,
             partial: FxHashMap::default(),
             bounds: Bounds::default(),
             sites: vec![SiteTraffic::default(); sites],
             totals: Totals::default(),
             served: Vec::new(),
+            buckets: (0..buckets).map(|_| Vec::new()).collect(),
+            bucket_shift,
+            extras: Vec::new(),
+            pending: Vec::new(),
+            bounds_on: true,
         }
     }
 
     /// One warp issue of instruction `site` on SM `sm`, through L1 and then L2 at once.
     pub fn issue(&mut self, sm: usize, site: usize, u: L1Use, local: bool, acc: &[Access]) {
+        let (mut lines, mut bytes) = (Vec::new(), Vec::new());
+        LineAccess::lines(
+            acc,
+            !matches!(u, L1Use::Cached { .. } | L1Use::ReadOnly | L1Use::Uncached),
+            &mut lines,
+            &mut bytes,
+        );
         let mut out = Outbox::default();
-        self.sms[sm].l1(&Issue { site, u, local, acc, shift_lines: 0, watch: UNWATCHED }, &mut out);
+        let issue = Issue { site, u, local, lines: &lines, bytes: &bytes, shift_lines: 0, watch: UNWATCHED };
+        self.sms[sm].l1(&issue, &mut out);
         self.take_l1_served(sm);
         for r in out.reqs.clone() {
-            self.l2(&r, &mut out, UNWATCHED);
+            self.route(&r, &mut out, UNWATCHED);
         }
+        self.drain();
     }
 
     /// Moves SM `sm`'s recorded L1 hits of watched issues into [`Machine::served`]: before L2 serves the round
@@ -654,14 +885,13 @@ impl Machine {
 }
 
 impl Sm {
-    /// The L1/TEX part of one warp issue: `issue.acc` holds its sectors, request by request, each in increasing
-    /// address. What goes on to L2 is appended to `out`, in order.
+    /// The L1/TEX part of one warp issue: `issue.lines` holds its lines, request by request, each request's
+    /// lines in increasing address. What goes on to L2 is appended to `out`, in order.
     pub fn l1(&mut self, issue: &Issue, out: &mut Outbox) {
-        let Issue { site, u, local, acc, shift_lines, watch } = *issue;
+        let Issue { site, u, local, lines, bytes, shift_lines, watch } = *issue;
         let op = op_index(u);
         let space = usize::from(local);
         let mut l1 = Traffic::default();
-        let mut i = 0;
         let kind = match u {
             L1Use::Store => Kind::Store,
             L1Use::Atomic { .. } => Kind::Atomic,
@@ -672,22 +902,10 @@ impl Sm {
             L1Use::ReadOnly => Some((self.read_only.is_some(), false)),
             _ => None,
         };
-        while i < acc.len() {
-            if acc[i].request || i == 0 {
-                l1.requests += 1;
-            }
-            // One line: the run of sectors of this request in the same line.
-            let line = (acc[i].sector >> 2).wrapping_add(shift_lines);
-            let mut j = i + 1;
-            let first = acc[i].sector >> 2;
-            while j < acc.len() && !acc[j].request && acc[j].sector >> 2 == first {
-                j += 1;
-            }
-            let run = &acc[i..j];
-            let mut mask = 0u8;
-            for a in run {
-                mask |= 1 << (a.sector & 3);
-            }
+        for la in lines {
+            l1.requests += u64::from(la.request);
+            let line = la.line.wrapping_add(shift_lines);
+            let mask = la.sectors;
             l1.sectors += u64::from(mask.count_ones());
             let mut req = L2Request {
                 line,
@@ -703,10 +921,7 @@ impl Sm {
                         (Some(c), true) => c,
                         _ => &mut self.l1,
                     };
-                    let slot = match cache.find(line) {
-                        Some(k) => Some(k),
-                        None => cache.insert(line).map(|(k, _)| k),
-                    };
+                    let slot = cache.touch(line).map(|(k, _)| k);
                     let valid = slot.map_or(0, |k| *cache.data(k));
                     l1.hits += u64::from((valid & mask).count_ones());
                     if watch != UNWATCHED {
@@ -739,16 +954,11 @@ impl Sm {
                         }
                     }
                     if kind != Kind::Load {
-                        let mut bytes = [0; 4];
-                        for a in run {
-                            bytes[(a.sector & 3) as usize] |= a.bytes;
-                        }
-                        out.bytes.push(bytes);
+                        out.bytes.push(bytes[la.bytes as usize]);
                     }
                     out.reqs.push(req);
                 }
             }
-            i = j;
         }
         self.sites[site].add(&l1);
         self.totals[space][op].add(&l1);
@@ -756,13 +966,14 @@ impl Sm {
 }
 
 impl Machine {
-    /// L2's part of one request, in the model's order: tags, sectors, DRAM reads and write-backs, and the
-    /// bounds (an L1 hit is never a sector's first access, except after a 2.x line fill, which sends a request with
-    /// no sectors for the bounds alone, so the requests see every first access). `from` is the outbox the
-    /// request came in, which holds a store's or an atomic's bytes; `watch` an id as [`Issue::watch`], under which
-    /// its sectors are recorded with where they were served.
+    /// L2's part of one request, taken in the model's order: the bounds at once, then the request waits in the
+    /// bucket of its set until [`Machine::drain`] serves the round (tags, sectors, DRAM reads and write-backs).
+    /// An L1 hit is never a sector's first access, except after a 2.x line fill, which sends a request with no
+    /// sectors for the bounds alone, so the requests see every first access. `from` is the outbox the request
+    /// came in, which holds a store's or an atomic's bytes; `watch` an id as [`Issue::watch`], under which its
+    /// sectors are recorded with where they were served.
     #[inline(always)]
-    pub fn l2(&mut self, r: &L2Request, from: &mut Outbox, watch: u32) {
+    pub fn route(&mut self, r: &L2Request, from: &mut Outbox, watch: u32) {
         let line = r.line;
         let bytes = match r.kind {
             Kind::Load => [0; 4],
@@ -772,30 +983,73 @@ impl Machine {
                 b
             }
         };
-        match r.kind {
-            Kind::Load => self.bounds.access(line, r.touched, true, None),
-            Kind::Store => self.bounds.access(line, r.touched, false, Some(&bytes)),
-            Kind::Atomic => self.bounds.access(line, r.touched, true, Some(&bytes)),
+        if self.bounds_on {
+            match r.kind {
+                Kind::Load => self.bounds.access(line, r.touched, true, None),
+                Kind::Store => self.bounds.access(line, r.touched, false, Some(&bytes)),
+                Kind::Atomic => self.bounds.access(line, r.touched, true, Some(&bytes)),
+            }
         }
         if r.sectors == 0 {
             return;
         }
-        let k = match self.l2.find(line) {
-            Some(k) => Some(k),
-            None => match self.l2.insert(line) {
-                Some((k, old)) => {
-                    if let Some((tag, old)) = old {
-                        self.totals.dram_write_bytes += 32 * u64::from(old.dirty.count_ones());
+        let set = self.l2.set_of(line);
+        let extra = if r.kind == Kind::Load && watch == UNWATCHED {
+            NO_EXTRA
+        } else {
+            // A watched request's sectors take their places in `served` now, in the model's order; serving
+            // fills in where each was served.
+            let served_at = self.pending.len() as u32;
+            if watch != UNWATCHED {
+                for s in (0..SECTORS).filter(|s| (r.sectors & r.touched) >> s & 1 != 0) {
+                    self.pending.push((watch, line << 2 | u64::from(s), Served::L2));
+                }
+            }
+            self.extras.push(Extra { bytes, watch, served_at });
+            (self.extras.len() - 1) as u32
+        };
+        self.buckets[set >> self.bucket_shift].push(Routed { req: *r, set: set as u32, extra });
+    }
+
+    /// Serves the routed requests, bucket by bucket. L2's sets never see one another, so serving each set's
+    /// requests in the model's order gives the model's figures, while a bucket's sets stay in the host's caches.
+    pub fn drain(&mut self) {
+        for b in 0..self.buckets.len() {
+            let mut bucket = std::mem::take(&mut self.buckets[b]);
+            for x in &bucket {
+                self.serve(x);
+            }
+            bucket.clear();
+            self.buckets[b] = bucket;
+        }
+        self.served.append(&mut self.pending);
+        self.extras.clear();
+    }
+
+    #[inline(always)]
+    fn serve(&mut self, x: &Routed) {
+        let r = &x.req;
+        let line = r.line;
+        let set = x.set as usize;
+        let (bytes, watch, served_at) = match self.extras.get(x.extra as usize) {
+            Some(e) => (e.bytes, e.watch, e.served_at as usize),
+            None => ([0; 4], UNWATCHED, 0),
+        };
+        let k = match self.l2.touch_in(set, line) {
+            Some((k, old)) => {
+                if let Some((tag, old)) = old {
+                    self.totals.dram_write_bytes += 32 * u64::from(old.dirty.count_ones());
+                    if old.partial != 0 {
                         for s in 0..SECTORS {
                             if old.partial >> s & 1 != 0 {
                                 self.partial.remove(&(tag << 2 | u64::from(s)));
                             }
                         }
                     }
-                    Some(k)
                 }
-                None => None,
-            },
+                Some(k)
+            }
+            None => None,
         };
         let mut spare = L2Line::default();
         let l = match k {
@@ -803,59 +1057,63 @@ impl Machine {
             None => &mut spare,
         };
         let before = l.valid | l.full;
-        let (mut sectors, mut hits, mut dram) = (0u64, 0u64, 0u64);
-        for s in 0..SECTORS {
-            if r.sectors >> s & 1 == 0 {
-                continue;
-            }
-            sectors += 1;
-            let bit = 1u8 << s;
-            let present = (l.valid | l.full) & bit != 0;
-            let mut write = |l: &mut L2Line| {
-                let b = bytes[s as usize];
-                if l.full & bit != 0 || b == 0 {
-                    return;
+        let sectors = u64::from(r.sectors.count_ones());
+        let (mut hits, mut dram) = (0u64, 0u64);
+        if r.kind == Kind::Load {
+            // A sector is present when valid or fully written; a missing one is read from DRAM.
+            let missing = r.sectors & !before;
+            hits = u64::from((r.sectors & before).count_ones());
+            dram = 32 * u64::from(missing.count_ones());
+            l.valid |= missing;
+        } else {
+            for s in 0..SECTORS {
+                if r.sectors >> s & 1 == 0 {
+                    continue;
                 }
-                let sector = line << 2 | u64::from(s);
-                let so_far = if l.partial & bit != 0 { self.partial.get(&sector).copied().unwrap_or(0) } else { 0 };
-                let now = so_far | b;
-                if now == u32::MAX {
-                    l.full |= bit;
-                    if l.partial & bit != 0 {
-                        self.partial.remove(&sector);
-                        l.partial &= !bit;
+                let bit = 1u8 << s;
+                let present = (l.valid | l.full) & bit != 0;
+                let mut write = |l: &mut L2Line| {
+                    let b = bytes[s as usize];
+                    if l.full & bit != 0 || b == 0 {
+                        return;
                     }
-                } else {
-                    self.partial.insert(sector, now);
-                    l.partial |= bit;
-                }
-            };
-            match r.kind {
-                Kind::Store => {
+                    let sector = line << 2 | u64::from(s);
+                    let so_far = if l.partial & bit != 0 { self.partial.get(&sector).copied().unwrap_or(0) } else { 0 };
+                    let now = so_far | b;
+                    if now == u32::MAX {
+                        l.full |= bit;
+                        if l.partial & bit != 0 {
+                            self.partial.remove(&sector);
+                            l.partial &= !bit;
+                        }
+                    } else {
+                        self.partial.insert(sector, now);
+                        l.partial |= bit;
+                    }
+                };
+                if r.kind == Kind::Store {
                     hits += 1;
                     write(l);
                     l.dirty |= bit;
-                }
-                Kind::Load | Kind::Atomic => {
+                } else {
                     if present {
                         hits += 1;
                     } else {
                         dram += 32;
                         l.valid |= bit;
                     }
-                    if r.kind == Kind::Atomic {
-                        write(l);
-                        l.dirty |= bit;
-                    }
+                    write(l);
+                    l.dirty |= bit;
                 }
             }
         }
         if watch != UNWATCHED {
             // Which sectors missed: those the request sent that were neither valid nor fully written before.
-            for s in (0..SECTORS).filter(|s| (r.sectors & r.touched) >> s & 1 != 0) {
-                let bit = 1u8 << s;
-                let missed = matches!(r.kind, Kind::Load | Kind::Atomic) && before & bit == 0;
-                self.served.push((watch, line << 2 | u64::from(s), if missed { Served::Dram } else { Served::L2 }));
+            let touched = (0..SECTORS).filter(|s| (r.sectors & r.touched) >> s & 1 != 0);
+            for (at, s) in (served_at..).zip(touched) {
+                if r.kind != Kind::Store && before & (1u8 << s) == 0 {
+                    self.pending[at].2 = Served::Dram;
+                }
             }
         }
         let t = Traffic { requests: 1, sectors, hits };
