@@ -69,13 +69,16 @@ trunk build --release
 # links (+0.6 KB). Trimmed on the way: Unicode's case and alphabet tables out of the answers file's name (-8.3 KB
 # before it landed). The main module's budget rises to 335 KB; moving the lab's grading and the figure's scene
 # into the workers, as docs/performance.md plans, is the way back under 300.
-# Budgets: main module 335 KB, CUDA 475 KB, the other language workers 350 KB, the memory worker 640 KB; the
+# Issue 37 (the memory system at lecture speed) took the memory worker from 638,622 to 641,139 bytes: L2
+# served set by set from buckets, and traces played step by step in lines (the tiled SGEMM grid 2.6x -> 2.0x
+# of cache_limit.c), its budget rising from 640 to 645 KB.
+# Budgets: main module 335 KB, CUDA 475 KB, the other language workers 350 KB, the memory worker 645 KB; the
 # lab and demangler workers stay at 300 KB.
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in
     warpscope-engine-cuda*) BUDGET=475000 ;;
-    warpscope-engine-memory*) BUDGET=640000 ;;
+    warpscope-engine-memory*) BUDGET=645000 ;;
     warpscope-engine*) BUDGET=350000 ;;
     # The main module: its name is Trunk's 16-digit content hash.
     warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=335000 ;;
