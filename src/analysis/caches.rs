@@ -444,8 +444,7 @@ impl BlockTrace {
                 let Some(i) = issues.get(t) else { continue };
                 let start = self.lines.len() as u32;
                 let acc = &self.acc[i.start as usize..(i.start + i.len) as usize];
-                let written = matches!(i.u, L1Use::Store | L1Use::Atomic { .. });
-                LineAccess::lines(acc, written, &mut self.lines, &mut self.bytes);
+                LineAccess::lines(acc, i.u, &mut self.lines, &mut self.bytes);
                 // Issues share a few coefficient vectors (one per instruction, as a rule): found among the
                 // last ones, else added.
                 let recent = self.coefs.len().saturating_sub(COEF_SEARCH);
@@ -457,7 +456,7 @@ impl BlockTrace {
                     }
                 };
                 let len = self.lines.len() as u32 - start;
-                // An issue touches at most 32 lines per request and 4 requests (16-byte accesses).
+                // Each lane touches one sector, so an issue touches at most 32 lines.
                 self.issues.push(Step {
                     site: i.site,
                     warp: w as u32,
@@ -609,7 +608,7 @@ fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
 const ROUND: usize = 256;
 /// The most line accesses a round's issues hold, over all SMs: fewer steps per round when the wave's issues
 /// touch many lines, so that the requests held for L2 (16 bytes each, at most one per line access, and 24 bytes
-/// each again while they wait in L2's buckets) stay within 160 MB whatever the kernel.
+/// each again while they wait in L2's buckets) stay within 20 MB whatever the kernel.
 const ROUND_ACCESSES: usize = 1 << 19;
 
 /// The block whose issues the figure draws: its issues get watch ids, each naming (site, warp, pass).
@@ -701,8 +700,9 @@ fn l1_round(sm: usize, state: &mut Sm, r: &mut SmRound, inp: &RoundInput, mut wa
     }
 }
 
-/// Issues in a round below which its SMs' L1 parts run on the caller's thread: starting threads costs more.
-const PARALLEL_ISSUES: usize = 1 << 14;
+/// Line accesses in a round below which its SMs' L1 parts run on the caller's thread: starting threads costs
+/// more.
+const PARALLEL_LINES: usize = 1 << 14;
 
 /// Plays one wave's blocks, SM by SM, in lockstep steps: per round, each SM's L1 part (on up to `threads`
 /// threads; SMs never see one another), then L2 serves the round's requests in the model's order (step, SM,
@@ -723,17 +723,15 @@ fn play(
     let steps = wave.iter().map(|b| traces[b.trace].steps.len()).max().unwrap_or(0);
     let sms = s.min(wave.len());
     rounds.resize_with(sms.max(rounds.len()), SmRound::default);
-    let issues_per_step = wave.iter().map(|b| traces[b.trace].busiest).sum::<usize>();
     // The wave's line accesses per step, at their most: each block's busiest step.
-    let accesses_per_step: usize = wave.iter().map(|b| traces[b.trace].busiest).sum();
-    let round = (ROUND_ACCESSES / accesses_per_step.max(1)).clamp(1, ROUND);
+    let lines_per_step: usize = wave.iter().map(|b| traces[b.trace].busiest).sum();
+    let round = (ROUND_ACCESSES / lines_per_step.max(1)).clamp(1, ROUND);
     let mut t0 = 0;
     while t0 < steps {
         let t1 = (t0 + round).min(steps);
         let inp = RoundInput { traces, wave, s, warps, local_bytes, steps: t0..t1 };
         let watched_sm = watched.map(|k| k % s);
-        let parallel =
-            cfg!(not(target_arch = "wasm32")) && threads > 1 && issues_per_step * (t1 - t0) >= PARALLEL_ISSUES;
+        let parallel = cfg!(not(target_arch = "wasm32")) && threads > 1 && lines_per_step * (t1 - t0) >= PARALLEL_LINES;
         if parallel {
             let per = sms.div_ceil(threads.min(sms));
             let mut wt = watch.as_deref_mut();
@@ -969,7 +967,7 @@ fn run_grid(
 pub struct ScheduleRun {
     /// Its R.
     pub blocks_per_sm: u32,
-    /// Its totals.
+    /// Its totals, without the bounds (no schedule changes them: the main run has them).
     pub totals: Totals,
 }
 

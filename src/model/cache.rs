@@ -372,12 +372,6 @@ impl<P: Copy + Default> Lru<P> {
     /// Finds the line, making it the most recently used of its set: the index of its data.
     fn find(&mut self, line: u64) -> Option<usize> {
         let set = self.set_of(line);
-        self.find_in(set, line)
-    }
-
-    /// [`Lru::find`] with the line's set ([`Lru::set_of`]) known.
-    #[inline(always)]
-    fn find_in(&mut self, set: usize, line: u64) -> Option<usize> {
         match self {
             Lru::Narrow(c) => {
                 if c.ways == 0 {
@@ -573,9 +567,6 @@ impl Bounds {
     /// written per sector (none for a load). A line's four sectors share one word of the page's bits.
     #[inline(always)]
     fn access(&mut self, line: u64, mask: u8, read: bool, bytes: Option<&[u32; 4]>) {
-        if bytes.is_some() {
-            return self.write(line, mask, read, bytes);
-        }
         let first = (line << 2) as usize & (PAGE_SECTORS - 1);
         let p = self.page(line << 2);
         let (word, shift) = (first / 64, first % 64);
@@ -584,18 +575,19 @@ impl Bounds {
         if read {
             self.compulsory += 32 * u64::from(fresh.count_ones());
         }
+        if let Some(bytes) = bytes {
+            self.write(line, mask, bytes);
+        }
     }
 
-    /// [`Bounds::access`] of a store or an atomic.
+    /// The written part of [`Bounds::access`] (stores and atomics): which bytes of each sector are now written.
     #[inline(never)]
-    fn write(&mut self, line: u64, mask: u8, read: bool, bytes: Option<&[u32; 4]>) {
+    fn write(&mut self, line: u64, mask: u8, bytes: &[u32; 4]) {
         let first = (line << 2) as usize & (PAGE_SECTORS - 1);
         let p = self.page(line << 2);
         let (word, shift) = (first / 64, first % 64);
-        let fresh = (!(p.seen[word] >> shift) as u8) & mask & 0xF;
-        p.seen[word] |= u64::from(mask) << shift;
         let mut new_bytes = 0;
-        if let Some(bytes) = bytes {
+        {
             if p.full.is_empty() {
                 p.full = vec![0; PAGE_SECTORS / 64];
             }
@@ -622,9 +614,6 @@ impl Bounds {
                 }
             }
             self.partial_sectors = self.partial_sectors.wrapping_add_signed(partial_change);
-        }
-        if read {
-            self.compulsory += 32 * u64::from(fresh.count_ones());
         }
         self.unique_written += new_bytes;
     }
@@ -776,9 +765,11 @@ pub struct LineAccess {
 }
 
 impl LineAccess {
-    /// Groups an issue's sectors (request by request, each request's sectors in increasing address) into its
-    /// lines, appending them to `lines` and, with `written`, each line's written bytes to `bytes`.
-    pub fn lines(acc: &[Access], written: bool, lines: &mut Vec<LineAccess>, bytes: &mut Vec<[u32; 4]>) {
+    /// Groups the sectors of an issue through `u` (request by request, each request's sectors in increasing
+    /// address) into its lines, appending them to `lines` and, for a store or an atomic, each line's written
+    /// bytes to `bytes`.
+    pub fn lines(acc: &[Access], u: L1Use, lines: &mut Vec<LineAccess>, bytes: &mut Vec<[u32; 4]>) {
+        let written = matches!(u, L1Use::Store | L1Use::Atomic { .. });
         let mut i = 0;
         while i < acc.len() {
             let line = acc[i].sector >> 2;
@@ -858,12 +849,7 @@ impl Machine {
     /// One warp issue of instruction `site` on SM `sm`, through L1 and then L2 at once.
     pub fn issue(&mut self, sm: usize, site: usize, u: L1Use, local: bool, acc: &[Access]) {
         let (mut lines, mut bytes) = (Vec::new(), Vec::new());
-        LineAccess::lines(
-            acc,
-            !matches!(u, L1Use::Cached { .. } | L1Use::ReadOnly | L1Use::Uncached),
-            &mut lines,
-            &mut bytes,
-        );
+        LineAccess::lines(acc, u, &mut lines, &mut bytes);
         let mut out = Outbox::default();
         let issue = Issue { site, u, local, lines: &lines, bytes: &bytes, shift_lines: 0, watch: UNWATCHED };
         self.sms[sm].l1(&issue, &mut out);
