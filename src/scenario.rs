@@ -566,15 +566,31 @@ impl Scenario {
         r: ProgramResult,
         control: &mut dyn Control,
     ) -> Result<ProgramResult, RunError> {
+        self.add_caches_checked(a, r, control, true)
+    }
+
+    /// [`Scenario::add_caches`], with a grid's schedule check (`check`) or without it (the page runs it in a
+    /// second worker and adds it with [`crate::analysis::caches::CacheResult::with_schedule`]).
+    pub fn add_caches_checked(
+        &self,
+        a: &Analysis,
+        r: ProgramResult,
+        control: &mut dyn Control,
+        check: bool,
+    ) -> Result<ProgramResult, RunError> {
         #[cfg(feature = "caches")]
         if let Some(settings) = &self.caches {
             let mut r = r;
-            let c = a.caches(self.block_idx, settings, control)?;
+            let c = if check {
+                a.caches(self.block_idx, settings, control)?
+            } else {
+                a.caches_alone(self.block_idx, settings, control)?
+            };
             r.cache_chart = Some(c.chart());
             r.caches = Some(c);
             return Ok(r);
         }
-        let _ = (a, control);
+        let _ = (a, control, check);
         Ok(r)
     }
 

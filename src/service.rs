@@ -41,6 +41,30 @@ pub struct Request {
     /// the instruction its goals are about).
     #[serde(default)]
     pub focus: Option<String>,
+    /// Where a grid's schedule check runs (the memory system's other number of blocks per SM): here after the
+    /// main run, or in a second worker beside it.
+    #[serde(default)]
+    #[cfg_attr(not(feature = "caches"), serde(skip))]
+    pub schedule: Schedule,
+    /// With [`Schedule::Apart`]: the check's figures, computed by the second worker, to add to the result. The page
+    /// passes on what that worker wrote without reading it, so its module carries no code for it.
+    #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_serializing))]
+    #[cfg_attr(not(feature = "caches"), serde(skip))]
+    pub check: Option<crate::analysis::caches::Sensitivity>,
+}
+
+/// Where a memory-system run's schedule check ([`Analysis::cache_schedule_check`]) runs. The page runs it in a
+/// second worker where the machine has a core for it, so the two runs take about one run's time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Schedule {
+    /// After the main run, in the same worker.
+    #[default]
+    Here,
+    /// Elsewhere: the result comes without it, or with [`Request::check`] added to it.
+    Apart,
+    /// The check alone, answered as [`Reply::Schedule`].
+    Only,
 }
 
 /// The issue the figure shows.
@@ -145,6 +169,17 @@ pub enum Reply {
         /// The mangled symbols.
         symbols: Vec<String>,
     },
+    /// A schedule check asked for alone ([`Schedule::Only`]): `None` for a launch of one block.
+    /// The page reads only that it came and passes `run` on to the main worker ([`Request::check`]).
+    /// A build without the cache model (the page's language workers) never sends one.
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    #[cfg_attr(not(feature = "caches"), serde(skip))]
+    Schedule {
+        /// The request.
+        id: u64,
+        /// The other run's figures.
+        run: Option<crate::analysis::caches::Sensitivity>,
+    },
     /// Nothing more comes for this request.
     Done {
         /// The request.
@@ -164,6 +199,7 @@ impl Reply {
             | Reply::Stopped { id, .. }
             | Reply::Kernels { id, .. }
             | Reply::Names { id, .. }
+            | Reply::Schedule { id, .. }
             | Reply::Done { id } => *id,
         }
     }
@@ -247,6 +283,11 @@ pub struct Cache {
     analysis: Option<Analysis>,
     result: Option<ProgramResult>,
     fixes: Vec<((usize, usize), Vec<Suggestion>)>,
+    /// `result` came without its schedule check, which runs elsewhere ([`Schedule::Apart`]).
+    unchecked: bool,
+    /// The schedule check of `scenario`, when this worker ran it alone ([`Schedule::Only`]).
+    #[cfg_attr(not(feature = "caches"), allow(dead_code))]
+    check: Option<Option<crate::analysis::caches::Sensitivity>>,
 }
 
 /// The run's control: the scenario's limits (a run that keeps finishing blocks may go on to `max_seconds`; one
@@ -363,11 +404,64 @@ fn shown(
     Some(Shown { instr, issue, warp, pass, title, report, why, others })
 }
 
+/// A schedule check alone ([`Schedule::Only`]): the grid with another number of blocks per SM, beside the
+/// main run in another worker. Stopped and failed runs answer as a whole run does.
+#[cfg(feature = "caches")]
+fn serve_check(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
+    let (id, sc) = (req.id, &req.scenario);
+    if cache.scenario.as_ref() != Some(sc) || cache.check.is_none() {
+        crate::lang::params::learn_names(&req.names);
+        let analysis = sc.analysis();
+        let symbols = crate::lang::params::take_missing();
+        if !symbols.is_empty() {
+            // The main run asks for the names; the page sends the check again with them.
+            reply(Reply::Names { id, symbols });
+            return reply(Reply::Done { id });
+        }
+        let analysis = match analysis {
+            Ok(a) => a,
+            Err(e) => {
+                reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
+                return reply(Reply::Done { id });
+            }
+        };
+        let mut watch = watch(id, sc, reply);
+        let ran = match &sc.caches {
+            Some(settings) => analysis.cache_schedule_check(settings, &mut watch),
+            None => Ok(None),
+        };
+        match ran {
+            Ok(run) => {
+                let run = run.map(|r| r.figures());
+                *cache = Cache { scenario: Some(sc.clone()), check: Some(run), ..Cache::default() }
+            }
+            Err(crate::program::grid::RunError::Stopped { progress, .. }) => {
+                let hit = watch.deadline.hit().unwrap_or(crate::scenario::LimitHit::Total(sc.limits.max_seconds));
+                reply(Reply::Stopped { id, message: stopped_message(sc, &progress, hit) });
+                return reply(Reply::Done { id });
+            }
+            Err(e) => {
+                let e = sc.run_error(e);
+                reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
+                return reply(Reply::Done { id });
+            }
+        }
+    }
+    reply(Reply::Schedule { id, run: cache.check.clone().flatten() });
+    reply(Reply::Done { id })
+}
+
 /// Serves one request, calling `reply` for each answer (the last is always `Done`).
 pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let id = req.id;
     let sc = &req.scenario;
-    let same = cache.scenario.as_ref() == Some(sc) && cache.result.is_some();
+    // A build without the cache model refuses the scenario (`Scenario::analysis`), as a whole run does.
+    #[cfg(feature = "caches")]
+    if req.schedule == Schedule::Only {
+        return serve_check(req, cache, reply);
+    }
+    let here = req.schedule == Schedule::Here;
+    let same = cache.scenario.as_ref() == Some(sc) && cache.result.is_some() && !(here && cache.unchecked);
     let mut sent_shown = None;
     if !same {
         crate::lang::params::learn_names(&req.names);
@@ -400,7 +494,8 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
             }
         }
         let mut watch = watch(id, sc, reply);
-        let ran = analysis.run(sc.blocks(), &mut watch).and_then(|r| sc.add_caches(&analysis, r, &mut watch));
+        let ran =
+            analysis.run(sc.blocks(), &mut watch).and_then(|r| sc.add_caches_checked(&analysis, r, &mut watch, here));
         let hit = watch.deadline.hit();
         let result = match ran {
             Ok(r) => r,
@@ -425,8 +520,24 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
                 return reply(Reply::Done { id });
             }
         };
-        *cache =
-            Cache { scenario: Some(sc.clone()), analysis: Some(analysis), result: Some(result), fixes: Vec::new() };
+        let unchecked = !here && result.caches.is_some();
+        *cache = Cache {
+            scenario: Some(sc.clone()),
+            analysis: Some(analysis),
+            result: Some(result),
+            unchecked,
+            ..Cache::default()
+        };
+    }
+    // The schedule check a second worker ran, added to the result.
+    #[cfg(feature = "caches")]
+    if let (Some(check), Some(r), true) = (&req.check, cache.result.as_mut(), cache.unchecked) {
+        if let Some(c) = r.caches.take() {
+            let c = c.with_schedule_figures(Some(check.clone()));
+            r.cache_chart = Some(c.chart());
+            r.caches = Some(c);
+        }
+        cache.unchecked = false;
     }
     let (Some(analysis), Some(result)) = (&cache.analysis, &cache.result) else { return reply(Reply::Done { id }) };
     // Always sent: the page may have asked from a fresh pane that has no result yet.

@@ -13,7 +13,18 @@ fn request(id: u64, text: &str, block: &str) -> Request {
         block: Dim3::parse(block, "block").expect("test block"),
         ..Scenario::default()
     };
-    Request { id, scenario, instr: 0, issue: 0, all_warps: false, names: Vec::new(), goals: None, focus: None }
+    Request {
+        id,
+        scenario,
+        instr: 0,
+        issue: 0,
+        all_warps: false,
+        names: Vec::new(),
+        goals: None,
+        focus: None,
+        schedule: Default::default(),
+        check: None,
+    }
 }
 
 /// Every reply but the kernel menu's (which leads each new CUDA request's: see
@@ -39,6 +50,7 @@ fn kinds(rs: &[Reply]) -> Vec<&'static str> {
             Reply::Stopped { .. } => "stopped",
             Reply::Names { .. } => "names",
             Reply::Kernels { .. } => "kernels",
+            Reply::Schedule { .. } => "schedule",
             Reply::Done { .. } => "done",
         })
         .collect()
@@ -459,4 +471,60 @@ fn a_text_that_changed_only_in_comments_is_the_same_code() {
     assert!(!same_code(s, &s.replace("a // b", "a // c")));
     let spliced = "int a; // note\nint b;\n";
     assert!(!same_code(spliced, &spliced.replace("// note", "// note \\")));
+}
+
+/// Issue 37: the page runs a grid's schedule check in a second worker beside the main run. The main worker
+/// answers without the check (`Schedule::Apart`), the second answers the check alone
+/// (`Schedule::Only`), and the main worker adds it when the page hands it over (`Request::check`),
+/// from its kept result, without running again. The result is exactly the one-worker run's (`Schedule::Here`),
+/// the chart and the "sensitive to the schedule" decision included.
+#[test]
+#[cfg(feature = "caches")]
+fn a_schedule_check_run_in_a_second_worker_gives_the_one_worker_result() {
+    use warpscope::service::Schedule;
+    let text =
+        "__global__ void k(const float *a, float *b) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    \
+                b[i] = a[2 * i] + a[2 * i + 1];\n}\n";
+    let mut req = request(1, text, "128");
+    req.scenario.grid = Dim3::linear(256);
+    req.scenario.caches = Some(Default::default());
+    let result_of = |rs: &[Reply]| {
+        rs.iter().find_map(|r| match r {
+            Reply::Result { result, .. } => Some(result.clone()),
+            _ => None,
+        })
+    };
+    let one = replies(&req, &mut Cache::default());
+    let whole = result_of(&one).expect("the one-worker result");
+    let sched = whole.caches.as_ref().and_then(|c| c.schedule.clone()).expect("a grid's run has its check");
+    // The preset's R is 16 blocks of 4 warps (2048 threads per SM on 8.0); the check runs half of it.
+    assert_eq!(sched.blocks_per_sm, 8);
+
+    let mut main = Cache::default();
+    let apart = replies(&Request { schedule: Schedule::Apart, ..req.clone() }, &mut main);
+    let alone = result_of(&apart).expect("the main run's result");
+    assert_eq!(alone.caches.as_ref().map(|c| c.schedule.is_none()), Some(true), "no check in the main run");
+    assert_eq!(alone.caches.as_ref().map(|c| &c.totals), whole.caches.as_ref().map(|c| &c.totals));
+
+    let mut helper = Cache::default();
+    let only = replies(&Request { id: 2, schedule: Schedule::Only, ..req.clone() }, &mut helper);
+    assert_eq!(kinds(&only).last(), Some(&"done"));
+    let run = only.iter().find_map(|r| match r {
+        Reply::Schedule { id: 2, run } => Some(run.clone()),
+        _ => None,
+    });
+    let run = run.expect("the check's reply").expect("a grid has a check");
+    assert_eq!(run.blocks_per_sm, 8);
+
+    let merged =
+        replies(&Request { id: 3, schedule: Schedule::Apart, check: Some(run.clone()), ..req.clone() }, &mut main);
+    assert!(!kinds(&merged).contains(&"progress"), "the kept result, not a new run: {:?}", kinds(&merged));
+    assert_eq!(result_of(&merged).as_deref(), Some(&*whole));
+    // Asked again for the same scenario, the second worker answers from what it kept.
+    let again = replies(&Request { id: 4, schedule: Schedule::Only, ..req.clone() }, &mut helper);
+    assert_eq!(kinds(&again), ["schedule", "done"]);
+    // A one-worker request after a result without its check runs the check rather than answer without it.
+    let mut unchecked = Cache::default();
+    replies(&Request { schedule: Schedule::Apart, ..req.clone() }, &mut unchecked);
+    assert_eq!(result_of(&replies(&req, &mut unchecked)).as_deref(), Some(&*whole));
 }

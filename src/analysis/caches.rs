@@ -1095,28 +1095,41 @@ impl Analysis {
     }
 }
 
+impl ScheduleRun {
+    /// The figures the result shows of it (whether they are far from the main run's is decided when they are
+    /// added, [`CacheResult::with_schedule_figures`]).
+    pub fn figures(&self) -> Sensitivity {
+        let t = &self.totals;
+        Sensitivity {
+            blocks_per_sm: self.blocks_per_sm,
+            l1_load_hit_rate: t.l1_load_hit_rate(),
+            l2_load_hit_rate: t.l2_load_hit_rate(),
+            dram_read_bytes: t.dram_read_bytes,
+            sensitive: false,
+        }
+    }
+}
+
 impl CacheResult {
     /// Adds a schedule check's figures, and the "sensitive to the schedule" mark when a hit rate moves by more
     /// than 2 points or DRAM reads by more than 2 %.
-    pub fn with_schedule(mut self, check: Option<ScheduleRun>) -> CacheResult {
+    pub fn with_schedule(self, check: Option<ScheduleRun>) -> CacheResult {
+        self.with_schedule_figures(check.map(|c| c.figures()))
+    }
+
+    /// [`CacheResult::with_schedule`] from the check's figures (the page's second worker sends only these).
+    pub fn with_schedule_figures(mut self, check: Option<Sensitivity>) -> CacheResult {
         let Some(c) = check else { return self };
-        let t = &c.totals;
         let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(x), Some(y)) => (x - y).abs() <= 2.0,
             _ => true,
         };
         let main = &self.totals;
-        let dram_close = main.dram_read_bytes.abs_diff(t.dram_read_bytes) * 50 <= main.dram_read_bytes.max(1);
-        let sensitive = !(close(main.l1_load_hit_rate(), t.l1_load_hit_rate())
-            && close(main.l2_load_hit_rate(), t.l2_load_hit_rate())
+        let dram_close = main.dram_read_bytes.abs_diff(c.dram_read_bytes) * 50 <= main.dram_read_bytes.max(1);
+        let sensitive = !(close(main.l1_load_hit_rate(), c.l1_load_hit_rate)
+            && close(main.l2_load_hit_rate(), c.l2_load_hit_rate)
             && dram_close);
-        self.schedule = Some(Sensitivity {
-            blocks_per_sm: c.blocks_per_sm,
-            l1_load_hit_rate: t.l1_load_hit_rate(),
-            l2_load_hit_rate: t.l2_load_hit_rate(),
-            dram_read_bytes: t.dram_read_bytes,
-            sensitive,
-        });
+        self.schedule = Some(Sensitivity { sensitive, ..c });
         if sensitive {
             let extra =
                 arch::notes::cache_notes(Cc::new(8, 0), &self.preset, &self.residency, None, false, true, false);

@@ -5,12 +5,16 @@
 //! the current one has run longer than [`CANCEL_AFTER_MS`]: then its worker is stopped and a fresh one takes
 //! the newer request, so a long run never delays what the user typed last.
 //!
+//! The memory system's schedule check (the grid again with another number of blocks per SM) is as long as the
+//! main run. Where the machine has a second core, a pane's [`Helper`] worker runs it beside the main run: the main
+//! worker answers without it, holds its `Done` back until the check is in, and adds it to its kept result.
+//!
 //! Kernel names: a SASS listing's parameter types come from its kernels' mangled names, and the analysis
 //! workers have no demangler (their size budget). A worker that needs names answers [`Reply::Names`]; the
 //! engine has them demangled by the `warpscope-demangle` worker, keeps them for the page's lifetime, and
 //! sends the request again with every name it knows. The page sees only the second answer.
 
-use crate::service::{Reply, Request};
+use crate::service::{Reply, Request, Schedule};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -85,6 +89,91 @@ struct Slot {
     queued: Option<Request>,
     _handlers: Vec<Closure<dyn Fn(web_sys::MessageEvent)>>,
     _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
+    /// The worker that runs the schedule check beside the main run.
+    helper: Helper,
+    /// The request whose result came without its schedule check: its `Done` is held back.
+    unchecked: Option<u64>,
+    /// That request, once its run is done, waiting for the check.
+    waiting: Option<Request>,
+    /// The check's figures for the request of this id, as the second worker wrote them: added to it as it is
+    /// posted ([`Request::check`]).
+    check: Option<(u64, JsValue)>,
+}
+
+/// A pane's second worker: the schedule check of the scenario the main worker runs ([`Schedule::Only`]).
+#[derive(Default)]
+struct Helper {
+    worker: Option<web_sys::Worker>,
+    ready: bool,
+    /// The check it runs or ran; its outcome belongs to this request's scenario.
+    req: Option<Request>,
+    posted: bool,
+    /// The check's figures as the worker wrote them (null for a launch of one block), or the reply that stopped
+    /// it (an error, the time limit) with its kind.
+    outcome: Option<Result<JsValue, (JsValue, &'static str)>>,
+    _handlers: Vec<Closure<dyn Fn(web_sys::MessageEvent)>>,
+}
+
+impl Helper {
+    fn stop(&mut self) {
+        if let Some(w) = self.worker.take() {
+            w.terminate();
+        }
+        *self = Helper::default();
+    }
+
+    fn post(&mut self) {
+        let (Some(w), Some(req), true, false) = (&self.worker, &self.req, self.ready, self.posted) else { return };
+        self.posted = to_js(req).is_some_and(|v| w.post_message(&v).is_ok());
+    }
+}
+
+/// The machine's cores as the browser tells them (1 when it does not).
+fn cores() -> f64 {
+    web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency())
+}
+
+/// `v[k]`.
+fn field(v: &JsValue, k: &str) -> JsValue {
+    js_sys::Reflect::get(v, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// A reply of the schedule check (`{Progress: {...}}`, as the worker wrote it) read as the pane's request `id`'s.
+fn as_reply_to(data: &JsValue, key: &str, id: u64) -> Option<Reply> {
+    let _ = js_sys::Reflect::set(&field(data, key), &JsValue::from_str("id"), &JsValue::from(id));
+    super::json::from_worker::<Reply>(data.clone()).ok()
+}
+
+/// Once both runs are in: the waiting request's check handed to the main worker (which adds it to its kept
+/// result and answers again), or its `Done`, or what stopped the check. The replies to pass on go to `out`.
+fn settle(slot: &mut Slot, out: &mut Vec<Reply>) {
+    let same = match (&slot.waiting, &slot.helper.req) {
+        (None, _) => return,
+        (Some(w), h) => h.as_ref().is_some_and(|h| h.scenario == w.scenario),
+    };
+    let outcome = slot.helper.outcome.clone().filter(|_| same);
+    if same && outcome.is_none() {
+        return;
+    }
+    let Some(w) = slot.waiting.take() else { return };
+    let id = w.id;
+    let again = |schedule| Request { schedule, ..w };
+    match outcome {
+        Some(Ok(run)) if run.is_null() || run.is_undefined() => return out.push(Reply::Done { id }),
+        Some(Ok(run)) => {
+            slot.queued = Some(again(Schedule::Apart));
+            slot.check = Some((id, run));
+        }
+        Some(Err((data, key))) => {
+            out.extend(as_reply_to(&data, key, id));
+            return out.push(Reply::Done { id });
+        }
+        // No second worker runs this check (it was stopped): the main worker runs it after all.
+        None => slot.queued = Some(again(Schedule::Here)),
+    }
+    if slot.ready && slot.in_flight.is_none() {
+        post_next(slot);
+    }
 }
 
 /// The analysis worker for a scenario. CUDA, PTX and SASS each have their own, and expressions, address lists
@@ -146,6 +235,29 @@ impl Engine {
             slots.push(Slot::default());
         }
         let slot = &mut slots[pane];
+        // A newer request supersedes one waiting for its check.
+        slot.waiting = None;
+        slot.unchecked = None;
+        let apart = req.scenario.caches.is_some() && req.scenario.block_idx.is_none() && cores() >= 2.0;
+        if apart {
+            req.schedule = Schedule::Apart;
+            let h = &mut slot.helper;
+            if h.req.as_ref().is_none_or(|r| r.scenario != req.scenario) {
+                // A check of another scenario still running is stopped; one that finished leaves its worker idle.
+                if h.outcome.is_none() {
+                    h.stop();
+                }
+                h.req = Some(Request { schedule: Schedule::Only, ..req.clone() });
+                (h.posted, h.outcome) = (false, None);
+                if h.worker.is_some() {
+                    h.post();
+                } else {
+                    self.spawn_helper(pane, slot, Rc::clone(&deliver));
+                }
+            }
+        } else if slot.helper.outcome.is_none() {
+            slot.helper.stop();
+        }
         let stale = slot.in_flight.is_some_and(|(_, t)| now_ms() - t > CANCEL_AFTER_MS);
         let module = module_for(req.scenario.lang, req.scenario.caches.is_some());
         if slot.worker.is_none() || stale || slot.module != module {
@@ -198,6 +310,62 @@ impl Engine {
         slot.naming = None;
         slot.unnamed_done = None;
         slot.ready = false;
+        slot.helper.stop();
+        slot.waiting = None;
+        slot.unchecked = None;
+    }
+
+    /// Starts pane `pane`'s [`Helper`] worker, which posts its check once it is listening.
+    fn spawn_helper(&self, pane: usize, slot: &mut Slot, deliver: Deliver) {
+        let Ok(worker) = super::browser::start_worker("warpscope-engine-memory") else {
+            // No second worker: the check's outcome is unknown and the main worker runs it (`settle`).
+            slot.helper.req = None;
+            return;
+        };
+        let cells = Rc::clone(&self.slots);
+        let me = worker.clone();
+        let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
+            let data = msg.data();
+            let mut slots = cells.borrow_mut();
+            let Some(slot) = slots.get_mut(pane) else { return };
+            let h = &mut slot.helper;
+            if h.worker.as_ref() != Some(&me) {
+                return;
+            }
+            if data.as_string().as_deref() == Some("ready") {
+                h.ready = true;
+                h.post();
+                return;
+            }
+            // Read as the worker wrote them: the check's figures are passed on to the main worker unread
+            // (`Reply::Schedule`, which the page's module has no code for).
+            let mut out = Vec::new();
+            if h.req.is_some() {
+                if let Some(key) = ["Schedule", "Progress", "Error", "Stopped", "Names"]
+                    .into_iter()
+                    .find(|k| field(&data, k).is_object())
+                {
+                    match key {
+                        "Schedule" => h.outcome = Some(Ok(field(&field(&data, key), "run"))),
+                        // The check's progress shows once the main run is done.
+                        "Progress" => {
+                            out.extend(slot.waiting.as_ref().and_then(|w| as_reply_to(&data, key, w.id)));
+                        }
+                        // The main worker asks for them too; the check goes out again with them.
+                        "Names" => h.stop(),
+                        _ => h.outcome = Some(Err((data, key))),
+                    }
+                }
+            }
+            settle(slot, &mut out);
+            drop(slots);
+            for r in out {
+                deliver(pane, r);
+            }
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        slot.helper._handlers = vec![onmessage];
+        slot.helper.worker = Some(worker);
     }
 
     fn spawn(&self, pane: usize, deliver: Deliver) {
@@ -269,9 +437,21 @@ impl Engine {
                 });
                 return;
             }
+            if let Reply::Result { id, result, .. } = &reply {
+                let apart = slot.posted.as_ref().is_some_and(|p| p.id == *id && p.schedule == Schedule::Apart);
+                if apart && result.cache_chart.as_ref().is_some_and(|c| c.schedule.is_none()) {
+                    slot.unchecked = Some(*id);
+                }
+            }
             let mut pass_on = true;
+            let mut settled = Vec::new();
             if let Reply::Done { id } = reply {
-                pass_on = slot.unnamed_done != Some(id);
+                // A result without its check: the pane stays busy until the check is in (`settle`).
+                if slot.unchecked == Some(id) && slot.queued.is_none() {
+                    slot.unchecked = None;
+                    slot.waiting = slot.posted.clone().filter(|p| p.id == id);
+                }
+                pass_on = slot.unnamed_done != Some(id) && slot.waiting.as_ref().is_none_or(|w| w.id != id);
                 if !pass_on {
                     slot.unnamed_done = None;
                 }
@@ -289,10 +469,14 @@ impl Engine {
                         post_next(slot);
                     }
                 }
+                settle(slot, &mut settled);
             }
             drop(slots);
             if pass_on {
                 d2(pane, reply);
+            }
+            for r in settled {
+                d2(pane, r);
             }
         });
         let (cells, d3) = (Rc::clone(&self.slots), Rc::clone(&deliver));
@@ -332,6 +516,9 @@ impl Engine {
 fn post_next(slot: &mut Slot) {
     let (Some(w), Some(req)) = (&slot.worker, slot.queued.take()) else { return };
     if let Some(v) = to_js(&req) {
+        if let Some((_, run)) = slot.check.take_if(|(id, _)| *id == req.id) {
+            let _ = js_sys::Reflect::set(&v, &JsValue::from_str("check"), &run);
+        }
         if w.post_message(&v).is_ok() {
             slot.in_flight = Some((req.id, now_ms()));
             // A newer request supersedes one waiting for kernel names.

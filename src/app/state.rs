@@ -224,7 +224,7 @@ impl Pane {
                 self.shown_for = self.request;
             }
             // The engine answers these itself (ui::engine) and sends the request again.
-            Reply::Names { .. } => {}
+            Reply::Names { .. } | Reply::Schedule { .. } => {}
             Reply::Done { .. } => {
                 self.busy = false;
                 self.progress = None;
@@ -246,6 +246,8 @@ impl Pane {
             names: Vec::new(),
             goals: None,
             focus: self.focus.clone(),
+            schedule: Default::default(),
+            check: None,
         }
     }
 }

@@ -101,6 +101,12 @@ test("the lecture's naive SGEMM at N = 1024 answers on the page, with its progre
   assert.equal(await value('mc-l1'), `${l1} % hit`);
   assert.equal(await value('mc-l2'), `${l2} % hit`);
   assert.match(await page.locator('#memory-chart .mc-arrow').nth(2).textContent(), /read 8\.00 MiB/);
+  // The schedule check (a second worker where the browser reports two cores) gives the command line's figures.
+  const s = json.caches.schedule;
+  assert.equal(
+    await page.locator('#memory-chart .mc-schedule').textContent(),
+    `With ${s.blocks_per_sm} block per SM instead of 2: L1 hit rate ${s.l1_load_hit_rate} %, L2 hit rate ${s.l2_load_hit_rate} %, read from DRAM ${(s.dram_read_bytes / 1048576).toFixed(2)} MiB.`,
+  );
   await page.locator('#memory-chart').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(SHOTS, 'lecture-sgemm-1024-chart.png') });
   assert.deepEqual(errors, []);
