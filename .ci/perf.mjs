@@ -248,6 +248,31 @@ await edits('CUDA SGEMM N=1024, block 32x32, memory system on', async (p) => {
     await page.close();
   }
   {
+    // The lecture's naive SGEMM at N = 1024 through the memory system (issue 37): the run (in two workers where
+    // the browser reports two cores), with a comment typed while it goes on (an edit that keeps the program,
+    // which must not restart it).
+    const NAIVE = '__global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {\n'
+      + '    int r = blockIdx.y * blockDim.y + threadIdx.y;\n    int c = blockIdx.x * blockDim.x + threadIdx.x;\n'
+      + '    float sum = 0.0f;\n    for (int k = 0; k < K; k++)\n        sum += A[r * K + k] * B[k * N + c];\n'
+      + '    C[r * N + c] = sum; // the result\n}\n';
+    const pane = { cc: '8.0', lang: 'cuda', text: NAIVE, op: '', block: '32x32', grid: '32x32', sets: ['M=1024', 'N=1024', 'K=1024'], caches: 'on' };
+    const page = await open(`${base}#${link(JSON.stringify({ panes: [pane] }))}`);
+    const t = await started(page);
+    await page.waitForSelector('#progress', { timeout: 120000 });
+    const t1 = await now(page);
+    await page.locator('#pattern').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' of the multiply', { delay: 60 });
+    await settled(page);
+    const t2 = await now(page);
+    report['memory system, naive SGEMM N=1024, the whole run'] = await since(page, t);
+    report['memory system, naive SGEMM N=1024, from a comment typed during the run'] = await since(page, t1);
+    console.log(`memory system, naive SGEMM N=1024 on the page: answered ${((t2 - t) / 1000).toFixed(1)} s after the page started, with ${await page.evaluate(() => navigator.hardwareConcurrency)} cores reported`);
+    await page.close();
+  }
+  {
     const page = await open(`${base}?lab=big`);
     const t = await started(page);
     await page.waitForSelector('#notice');

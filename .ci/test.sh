@@ -71,8 +71,11 @@ trunk build --release
 # into the workers, as docs/performance.md plans, is the way back under 300.
 # Issue 37 (the memory system at lecture speed) took the memory worker from 638,622 to 641,139 bytes: L2
 # served set by set from buckets, and traces played step by step in lines (the tiled SGEMM grid 2.6x -> 2.0x
-# of cache_limit.c), its budget rising from 640 to 645 KB.
-# Budgets: main module 335 KB, CUDA 475 KB, the other language workers 350 KB, the memory worker 645 KB; the
+# of cache_limit.c), its budget rising from 640 to 645 KB. Running the grid's schedule check in a second worker
+# beside the main run (the lecture's naive SGEMM on the page: 5.5 s to 3.6 s on 2 cores) took the main module
+# from 332,454 to 335,208 bytes (the second worker, the main worker's result held until the check is in, the
+# check's figures passed on unread; the language workers are unchanged): its budget rises to 336 KB.
+# Budgets: main module 336 KB, CUDA 475 KB, the other language workers 350 KB, the memory worker 645 KB; the
 # lab and demangler workers stay at 300 KB.
 for wasm in dist/*.wasm; do
   BUDGET=300000
@@ -81,7 +84,7 @@ for wasm in dist/*.wasm; do
     warpscope-engine-memory*) BUDGET=645000 ;;
     warpscope-engine*) BUDGET=350000 ;;
     # The main module: its name is Trunk's 16-digit content hash.
-    warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=335000 ;;
+    warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=336000 ;;
   esac
   gz=$(gzip -9 -c "$wasm" | wc -c)
   printf 'wasm: %s: %s bytes, %s bytes gzipped (budget %s)\n' "$(basename "$wasm")" "$(wc -c <"$wasm")" "$gz" "$BUDGET"
