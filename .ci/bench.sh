@@ -81,6 +81,28 @@ node -e '
   const v = JSON.parse(require("fs").readFileSync("target/vadd.json", "utf8"));
   console.log(`--grid 1024 on a 1024-thread block: warp issues per instruction ${v.instructions.map((i) => i.warps).join(", ")}; blocks ${JSON.stringify(v.blocks)}`);'
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "  %.1f ms\n", (b - a) / 1e6 }'
+# Grids proved through compiled address arithmetic (issue 37): siboehm's warp-tiled SGEMM at N = 4096 (1,024
+# blocks of 128 threads) from NVRTC's PTX, against the CUDA run of the same kernel (target: within 30 s on 2 cores,
+# within 2x of the CUDA run); llm.c's softmax kernels on CC 3.5, where loads are generic LD.E (one class expected).
+P=tests/data/published
+K=_Z15sgemmWarptilingILi128ELi128ELi16ELi64ELi64ELi4ELi8ELi4ELi128EEviiifPfS0_fS0_
+t0=$(date +%s%N)
+target/release/warpscope analyze --ptx $P/siboehm__SGEMM_CUDA/10_kernel_warptiling/nvrtc_sm_80.ptx --block 128 --grid 32x32 \
+  --set ${K}_param_0=4096 --set ${K}_param_1=4096 --set ${K}_param_2=4096 --format json > target/warptiling-ptx.json
+t1=$(date +%s%N)
+target/release/warpscope analyze --cuda $P/siboehm__SGEMM_CUDA/10_kernel_warptiling.cuh \
+  --kernel 'sgemmWarptiling<128, 128, 16, 64, 64, 4, 8, 4, 128>' --block 128 --grid 32x32 \
+  --set M=4096 --set N=4096 --set K=4096 --format json > target/warptiling-cuda.json
+t2=$(date +%s%N)
+node -e '
+  const [p, c] = ["target/warptiling-ptx.json", "target/warptiling-cuda.json"].map((f) => JSON.parse(require("fs").readFileSync(f, "utf8")));
+  console.log(`warp-tiled SGEMM N=4096 grid 32x32: PTX blocks ${JSON.stringify(p.blocks)}, CUDA blocks ${JSON.stringify(c.blocks)}`);'
+awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "  PTX %.2f s, CUDA %.2f s: %.2fx of the CUDA run\n", (b - a) / 1e9, (c - b) / 1e9, (b - a) / (c - b) }'
+for k in softmax_forward_kernel1 softmax_forward_kernel4 softmax_forward_online_kernel2 softmax_forward_kernel7; do
+  target/release/warpscope analyze --cuda $P/karpathy__llm.c/softmax_forward.cu --kernel $k --block 128 --grid 64 \
+    --set N=8192 --set C=256 --cc 3.5 --format json > target/softmax-35.json
+  node -e 'const d = JSON.parse(require("fs").readFileSync("target/softmax-35.json", "utf8")); console.log(`  llm.c ${process.argv[1]} on CC 3.5, grid 64: blocks ${JSON.stringify(d.blocks)}`);' "$k"
+done
 
 echo; echo "=== 7. the cache model (docs/model.md#the-memory-system) over whole grids, against benches/cache_limit.c in the same run"
 # benches/cache_limit.c: plain C of the same model on the tiled SGEMM grid (every warp access lane by lane through its
