@@ -49,7 +49,7 @@ pub struct Request {
     /// With [`Schedule::Apart`]: the check's figures, computed by the second worker, to add to the result. The page
     /// passes on what that worker wrote without reading it, so its module carries no code for it.
     #[serde(default)]
-    #[cfg_attr(target_arch = "wasm32", serde(skip_serializing))]
+    #[cfg_attr(all(target_arch = "wasm32", feature = "caches"), serde(skip_serializing))]
     #[cfg_attr(not(feature = "caches"), serde(skip))]
     pub check: Option<crate::analysis::caches::Sensitivity>,
 }
@@ -172,7 +172,7 @@ pub enum Reply {
     /// A schedule check asked for alone ([`Schedule::Only`]): `None` for a launch of one block.
     /// The page reads only that it came and passes `run` on to the main worker ([`Request::check`]).
     /// A build without the cache model (the page's language workers) never sends one.
-    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    #[cfg_attr(all(target_arch = "wasm32", feature = "caches"), serde(skip_deserializing))]
     #[cfg_attr(not(feature = "caches"), serde(skip))]
     Schedule {
         /// The request.
