@@ -670,6 +670,7 @@ impl Scenario {
                     crate::text::grouped(progress.blocks_total)
                 )),
             },
+            RunError::Settings(m) => ScenarioError { field: Field::Caches, error: InputError::unplaced(m) },
             RunError::Memory { needed, limit } => ScenarioError {
                 field: Field::Limit,
                 error: whole(

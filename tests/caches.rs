@@ -250,6 +250,16 @@ fn out_of_range_device_settings_are_errors_naming_the_range() {
     let e = sc.run().expect_err("0 ways is refused");
     assert_eq!(e.field, Field::Caches);
     assert!(e.error.message.starts_with("L2 ways 0 is out of range"), "{}", e.error.message);
+    // Called directly, the model refuses the same settings by the same words (it clamped them to 1 way before).
+    let a = Scenario { caches: None, ..sc.clone() }.analysis().expect("lowers");
+    let mut control = warpscope::scenario::Deadline::new(60.0);
+    let zero_ways = CacheSettings { l2_ways: Some(0), ..CacheSettings::default() };
+    match a.caches(None, &zero_ways, &mut control) {
+        Err(warpscope::program::grid::RunError::Settings(m)) => {
+            assert!(m.starts_with("L2 ways 0 is out of range"), "{m}")
+        }
+        r => panic!("not refused: {:?}", r.map(|c| c.totals)),
+    }
     // A block using more shared memory than a CC gives one block has no residency to model (8.0: 163 KB).
     let sc = Scenario { caches: CacheSettings::parse("on shared_bytes=200000").expect("parses"), ..sc };
     let e = sc.run().expect_err("the block is too large");

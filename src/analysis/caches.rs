@@ -805,17 +805,17 @@ fn shape_for(a: &Analysis, p: &Preset, set: &CacheSettings, one_block: bool) -> 
         r.l1_bytes = memsys::l1_for_carveout(p, r.carveout_bytes);
     }
     if let Some(n) = set.blocks_per_sm {
-        r.r = n.max(1);
+        r.r = n;
     }
     if one_block {
         r.r = 1;
     }
     let shape = Shape {
-        sms: if one_block { 1 } else { p.sms.max(1) },
+        sms: if one_block { 1 } else { p.sms },
         l1_bytes: r.l1_bytes,
         read_only_bytes: if memsys::has_read_only_cache(a.cc) { memsys::READ_ONLY_BYTES } else { 0 },
         l2_sets: p.l2_sets(),
-        l2_ways: p.l2_ways.max(1),
+        l2_ways: p.l2_ways,
     };
     (r, shape)
 }
@@ -972,19 +972,16 @@ pub struct ScheduleRun {
 }
 
 impl Analysis {
-    fn cache_device(&self, settings: &CacheSettings, one: bool) -> (Preset, Residency, Shape) {
+    /// The device the settings describe, checked as the command line and the page check them
+    /// ([`CacheSettings::check`]): a caller of this API gets the same error, never a clamped value.
+    fn cache_device(&self, settings: &CacheSettings, one: bool) -> Result<(Preset, Residency, Shape), RunError> {
+        settings.check(self.cc).map_err(RunError::Settings)?;
         let mut p = Preset::of(self.cc);
-        if let Some(v) = settings.sms {
-            p.sms = v.max(1);
-        }
-        if let Some(v) = settings.l2_bytes {
-            p.l2_bytes = v.max(128);
-        }
-        if let Some(v) = settings.l2_ways {
-            p.l2_ways = v.max(1);
-        }
+        p.sms = settings.sms.unwrap_or(p.sms);
+        p.l2_bytes = settings.l2_bytes.unwrap_or(p.l2_bytes);
+        p.l2_ways = settings.l2_ways.unwrap_or(p.l2_ways);
         let (res, shape) = shape_for(self, &p, settings, one);
-        (p, res, shape)
+        Ok((p, res, shape))
     }
 
     /// The modelled memory system (docs/model.md#the-memory-system) for one block (`Some(b)`: one SM, one block) or the whole grid,
@@ -1012,7 +1009,7 @@ impl Analysis {
         control: &mut dyn Control,
     ) -> Result<CacheResult, RunError> {
         let one = block.is_some() || self.launch.grid.volume() == 1;
-        let (p, res, shape) = self.cache_device(settings, one);
+        let (p, res, shape) = self.cache_device(settings, one)?;
         let sites = self.program.sites.len();
         let mut machines = vec![(Machine::new(shape, sites), shape.sms as usize * res.r as usize)];
         let g = self.launch.grid;
@@ -1084,7 +1081,7 @@ impl Analysis {
         if self.launch.grid.volume() == 1 {
             return Ok(None);
         }
-        let (_, res, shape) = self.cache_device(settings, false);
+        let (_, res, shape) = self.cache_device(settings, false)?;
         let alt = if res.r > 1 { res.r / 2 } else { 2 };
         let mut machines = vec![(Machine::new(shape, self.program.sites.len()), shape.sms as usize * alt as usize)];
         // The bounds do not depend on the schedule: the main run records them.

@@ -100,6 +100,8 @@ pub enum RunError {
         /// How far it had come.
         progress: Progress,
     },
+    /// A memory-system setting is out of the range its device allows (the message names it and the range).
+    Settings(String),
     /// A block's register state would need more memory than allowed.
     Memory {
         /// Bytes needed.
