@@ -3,7 +3,8 @@
 //!
 //! Each pane has one request in flight at most. A newer request waits for the current one to finish, unless
 //! the current one has run longer than [`CANCEL_AFTER_MS`]: then its worker is stopped and a fresh one takes
-//! the newer request, so a long run never delays what the user typed last.
+//! the newer request, so a long run never delays what the user typed last. A newer request for the same
+//! scenario (another instruction or issue chosen) always waits: the worker answers it from the run's result.
 //!
 //! The memory system's schedule check (the grid again with another number of blocks per SM) is as long as the
 //! main run. Where the machine has a second core, a pane's [`Helper`] worker runs it beside the main run: the main
@@ -258,7 +259,10 @@ impl Engine {
         } else if slot.helper.outcome.is_none() {
             slot.helper.stop();
         }
-        let stale = slot.in_flight.is_some_and(|(_, t)| now_ms() - t > CANCEL_AFTER_MS);
+        // A run of the same scenario (another instruction or issue chosen while it goes on) is not stopped: the
+        // worker answers the newer request from what it keeps once the run is done.
+        let same_run = slot.in_flight.is_some() && slot.posted.as_ref().is_some_and(|p| p.scenario == req.scenario);
+        let stale = !same_run && slot.in_flight.is_some_and(|(_, t)| now_ms() - t > CANCEL_AFTER_MS);
         let module = module_for(req.scenario.lang, req.scenario.caches.is_some());
         if slot.worker.is_none() || stale || slot.module != module {
             if let Some(w) = slot.worker.take() {
@@ -274,6 +278,9 @@ impl Engine {
         slot.queued = Some(req);
         if slot.ready && slot.in_flight.is_none() {
             post_next(slot);
+            return;
+        }
+        if same_run {
             return;
         }
         // Behind a request that is still young: if it is not answered by the time it has run
@@ -412,6 +419,15 @@ impl Engine {
                     web_sys::console::error_1(&JsValue::from_str(&format!("warpscope: unreadable worker reply: {e}")));
                     return;
                 }
+            };
+            // The run's progress is the progress of a newer request for the same scenario waiting behind it.
+            let reply = match (reply, &slot.queued) {
+                (Reply::Progress { done, total, seconds, text, .. }, Some(q))
+                    if slot.posted.as_ref().is_some_and(|p| p.scenario == q.scenario) =>
+                {
+                    Reply::Progress { id: q.id, done, total, seconds, text }
+                }
+                (r, _) => r,
             };
             if let Reply::Names { id, symbols } = reply {
                 slot.naming = Some(id);

@@ -162,6 +162,34 @@ test('the cache model loads only when a pane turns the memory system on', async 
   await page.close();
 });
 
+// Choosing another instruction while a memory-system run goes on waits for that run instead of starting it
+// again (the selection does not change the scenario): no worker is started for it, the progress goes on, and
+// the figure then shows the chosen instruction with the run's figures.
+test('choosing an instruction during a memory-system run does not start the run again', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  let workers = 0;
+  page.on('worker', () => { workers += 1; });
+  await page.goto(`${base}#${link(view)}`);
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  await page.fill('#grid', '32x32');
+  await page.fill('#sets', 'M=1024, N=1024, K=1024');
+  await page.waitForSelector('#progress', { timeout: 120000 });
+  const before = workers;
+  await page.locator('ol.instructions li button').nth(1).click();
+  await page.waitForTimeout(500);
+  assert.equal(await page.locator('#progress').count(), 1, 'the run goes on, its progress shown');
+  await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
+  assert.equal(workers, before, 'no worker started for the selection');
+  assert.equal(await page.locator('ol.instructions li button').nth(1).getAttribute('aria-pressed'), 'true');
+  assert.match(await page.locator('svg#figure').textContent(), /B\[k \* N \+ c\]/);
+  // The lecture's figures (docs/model.md#canonical-figures): the run finished, not a restart that was cut short.
+  assert.equal(await page.locator('#memory-chart .mc-l2 .mc-value').textContent(), '96.875 % hit');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 // A verbatim public kernel through the memory worker: siboehm's SGEMM_CUDA 1_naive.cuh (tests/data/published,
 // MIT), launched as its runner does at M = N = K = 256. The page's memory chart gives the command line's figures
 // for the same file and flags (`warpscope analyze --caches --format json`, its Nsight-named metrics): the L1 and
