@@ -113,6 +113,7 @@ struct Helper {
     /// it (an error, the time limit) with its kind.
     outcome: Option<Result<JsValue, (JsValue, &'static str)>>,
     _handlers: Vec<Closure<dyn Fn(web_sys::MessageEvent)>>,
+    _errors: Vec<Closure<dyn Fn(web_sys::Event)>>,
 }
 
 impl Helper {
@@ -331,6 +332,7 @@ impl Engine {
         };
         let cells = Rc::clone(&self.slots);
         let me = worker.clone();
+        let d2 = Rc::clone(&deliver);
         let onmessage = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |msg: web_sys::MessageEvent| {
             let data = msg.data();
             let mut slots = cells.borrow_mut();
@@ -370,8 +372,27 @@ impl Engine {
                 deliver(pane, r);
             }
         });
+        // A second worker that fails (out of memory, a trap) is stopped, and the main worker runs the check.
+        let (cells, me) = (Rc::clone(&self.slots), worker.clone());
+        let onerror = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            e.prevent_default();
+            let mut slots = cells.borrow_mut();
+            let Some(slot) = slots.get_mut(pane) else { return };
+            if slot.helper.worker.as_ref() != Some(&me) {
+                return;
+            }
+            slot.helper.stop();
+            let mut out = Vec::new();
+            settle(slot, &mut out);
+            drop(slots);
+            for r in out {
+                d2(pane, r);
+            }
+        });
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
         slot.helper._handlers = vec![onmessage];
+        slot.helper._errors = vec![onerror];
         slot.helper.worker = Some(worker);
     }
 
