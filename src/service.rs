@@ -54,6 +54,24 @@ pub struct Request {
     pub check: Option<crate::analysis::caches::Sensitivity>,
 }
 
+impl Request {
+    /// A request for `scenario`'s first instruction and issue, with nothing else asked.
+    pub fn new(id: u64, scenario: Scenario) -> Request {
+        Request {
+            id,
+            scenario,
+            instr: 0,
+            issue: 0,
+            all_warps: false,
+            names: Vec::new(),
+            goals: None,
+            focus: None,
+            schedule: Schedule::Here,
+            check: None,
+        }
+    }
+}
+
 /// Where a memory-system run's schedule check ([`Analysis::cache_schedule_check`]) runs. The page runs it in a
 /// second worker where the machine has a core for it, so the two runs take about one run's time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -404,6 +422,57 @@ fn shown(
     Some(Shown { instr, issue, warp, pass, title, report, why, others })
 }
 
+/// The scenario's analysis, or the replies that end the request: the kernel names it needs demangled (the
+/// page sends it again with them) or its error.
+fn lowered(id: u64, sc: &Scenario, reply: &mut dyn FnMut(Reply)) -> Option<Analysis> {
+    let analysis = sc.analysis();
+    let symbols = crate::lang::params::take_missing();
+    if !symbols.is_empty() {
+        reply(Reply::Names { id, symbols });
+        reply(Reply::Done { id });
+        return None;
+    }
+    match analysis {
+        Ok(a) => Some(a),
+        Err(e) => {
+            reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
+            reply(Reply::Done { id });
+            None
+        }
+    }
+}
+
+/// The replies that end a run that failed. Stopped at a limit: at the loop a warp was in when no block finished
+/// for the stall limit (an endless loop), else with nothing to point at (the run was progressing: the launch is
+/// large). `hit`: the limit its deadline met.
+fn run_failed(
+    id: u64,
+    sc: &Scenario,
+    e: crate::program::grid::RunError,
+    hit: Option<crate::scenario::LimitHit>,
+    reply: &mut dyn FnMut(Reply),
+) {
+    match e {
+        crate::program::grid::RunError::Stopped { at, progress, .. }
+            if !(at.is_some()
+                && progress.stage == crate::program::grid::Stage::Counting
+                && matches!(hit, Some(crate::scenario::LimitHit::Stall(_)))) =>
+        {
+            let hit = hit.unwrap_or(crate::scenario::LimitHit::Total(sc.limits.max_seconds));
+            reply(Reply::Stopped { id, message: stopped_message(sc, &progress, hit) });
+        }
+        e @ crate::program::grid::RunError::Stopped { .. } => {
+            let e = sc.stop_error(e, hit);
+            reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
+        }
+        e => {
+            let e = sc.run_error(e);
+            reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
+        }
+    }
+    reply(Reply::Done { id })
+}
+
 /// A schedule check alone ([`Schedule::Only`]): the grid with another number of blocks per SM, beside the
 /// main run in another worker. Stopped and failed runs answer as a whole run does.
 #[cfg(feature = "caches")]
@@ -411,20 +480,8 @@ fn serve_check(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
     let (id, sc) = (req.id, &req.scenario);
     if cache.scenario.as_ref() != Some(sc) || cache.check.is_none() {
         crate::lang::params::learn_names(&req.names);
-        let analysis = sc.analysis();
-        let symbols = crate::lang::params::take_missing();
-        if !symbols.is_empty() {
-            // The main run asks for the names; the page sends the check again with them.
-            reply(Reply::Names { id, symbols });
-            return reply(Reply::Done { id });
-        }
-        let analysis = match analysis {
-            Ok(a) => a,
-            Err(e) => {
-                reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
-                return reply(Reply::Done { id });
-            }
-        };
+        // Kernel names: the main run asks for them too, and the page sends the check again with them.
+        let Some(analysis) = lowered(id, sc, reply) else { return };
         let mut watch = watch(id, sc, reply);
         let ran = match &sc.caches {
             Some(settings) => analysis.cache_schedule_check(settings, &mut watch),
@@ -435,15 +492,9 @@ fn serve_check(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
                 let run = run.map(|r| r.figures());
                 *cache = Cache { scenario: Some(sc.clone()), check: Some(run), ..Cache::default() }
             }
-            Err(crate::program::grid::RunError::Stopped { progress, .. }) => {
-                let hit = watch.deadline.hit().unwrap_or(crate::scenario::LimitHit::Total(sc.limits.max_seconds));
-                reply(Reply::Stopped { id, message: stopped_message(sc, &progress, hit) });
-                return reply(Reply::Done { id });
-            }
             Err(e) => {
-                let e = sc.run_error(e);
-                reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
-                return reply(Reply::Done { id });
+                let hit = watch.deadline.hit();
+                return run_failed(id, sc, e, hit, reply);
             }
         }
     }
@@ -469,19 +520,7 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
         if let Some(kernels) = sc.kernel_choices() {
             reply(Reply::Kernels { id, kernels });
         }
-        let analysis = sc.analysis();
-        let symbols = crate::lang::params::take_missing();
-        if !symbols.is_empty() {
-            reply(Reply::Names { id, symbols });
-            return reply(Reply::Done { id });
-        }
-        let analysis = match analysis {
-            Ok(a) => a,
-            Err(e) => {
-                reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
-                return reply(Reply::Done { id });
-            }
-        };
+        let Some(analysis) = lowered(id, sc, reply) else { return };
         // Typing in the same program: the figure first, from the shown warp alone.
         if let (Some(prev), Some(prev_a)) = (&cache.result, &cache.analysis) {
             if same_sites(prev_a, &analysis) {
@@ -499,26 +538,7 @@ pub fn serve(req: &Request, cache: &mut Cache, reply: &mut dyn FnMut(Reply)) {
         let hit = watch.deadline.hit();
         let result = match ran {
             Ok(r) => r,
-            // Stopped at a limit: at the loop a warp was in when no block finished for the stall limit (an endless
-            // loop), else with nothing to point at (the run was progressing: the launch is large).
-            Err(e @ crate::program::grid::RunError::Stopped { at, progress, .. }) => {
-                let stuck = at.is_some()
-                    && progress.stage == crate::program::grid::Stage::Counting
-                    && matches!(hit, Some(crate::scenario::LimitHit::Stall(_)));
-                if stuck {
-                    let e = sc.stop_error(e, hit);
-                    reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
-                } else {
-                    let hit = hit.unwrap_or(crate::scenario::LimitHit::Total(sc.limits.max_seconds));
-                    reply(Reply::Stopped { id, message: stopped_message(sc, &progress, hit) });
-                }
-                return reply(Reply::Done { id });
-            }
-            Err(e) => {
-                let e = sc.run_error(e);
-                reply(Reply::Error { id, field: e.field, message: e.error.to_string() });
-                return reply(Reply::Done { id });
-            }
+            Err(e) => return run_failed(id, sc, e, hit, reply),
         };
         let unchecked = !here && result.caches.is_some();
         *cache = Cache {

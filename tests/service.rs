@@ -13,18 +13,7 @@ fn request(id: u64, text: &str, block: &str) -> Request {
         block: Dim3::parse(block, "block").expect("test block"),
         ..Scenario::default()
     };
-    Request {
-        id,
-        scenario,
-        instr: 0,
-        issue: 0,
-        all_warps: false,
-        names: Vec::new(),
-        goals: None,
-        focus: None,
-        schedule: Default::default(),
-        check: None,
-    }
+    Request::new(id, scenario)
 }
 
 /// Every reply but the kernel menu's (which leads each new CUDA request's: see
@@ -527,4 +516,10 @@ fn a_schedule_check_run_in_a_second_worker_gives_the_one_worker_result() {
     let mut unchecked = Cache::default();
     replies(&Request { schedule: Schedule::Apart, ..req.clone() }, &mut unchecked);
     assert_eq!(result_of(&replies(&req, &mut unchecked)).as_deref(), Some(&*whole));
+    // A launch of one block has no check (docs/model.md#the-memory-system): the second worker answers `None`,
+    // and the page then passes the main worker's result on as it is.
+    let mut one = req.clone();
+    one.scenario.grid = Dim3::linear(1);
+    let none = replies(&Request { id: 5, schedule: Schedule::Only, ..one }, &mut Cache::default());
+    assert!(none.iter().any(|r| matches!(r, Reply::Schedule { id: 5, run: None })), "{:?}", kinds(&none));
 }

@@ -356,18 +356,7 @@ fn in_the_page_kernel_names_come_from_the_page_and_parameters_then_get_defaults(
         block: warpscope::program::launch::Dim3::parse("256", "block").expect("block"),
         ..Default::default()
     };
-    let mut req = Request {
-        id: 1,
-        scenario,
-        instr: 0,
-        issue: 0,
-        all_warps: false,
-        names: Vec::new(),
-        goals: None,
-        focus: None,
-        schedule: Default::default(),
-        check: None,
-    };
+    let mut req = Request::new(1, scenario);
     let mut out = Vec::new();
     serve(&req, &mut Cache::default(), &mut |r| out.push(r));
     let symbol = "_Z9vectorAddPKfS0_Pfi".to_string();
