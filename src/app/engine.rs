@@ -117,11 +117,16 @@ struct Helper {
 }
 
 impl Helper {
+    /// Stops the worker. Its handlers are detached from it but kept alive (they may be running this very call,
+    /// and a message already on its way must not reach a dropped closure); the next worker's replace them.
     fn stop(&mut self) {
         if let Some(w) = self.worker.take() {
+            w.set_onmessage(None);
+            w.set_onerror(None);
             w.terminate();
         }
-        *self = Helper::default();
+        let (_handlers, _errors) = (std::mem::take(&mut self._handlers), std::mem::take(&mut self._errors));
+        *self = Helper { _handlers, _errors, ..Helper::default() };
     }
 
     fn post(&mut self) {
