@@ -370,6 +370,51 @@ fn the_charts_short_counts_round_before_they_choose_the_unit() {
 }
 
 #[test]
+fn a_block_translated_backwards_from_its_class_moves_its_lines_back() {
+    // `blockIdx.x + blockIdx.y >= 3` makes block (3,0) the first of its class, and block (2,1) its member one
+    // block back in x: its lines are the first block's minus one. The same kernel with the block's column
+    // computed through a division (no proof: every block runs itself) must give every figure the same. L2 of
+    // 3 sets of one way (384 bytes): a line's set moves with it, so a line put anywhere else changes the hits.
+    let moved = "__global__ void k(float *a, float *x, float *out) {
+    if (blockIdx.x + blockIdx.y >= 3) {
+        float v = __ldcg(&a[blockIdx.x * 32 + threadIdx.x]);
+        float w = __ldcg(&x[threadIdx.x]);
+        out[threadIdx.x] = v + w;
+    }
+}";
+    let each = moved.replace("blockIdx.x * 32", "blockIdx.x * (blockIdx.x + 1) / (blockIdx.x + 1) * 32");
+    let settings = CacheSettings {
+        sms: Some(1),
+        l2_bytes: Some(384),
+        l2_ways: Some(1),
+        blocks_per_sm: Some(1),
+        ..Default::default()
+    };
+    let with = |text: &str| {
+        let sc = Scenario {
+            cc: A100,
+            lang: Lang::Cuda,
+            text: text.into(),
+            block: Dim3 { x: 32, y: 1, z: 1 },
+            grid: Dim3 { x: 8, y: 8, z: 1 },
+            caches: Some(settings.clone()),
+            ..Scenario::default()
+        };
+        let a = sc.analysis().expect("lowers");
+        let mut control = warpscope::scenario::Deadline::new(60.0);
+        a.caches(None, &settings, &mut control).expect("runs")
+    };
+    let (translated, run) = (with(moved), with(&each));
+    // 58 of 64 blocks pass the test (all but the six with x + y < 3): 58 loads of `a` and 58 of `x`, one line
+    // each, none cached in L1 (.cg).
+    assert_eq!(translated.totals.l2[0][0].requests, 116);
+    assert_eq!(translated.totals, run.totals);
+    let traffic = |r: &CacheResult| r.instructions.iter().map(|i| i.traffic).collect::<Vec<_>>();
+    assert_eq!(traffic(&translated), traffic(&run));
+    assert_eq!(translated.schedule, run.schedule);
+}
+
+#[test]
 fn the_figures_do_not_depend_on_the_number_of_threads() {
     // docs/model.md#the-memory-system: SMs' L1 parts run on several threads and L2 serves their requests in the
     // model's order, so every figure, the schedule check and the drawn issue's served sectors are the same for 1, 2

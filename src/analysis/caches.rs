@@ -670,15 +670,18 @@ fn l1_round(sm: usize, state: &mut Sm, r: &mut SmRound, inp: &RoundInput, mut wa
                     Some((k, wt)) if *k == bi => wt.id(b.linear, w, i.site),
                     _ => UNWATCHED,
                 };
-                let shift = if i.local {
-                    local_base(b.linear, inp.warps, w, inp.local_bytes) >> 5
+                // In lines. A block's translation can be negative (a block before its class's first one in x, as
+                // `blockIdx.x + blockIdx.y >= 3` makes): it is a multiple of 128 bytes, shifted as a signed
+                // number and added modulo 2^64.
+                let shift_lines = if i.local {
+                    local_base(b.linear, inp.warps, w, inp.local_bytes) >> 7
                 } else {
                     let c = tr.coefs[i.coef as usize];
                     let d = c[0]
                         .wrapping_mul(b.delta[0])
                         .wrapping_add(c[1].wrapping_mul(b.delta[1]))
                         .wrapping_add(c[2].wrapping_mul(b.delta[2]));
-                    (d >> 5) as u64
+                    (d >> 7) as u64
                 };
                 let issue = Issue {
                     site: i.site as usize,
@@ -686,7 +689,7 @@ fn l1_round(sm: usize, state: &mut Sm, r: &mut SmRound, inp: &RoundInput, mut wa
                     local: i.local,
                     lines: &tr.lines[i.start as usize..i.start as usize + usize::from(i.len)],
                     bytes: &tr.bytes,
-                    shift_lines: shift >> 2,
+                    shift_lines,
                     watch: watch_id,
                 };
                 let first = r.out.reqs.len();
