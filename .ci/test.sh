@@ -74,14 +74,17 @@ trunk build --release
 # of cache_limit.c), its budget rising from 640 to 645 KB. Running the grid's schedule check in a second worker
 # beside the main run (the lecture's naive SGEMM on the page: 5.5 s to 3.6 s on 2 cores) took the main module
 # from 332,454 to 335,208 bytes (the second worker, the main worker's result held until the check is in, the
-# check's figures passed on unread; the language workers are unchanged): its budget rises to 336 KB.
-# Budgets: main module 336 KB, CUDA 475 KB, the other language workers 350 KB, the memory worker 645 KB; the
+# check's figures passed on unread; the language workers are unchanged): its budget rises to 336 KB. Replaying
+# an SM's wave from a translated one (docs/model.md#the-memory-system: the lecture's naive SGEMM at N = 1024
+# 1.80 s -> 0.44 s in the CLI, the tiled SGEMM grid at N = 4096 8.5 s -> 4.7 s) took the memory worker from
+# 644,269 to 654,080 bytes (the same measure): its budget rises to 656 KB.
+# Budgets: main module 336 KB, CUDA 475 KB, the other language workers 350 KB, the memory worker 656 KB; the
 # lab and demangler workers stay at 300 KB.
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in
     warpscope-engine-cuda*) BUDGET=475000 ;;
-    warpscope-engine-memory*) BUDGET=645000 ;;
+    warpscope-engine-memory*) BUDGET=656000 ;;
     warpscope-engine*) BUDGET=350000 ;;
     # The main module: its name is Trunk's 16-digit content hash.
     warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=336000 ;;

@@ -533,6 +533,7 @@ impl Scenario {
             lane_mask: self.lane_mask,
             max_memory_bytes: self.limits.max_memory_mb.saturating_mul(1 << 20),
             threads: self.limits.threads.max(1),
+            replay: true,
         })
     }
 

@@ -415,6 +415,87 @@ fn a_block_translated_backwards_from_its_class_moves_its_lines_back() {
 }
 
 #[test]
+fn replayed_waves_give_the_figures_of_played_ones() {
+    // docs/model.md#the-memory-system: an SM whose blocks in a wave are a translation of another SM's, and whose
+    // caches hold none of the lines it is about to touch early enough to hit them, replays the other's record
+    // instead of playing. Every figure (totals, per instruction, the schedule check, the drawn issue's served
+    // sectors) must be the one playing every wave gives, on kernels whose waves reuse lines across waves
+    // (naive SGEMM's rows of A), store through L1, go through 3.5's read-only cache, fill whole lines (2.0),
+    // translate backwards, or do atomics; with small L1s (the A100 with a 164 KB carveout: 28 KB, 56 ways) and
+    // few SMs, so that old lines stay in L1 across waves.
+    let tiled = include_str!("../benches/sgemm.cu");
+    let transpose = "__global__ void t(const float *in, float *out, int n) {
+    int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    for (int j = 0; j < 32; j += 8)
+        out[x * n + y + j] = in[(y + j) * n + x];
+}";
+    let blur = "__global__ void blur(const float *in, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int k = 0; k < 16; k++)
+        s += __ldg(&in[i + 33 * k]);
+    out[i] = s;
+}";
+    let moved = "__global__ void k(float *a, float *x, float *out) {
+    if (blockIdx.x + blockIdx.y >= 3) {
+        float v = a[blockIdx.x * 32 + threadIdx.x];
+        float w = x[threadIdx.x];
+        out[blockIdx.y * 32 + threadIdx.x] = v + w;
+    }
+}";
+    let hist = "__global__ void hist(int *bins, const int *in) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < 8; k++)
+        atomicAdd(&bins[(in[i] + k) % 64], 1);
+}";
+    let small = |sms: u32, carveout_kb: Option<u64>, r: u32| CacheSettings {
+        sms: Some(sms),
+        carveout_bytes: carveout_kb.map(|k| k << 10),
+        blocks_per_sm: Some(r),
+        ..Default::default()
+    };
+    // The last field: whether some SM wave must be replayed (the others check that nothing changes where few or
+    // none are).
+    type Case<'a> = (Cc, &'a str, &'a str, &'a str, Vec<&'a str>, CacheSettings, bool);
+    let cases: Vec<Case> = vec![
+        (A100, NAIVE, "16x16", "8x8", vec!["M=128", "N=128", "K=128"], small(3, Some(164), 2), false),
+        (A100, NAIVE, "32x32", "8x8", vec!["M=256", "N=256", "K=256"], small(5, None, 2), true),
+        (A100, tiled, "32x32", "6x6", vec!["N=192"], small(4, Some(164), 1), true),
+        (A100, transpose, "32x8", "8x8", vec!["n=256"], small(3, Some(164), 2), false),
+        (Cc::new(3, 5), blur, "128", "48", vec![], small(4, None, 2), true),
+        (Cc::new(2, 0), NAIVE, "16x16", "8x8", vec!["M=128", "N=128", "K=128"], small(3, None, 2), false),
+        (A100, moved, "32", "16x8", vec![], small(3, Some(164), 2), false),
+        (Cc::new(7, 0), hist, "128", "24", vec![], small(4, None, 2), true),
+    ];
+    for (cc, text, block, grid, sets, settings, replays) in cases {
+        let with = |replay: bool| {
+            let sc = Scenario {
+                cc,
+                lang: Lang::Cuda,
+                text: text.into(),
+                block: Dim3::parse(block, "block").expect("block"),
+                grid: Dim3::parse(grid, "grid").expect("grid"),
+                sets: sets.iter().map(|s| s.to_string()).collect(),
+                block_idx: Some(Dim3 { x: 1, y: 0, z: 0 }),
+                caches: Some(settings.clone()),
+                ..Scenario::default()
+            };
+            let mut a = sc.analysis().expect("lowers");
+            a.replay = replay;
+            let mut control = warpscope::scenario::Deadline::new(60.0);
+            a.caches(None, &settings, &mut control).expect("runs")
+        };
+        let (played, replayed) = (with(false), with(true));
+        assert_eq!(played.replayed, 0, "{text}");
+        assert!(!replays || replayed.replayed > 0, "no wave was replayed: {text}");
+        assert_eq!(replayed.totals, played.totals, "{text}");
+        assert_eq!(replayed.instructions, played.instructions, "{text}");
+        assert_eq!(replayed.schedule, played.schedule, "{text}");
+        assert_eq!(replayed.served, played.served, "{text}");
+    }
+}
+
+#[test]
 fn the_figures_do_not_depend_on_the_number_of_threads() {
     // docs/model.md#the-memory-system: SMs' L1 parts run on several threads and L2 serves their requests in the
     // model's order, so every figure, the schedule check and the drawn issue's served sectors are the same for 1, 2

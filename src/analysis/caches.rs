@@ -7,6 +7,8 @@
 //! that the equivalence proof of [`crate::program::affine`] shows to be a translation of one that ran takes that
 //! block's issues moved by its translation, so only the blocks that start a class run.
 
+mod replay;
+
 use super::Analysis;
 use crate::model::access::{Instr, Second, Space, WINDOW_BYTES};
 use crate::model::arch::memsys::{self, L1Use, Preset, Residency};
@@ -293,6 +295,10 @@ pub struct CacheResult {
     pub residency: Residency,
     /// Waves of `S x R` blocks.
     pub waves: u64,
+    /// Of the waves' `waves x S` SM waves, those replayed from a translated one instead of played
+    /// (docs/model.md#the-memory-system): how the run saved its time, not a figure (the figures are the same).
+    #[serde(skip)]
+    pub replayed: u64,
     /// Kernel totals.
     pub totals: Totals,
     /// Kernel totals under Nsight Compute's names.
@@ -431,6 +437,8 @@ struct BlockTrace {
     coefs: Vec<[i64; 3]>,
     /// The line accesses of its busiest step (all warps).
     busiest: usize,
+    /// A class's trace: its lines, by which the waves of its blocks are found to be translations of one another.
+    index: Option<replay::TraceLines>,
 }
 
 impl BlockTrace {
@@ -477,6 +485,34 @@ impl BlockTrace {
         self
     }
 
+    /// Issue `i` of this trace as block `b` makes it: its lines moved by the block's translation (local lines by
+    /// the block's and warp's own region).
+    #[inline(always)]
+    fn issue(&self, i: &Step, b: &Member, warps: u32, local_bytes: u64, watch: u32) -> Issue<'_> {
+        // In lines. A block's translation can be negative (a block before its class's first one in x, as
+        // `blockIdx.x + blockIdx.y >= 3` makes): it is a multiple of 128 bytes, shifted as a signed number and
+        // added modulo 2^64.
+        let shift_lines = if i.local {
+            local_base(b.linear, warps, i.warp, local_bytes) >> 7
+        } else {
+            let c = self.coefs[i.coef as usize];
+            let d = c[0]
+                .wrapping_mul(b.delta[0])
+                .wrapping_add(c[1].wrapping_mul(b.delta[1]))
+                .wrapping_add(c[2].wrapping_mul(b.delta[2]));
+            (d >> 7) as u64
+        };
+        Issue {
+            site: i.site as usize,
+            u: i.u,
+            local: i.local,
+            lines: &self.lines[i.start as usize..i.start as usize + usize::from(i.len)],
+            bytes: &self.bytes,
+            shift_lines,
+            watch,
+        }
+    }
+
     /// The issues of step `t` (empty past the last).
     fn step(&self, t: usize) -> &[Step] {
         match self.steps.get(t) {
@@ -495,6 +531,7 @@ impl BlockTrace {
             + self.lines.capacity() * std::mem::size_of::<LineAccess>()
             + self.bytes.capacity() * 16
             + self.coefs.capacity() * 24) as u64
+            + self.index.as_ref().map_or(0, replay::TraceLines::bytes)
     }
 }
 
@@ -657,41 +694,32 @@ struct RoundInput<'a> {
 
 /// SM `sm`'s L1 part for the steps of a round: its blocks of the wave (every `s`-th from `sm`), warp by warp.
 /// `watch`: the watched block's index in the wave and its watch, when that block runs on this SM.
-fn l1_round(sm: usize, state: &mut Sm, r: &mut SmRound, inp: &RoundInput, mut watch: Option<(usize, &mut Watch)>) {
+/// An SM that replays its wave ([`replay::Plan`]) plays nothing. Not inlined: a wave's SMs and a record share
+/// one copy.
+#[inline(never)]
+fn l1_round(
+    sm: usize,
+    state: &mut Sm,
+    r: &mut SmRound,
+    inp: &RoundInput,
+    plan: &replay::Plan,
+    mut watch: Option<(usize, &mut Watch)>,
+) {
     r.out.clear();
     r.ends.clear();
     r.watched.clear();
+    if plan.replays() {
+        return;
+    }
     for t in inp.steps.clone() {
         for (bi, b) in inp.wave.iter().enumerate().skip(sm).step_by(inp.s) {
             let tr = &inp.traces[b.trace];
             for i in tr.step(t) {
-                let w = i.warp;
                 let watch_id = match &mut watch {
-                    Some((k, wt)) if *k == bi => wt.id(b.linear, w, i.site),
+                    Some((k, wt)) if *k == bi => wt.id(b.linear, i.warp, i.site),
                     _ => UNWATCHED,
                 };
-                // In lines. A block's translation can be negative (a block before its class's first one in x, as
-                // `blockIdx.x + blockIdx.y >= 3` makes): it is a multiple of 128 bytes, shifted as a signed
-                // number and added modulo 2^64.
-                let shift_lines = if i.local {
-                    local_base(b.linear, inp.warps, w, inp.local_bytes) >> 7
-                } else {
-                    let c = tr.coefs[i.coef as usize];
-                    let d = c[0]
-                        .wrapping_mul(b.delta[0])
-                        .wrapping_add(c[1].wrapping_mul(b.delta[1]))
-                        .wrapping_add(c[2].wrapping_mul(b.delta[2]));
-                    (d >> 7) as u64
-                };
-                let issue = Issue {
-                    site: i.site as usize,
-                    u: i.u,
-                    local: i.local,
-                    lines: &tr.lines[i.start as usize..i.start as usize + usize::from(i.len)],
-                    bytes: &tr.bytes,
-                    shift_lines,
-                    watch: watch_id,
-                };
+                let issue = tr.issue(i, b, inp.warps, inp.local_bytes, watch_id);
                 let first = r.out.reqs.len();
                 state.l1(&issue, &mut r.out);
                 if watch_id != UNWATCHED {
@@ -719,6 +747,7 @@ fn play(
     warps: u32,
     local_bytes: u64,
     rounds: &mut Vec<SmRound>,
+    records: &mut replay::Records,
     mut watch: Option<&mut Watch>,
     threads: usize,
 ) {
@@ -726,6 +755,15 @@ fn play(
     let steps = wave.iter().map(|b| traces[b.trace].steps.len()).max().unwrap_or(0);
     let sms = s.min(wave.len());
     rounds.resize_with(sms.max(rounds.len()), SmRound::default);
+    // Which SMs replay a translated wave instead of playing theirs (docs/model.md#the-memory-system; see
+    // `replay`): decided in SM order, so the figures do not depend on the threads.
+    let mut plans: Vec<replay::Plan> = (0..sms)
+        .map(|sm| {
+            let blocks: Vec<&Member> = wave.iter().skip(sm).step_by(s).collect();
+            let is_watched = watched.is_some_and(|k| k % s == sm);
+            records.plan(traces, &blocks, &m.sms[sm], is_watched)
+        })
+        .collect();
     // The wave's line accesses per step, at their most: each block's busiest step.
     let lines_per_step: usize = wave.iter().map(|b| traces[b.trace].busiest).sum();
     let round = (ROUND_ACCESSES / lines_per_step.max(1)).clamp(1, ROUND);
@@ -740,31 +778,33 @@ fn play(
             let mut wt = watch.as_deref_mut();
             std::thread::scope(|scope| {
                 let inp = &inp;
-                for (c, (states, rs)) in m.sms[..sms].chunks_mut(per).zip(rounds[..sms].chunks_mut(per)).enumerate() {
+                let chunks = m.sms[..sms].chunks_mut(per).zip(rounds[..sms].chunks_mut(per)).zip(plans.chunks(per));
+                for (c, ((states, rs), ps)) in chunks.enumerate() {
                     let first = c * per;
                     let mine = watched_sm.is_some_and(|w| (first..first + states.len()).contains(&w));
                     let mut my_watch = if mine { wt.take() } else { None };
                     scope.spawn(move || {
-                        for (k, (state, r)) in states.iter_mut().zip(rs.iter_mut()).enumerate() {
+                        for (k, ((state, r), plan)) in states.iter_mut().zip(rs.iter_mut()).zip(ps).enumerate() {
                             let sm = first + k;
                             let w = match (&mut my_watch, watched) {
                                 (Some(w), Some(bi)) if bi % s == sm => Some((bi, &mut **w)),
                                 _ => None,
                             };
-                            l1_round(sm, state, r, inp, w);
+                            l1_round(sm, state, r, inp, plan, w);
                         }
                     });
                 }
             });
         } else {
-            for (sm, (state, r)) in m.sms[..sms].iter_mut().zip(rounds.iter_mut()).enumerate() {
+            for (sm, ((state, r), plan)) in m.sms[..sms].iter_mut().zip(rounds.iter_mut()).zip(&plans).enumerate() {
                 let w = match (&mut watch, watched) {
                     (Some(w), Some(bi)) if bi % s == sm => Some((bi, &mut **w)),
                     _ => None,
                 };
-                l1_round(sm, state, r, &inp, w);
+                l1_round(sm, state, r, &inp, plan, w);
             }
         }
+        // Replaying SMs take their round from their record as L2 takes it, below.
         // Each issue's L1 hits come before its L2 sectors.
         for sm in 0..sms {
             m.take_l1_served(sm);
@@ -773,7 +813,11 @@ fn play(
         let mut next_watched = vec![0usize; sms];
         let mut from = vec![0usize; sms];
         for k in 0..t1 - t0 {
-            for (sm, r) in rounds[..sms].iter_mut().enumerate() {
+            for (sm, (r, plan)) in rounds[..sms].iter_mut().zip(plans.iter_mut()).enumerate() {
+                if plan.replays() {
+                    records.replay_step(plan, t0 + k, |req, bytes| m.route(req, bytes, UNWATCHED));
+                    continue;
+                }
                 let end = r.ends[k];
                 for j in from[sm]..end {
                     let req = r.out.reqs[j];
@@ -789,7 +833,8 @@ fn play(
                             }
                         }
                     }
-                    m.route(&req, &mut r.out, id);
+                    let bytes = r.out.next_bytes(&req);
+                    m.route(&req, bytes, id);
                 }
                 from[sm] = end;
             }
@@ -797,6 +842,7 @@ fn play(
         m.drain();
         t0 = t1;
     }
+    records.finish_wave(&plans, &mut m.sms[..sms]);
 }
 
 /// The L1 bytes and residency the run uses.
@@ -833,7 +879,7 @@ fn run_grid(
     one: Option<Dim3>,
     mut watch: Option<&mut Watch>,
     stage: Stage,
-) -> Result<u64, RunError> {
+) -> Result<(u64, u64), RunError> {
     let launch = a.launch;
     let g = launch.grid;
     let warps = launch.warps();
@@ -859,6 +905,7 @@ fn run_grid(
     let wave_of = |m: &(Machine, usize)| m.1;
     let biggest = shapes.iter().map(wave_of).max().unwrap_or(1);
     let mut rounds = Vec::new();
+    let mut records: Vec<replay::Records> = shapes.iter().map(|_| replay::Records::new(a.replay)).collect();
     let mut waves = 0u64;
     // Blocks are traced in chunks of the largest wave; each machine plays its own waves from them.
     let mut members: Vec<Member> = Vec::new();
@@ -906,7 +953,10 @@ fn run_grid(
                     &a.config.windows,
                 )?;
                 let t = traces.len();
-                let trace = rec.trace.finished();
+                let mut trace = rec.trace.finished();
+                if one.is_none() && matches!(proof, Some(Ok(_))) {
+                    trace.index = replay::TraceLines::of(&trace);
+                }
                 traced_bytes += trace.bytes();
                 traces.push(trace);
                 match proof {
@@ -933,7 +983,7 @@ fn run_grid(
                     let take = (*wave).min(pending[k].len());
                     let w: Vec<Member> = pending[k].drain(..take).collect();
                     let wt = if k == 0 { watch.as_deref_mut() } else { None };
-                    play(m, &traces, &w, s, warps, local_bytes, &mut rounds, wt, a.threads);
+                    play(m, &traces, &w, s, warps, local_bytes, &mut rounds, &mut records[k], wt, a.threads);
                     if k == 0 {
                         waves += 1;
                     }
@@ -956,13 +1006,15 @@ fn run_grid(
                 first_singleton = usize::MAX;
             }
             // What the run keeps grows with the memory it touches and the classes it traces, never with the grid.
-            let held = traced_bytes + shapes.iter().map(|(m, _)| m.record_bytes()).sum::<u64>();
+            let held = traced_bytes
+                + shapes.iter().map(|(m, _)| m.record_bytes()).sum::<u64>()
+                + records.iter().map(replay::Records::bytes).sum::<u64>();
             if held > a.max_memory_bytes {
                 return Err(RunError::Held { bytes: held, limit: a.max_memory_bytes, progress });
             }
         }
     }
-    Ok(waves)
+    Ok((waves, records[0].replayed))
 }
 
 /// The other run of a schedule check: the grid with another number of resident blocks per SM.
@@ -1021,7 +1073,7 @@ impl Analysis {
             if one { 0 } else { (u64::from(b.z) * u64::from(g.y) + u64::from(b.y)) * u64::from(g.x) + u64::from(b.x) };
         let mut watch = Watch { linear, passes: FxHashMap::default(), ids: Vec::new() };
         let shown = block.or(one.then_some(self.launch.block_idx));
-        let waves = run_grid(self, &mut machines, control, shown, Some(&mut watch), Stage::Memory)?;
+        let (waves, replayed) = run_grid(self, &mut machines, control, shown, Some(&mut watch), Stage::Memory)?;
         let (mut main, _) = machines.pop().expect("the machine");
         let mut served: std::collections::HashMap<(u32, u32, u32), Vec<(u64, Served)>> = Default::default();
         for (id, sector, how) in std::mem::take(&mut main.served) {
@@ -1065,6 +1117,7 @@ impl Analysis {
             sms: shape.sms,
             residency: res,
             waves,
+            replayed,
             totals,
             instructions,
             schedule: None,

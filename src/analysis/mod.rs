@@ -845,6 +845,10 @@ pub struct Analysis {
     pub max_memory_bytes: u64,
     /// Threads the memory system may use ([`crate::scenario::Limits::threads`]).
     pub threads: usize,
+    /// Whether the memory system may replay an SM's wave from a translated one instead of playing it
+    /// (docs/model.md#the-memory-system; the figures are the same either way, which the tests show by turning
+    /// it off).
+    pub replay: bool,
     /// The text the program was lowered from (the notes' line numbers).
     pub source: Rc<str>,
 }

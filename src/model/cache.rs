@@ -38,10 +38,20 @@ pub struct Traffic {
 }
 
 impl Traffic {
-    fn add(&mut self, o: &Traffic) {
+    /// Adds `o`'s counts.
+    pub fn add(&mut self, o: &Traffic) {
         self.requests += o.requests;
         self.sectors += o.sectors;
         self.hits += o.hits;
+    }
+
+    /// The counts made since `before` (counts only grow).
+    pub fn since(&self, before: &Traffic) -> Traffic {
+        Traffic {
+            requests: self.requests - before.requests,
+            sectors: self.sectors - before.sectors,
+            hits: self.hits - before.hits,
+        }
     }
 }
 
@@ -464,6 +474,98 @@ impl<P: Copy + Default> Lru<P> {
         }
     }
 
+    /// The number of sets.
+    fn sets(&self) -> usize {
+        match self {
+            Lru::Narrow(c) => c.sets.get() as usize,
+            Lru::Wide(c) => c.head.len(),
+        }
+    }
+
+    /// The ways per set.
+    fn ways(&self) -> usize {
+        match self {
+            Lru::Narrow(c) => c.ways,
+            Lru::Wide(c) => c.ways as usize,
+        }
+    }
+
+    /// Calls `f` with each line of set `set` and its data, most recently used first, while `f` returns true.
+    #[cold]
+    fn walk_set(&self, set: usize, mut f: impl FnMut(u64, P) -> bool) {
+        match self {
+            Lru::Narrow(c) => {
+                let base = set * c.ways;
+                for j in base..base + c.ways {
+                    if c.tags[j] == EMPTY || !f(c.tags[j], c.data[j]) {
+                        return;
+                    }
+                }
+            }
+            Lru::Wide(c) => {
+                let mut k = c.head[set];
+                while k != NIL {
+                    if !f(c.slots[k as usize].line, c.data[k as usize]) {
+                        return;
+                    }
+                    k = c.slots[k as usize].next;
+                }
+            }
+        }
+    }
+
+    /// Empties every set.
+    #[cold]
+    fn clear(&mut self) {
+        match self {
+            Lru::Narrow(c) => c.tags.fill(EMPTY),
+            Lru::Wide(c) => {
+                c.map.entries.fill(0);
+                c.head.fill(NIL);
+                c.tail.fill(NIL);
+                c.used.fill(0);
+            }
+        }
+    }
+
+    /// Replaces set `set`'s contents with `lines` (line and data, most recently used first; at most the ways).
+    /// The cache behaves from then on as one that reached this recency order by accesses.
+    #[cold]
+    fn set_lines(&mut self, set: usize, lines: &[(u64, P)]) {
+        match self {
+            Lru::Narrow(c) => {
+                let base = set * c.ways;
+                for j in 0..c.ways {
+                    let (t, d) = lines.get(j).copied().unwrap_or((EMPTY, P::default()));
+                    c.tags[base + j] = t;
+                    c.data[base + j] = d;
+                }
+            }
+            Lru::Wide(c) => {
+                // The old lines leave the map first, then the new ones take the set's first slots in order.
+                let mut k = c.head[set];
+                while k != NIL {
+                    let line = c.slots[k as usize].line;
+                    c.map.remove(line, k, &c.slots);
+                    k = c.slots[k as usize].next;
+                }
+                let first = set as u32 * c.ways;
+                let n = lines.len().min(c.ways as usize) as u32;
+                for (i, &(line, d)) in lines.iter().take(n as usize).enumerate() {
+                    let k = first + i as u32;
+                    let prev = if i == 0 { NIL } else { k - 1 };
+                    let next = if i as u32 + 1 < n { k + 1 } else { NIL };
+                    c.slots[k as usize] = Slot { line, prev, next };
+                    c.data[k as usize] = d;
+                    c.map.insert(line, k);
+                }
+                c.head[set] = if n > 0 { first } else { NIL };
+                c.tail[set] = if n > 0 { first + n - 1 } else { NIL };
+                c.used[set] = n;
+            }
+        }
+    }
+
     /// The data at an index [`Lru::find`] or [`Lru::touch`] gave.
     fn data(&mut self, i: usize) -> &mut P {
         match self {
@@ -679,6 +781,26 @@ pub struct Sm {
     totals: [[Traffic; 4]; 2],
     /// As [`Machine::served`], for the L1 hits of watched issues, until L2 takes them in order.
     served: Vec<(u32, u64, Served)>,
+    /// When asked for ([`Sm::fresh`]): each line's first touch.
+    first: Option<Box<FirstTouch>>,
+}
+
+/// Per line an SM's caches touched (by cache: 0 L1, 1 the read-only cache), how many lines its set had
+/// allocated before the line's first touch: a line that was already in the set `p` places below the most
+/// recent one would have been evicted by then when `p` plus that count reaches the set's ways.
+#[derive(Default)]
+pub struct FirstTouch {
+    /// `line << 1 | cache` -> allocations in the line's set before its first touch.
+    lines: FxHashMap<u64, u32>,
+    allocs: [[u32; 4]; 2],
+}
+
+impl FirstTouch {
+    #[cold]
+    fn touch(&mut self, cache: u8, line: u64) {
+        let n = self.allocs[usize::from(cache)][(line & 3) as usize];
+        self.lines.entry(line << 1 | u64::from(cache)).or_insert(n);
+    }
 }
 
 /// What an SM's L1 passes on to L2 during a round, in order: the requests, and the written bytes of each store
@@ -830,6 +952,7 @@ impl Machine {
                     sites: vec![Traffic::default(); sites],
                     totals: Default::default(),
                     served: Vec::new(),
+                    first: None,
                 })
                 .collect(),
             l2,
@@ -855,7 +978,8 @@ impl Machine {
         self.sms[sm].l1(&issue, &mut out);
         self.take_l1_served(sm);
         for r in out.reqs.clone() {
-            self.route(&r, &mut out, UNWATCHED);
+            let bytes = out.next_bytes(&r);
+            self.route(&r, bytes, UNWATCHED);
         }
         self.drain();
     }
@@ -903,12 +1027,19 @@ impl Sm {
             };
             match through {
                 Some((ro, whole_line)) => {
-                    let cache = match (&mut self.read_only, ro) {
-                        (Some(c), true) => c,
-                        _ => &mut self.l1,
+                    let (cache, ci) = match (&mut self.read_only, ro) {
+                        (Some(c), true) => (c, 1),
+                        _ => (&mut self.l1, 0),
                     };
+                    if let Some(f) = &mut self.first {
+                        f.touch(ci, line);
+                    }
                     let slot = cache.touch(line).map(|(k, _)| k);
                     let valid = slot.map_or(0, |k| *cache.data(k));
+                    if let (Some(f), Some(_), 0) = (&mut self.first, slot, valid) {
+                        // A resident line always has a valid sector: this one was just allocated.
+                        f.allocs[usize::from(ci)][(line & 3) as usize] += 1;
+                    }
                     l1.hits += u64::from((valid & mask).count_ones());
                     if watch != UNWATCHED {
                         for s in (0..SECTORS).filter(|s| (valid & mask) >> s & 1 != 0) {
@@ -934,6 +1065,9 @@ impl Sm {
                 }
                 None => {
                     if u == L1Use::Store {
+                        if let Some(f) = &mut self.first {
+                            f.touch(0, line);
+                        }
                         let cache = &mut self.l1;
                         if let Some(k) = cache.find(line) {
                             *cache.data(k) |= mask;
@@ -951,24 +1085,155 @@ impl Sm {
     }
 }
 
+/// An SM's L1 traffic counts: per instruction, and by space and operation.
+pub type SmCounts = (Vec<Traffic>, [[Traffic; 4]; 2]);
+
+/// An SM's cached lines: per cache, per set, most recently used first, (line, valid sectors, a tag).
+pub type CacheLines = Vec<Vec<Vec<(u64, u8, u8)>>>;
+
+impl Sm {
+    /// An SM like this one with empty caches and no counts, which notes each line's first touch
+    /// ([`Sm::take_first_touch`]).
+    #[cold]
+    pub fn fresh(&self) -> Sm {
+        Sm {
+            l1: Lru::new(4, self.l1.ways() as u32),
+            read_only: self.read_only.as_ref().map(|c| Lru::new(4, c.ways() as u32)),
+            sites: vec![Traffic::default(); self.sites.len()],
+            totals: Default::default(),
+            served: Vec::new(),
+            first: Some(Box::default()),
+        }
+    }
+
+    /// The first touches a [fresh](Sm::fresh) SM noted ([`FirstTouch`]): `line << 1 | cache` -> the allocations
+    /// in the line's set before its first touch.
+    pub fn take_first_touch(&mut self) -> FxHashMap<u64, u32> {
+        self.first.take().map(|f| f.lines).unwrap_or_default()
+    }
+
+    /// Calls `f(cache, line, room)` for every line its caches hold (cache 0: L1, 1: the read-only cache), where
+    /// `room` is the number of allocations in the line's set that evict it (the ways less its place below the
+    /// most recent line), until `f` returns false; false when `f` did.
+    #[cold]
+    pub fn all_lines(&self, mut f: impl FnMut(u8, u64, u32) -> bool) -> bool {
+        for (ci, c) in std::iter::once(&self.l1).chain(self.read_only.as_ref()).enumerate() {
+            let ways = c.ways() as u32;
+            for set in 0..c.sets() {
+                let mut go = true;
+                let mut place = 0;
+                c.walk_set(set, |line, _| {
+                    go = f(ci as u8, line, ways - place);
+                    place += 1;
+                    go
+                });
+                if !go {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Per cache (L1, then the read-only cache if any), per set, the lines most recently used first with their
+    /// valid sectors and `tag(cache, line)`.
+    #[cold]
+    pub fn lines(&self, mut tag: impl FnMut(u8, u64) -> u8) -> CacheLines {
+        std::iter::once(&self.l1)
+            .chain(self.read_only.as_ref())
+            .enumerate()
+            .map(|(ci, c)| {
+                (0..c.sets())
+                    .map(|set| {
+                        let mut v = Vec::new();
+                        c.walk_set(set, |line, valid| {
+                            v.push((line, valid, tag(ci as u8, line)));
+                            true
+                        });
+                        v
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Puts `lines` (as [`Sm::lines`] gives them, each line moved by `moved(line, tag)`) above the lines each
+    /// set holds now, which move down and fall out past the set's ways: the state an SM reaches when a wave of
+    /// accesses that leaves those lines in that order hits none of the lines it held.
+    #[cold]
+    pub fn push_recent(&mut self, lines: &CacheLines, moved: impl Fn(u64, u8) -> u64) {
+        let caches = std::iter::once(&mut self.l1).chain(self.read_only.as_mut());
+        for (c, sets) in caches.zip(lines) {
+            let ways = c.ways();
+            if sets.iter().all(|s| s.len() >= ways) {
+                // Every line goes: an empty cache takes the new ones (its map cleared at once, not line by line).
+                c.clear();
+            }
+            for (set, recent) in sets.iter().enumerate() {
+                let mut v: Vec<(u64, u8)> = recent.iter().map(|&(l, valid, tag)| (moved(l, tag), valid)).collect();
+                if v.len() < ways {
+                    c.walk_set(set, |line, valid| {
+                        v.push((line, valid));
+                        v.len() < ways
+                    });
+                }
+                c.set_lines(set, &v);
+            }
+        }
+    }
+
+    /// Its L1 traffic counts so far.
+    pub fn counts(&self) -> SmCounts {
+        (self.sites.clone(), self.totals)
+    }
+
+    /// Adds counts made elsewhere (as [`Sm::counts`] gives them).
+    #[cold]
+    pub fn add_counts(&mut self, c: &SmCounts) {
+        for (a, b) in self.sites.iter_mut().zip(&c.0) {
+            a.add(b);
+        }
+        for (a, b) in self.totals.iter_mut().flatten().zip(c.1.iter().flatten()) {
+            a.add(b);
+        }
+    }
+}
+
+impl L2Request {
+    /// A store or an atomic: its written bytes travel beside it in its [`Outbox`].
+    pub fn writes(&self) -> bool {
+        self.kind != Kind::Load
+    }
+}
+
+impl Outbox {
+    /// The written bytes of its stores and atomics, in order.
+    pub fn written(&self) -> &[[u32; 4]] {
+        &self.bytes
+    }
+
+    /// The written bytes of its next request `r` taken in order (none for a load).
+    #[inline(always)]
+    pub fn next_bytes(&mut self, r: &L2Request) -> [u32; 4] {
+        if r.writes() {
+            self.taken += 1;
+            self.bytes[self.taken - 1]
+        } else {
+            [0; 4]
+        }
+    }
+}
+
 impl Machine {
     /// L2's part of one request, taken in the model's order: the bounds at once, then the request waits in the
     /// bucket of its set until [`Machine::drain`] serves the round (tags, sectors, DRAM reads and write-backs).
     /// An L1 hit is never a sector's first access, except after a 2.x line fill, which sends a request with no
-    /// sectors for the bounds alone, so the requests see every first access. `from` is the outbox the request
-    /// came in, which holds a store's or an atomic's bytes; `watch` an id as [`Issue::watch`], under which its
+    /// sectors for the bounds alone, so the requests see every first access. `bytes`: a store's or an atomic's
+    /// written bytes per sector ([`Outbox::next_bytes`]); `watch` an id as [`Issue::watch`], under which its
     /// sectors are recorded with where they were served.
     #[inline(always)]
-    pub fn route(&mut self, r: &L2Request, from: &mut Outbox, watch: u32) {
+    pub fn route(&mut self, r: &L2Request, bytes: [u32; 4], watch: u32) {
         let line = r.line;
-        let bytes = match r.kind {
-            Kind::Load => [0; 4],
-            Kind::Store | Kind::Atomic => {
-                let b = from.bytes[from.taken];
-                from.taken += 1;
-                b
-            }
-        };
         if self.bounds_on {
             match r.kind {
                 Kind::Load => self.bounds.access(line, r.touched, true, None),
