@@ -583,3 +583,61 @@ fn a_whole_grid_holds_no_more_than_the_caches_and_the_memory_it_touches() {
     sc.limits = Limits { max_memory_mb: 3, ..Limits::default() };
     assert!(sc.run().is_ok(), "within 3 MB");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// docs/model.md#the-memory-system: replaying an SM's wave changes no figure, whatever the kernel's reuse
+    /// across blocks and waves, its stores, its cache path (3.5's read-only cache, 2.0's whole lines) and the device.
+    /// The saved cases (caches.proptest-regressions) include one where a held line is met one allocation before
+    /// it would have been evicted: replaying that wave would change the figures.
+    #[test]
+    fn replay_never_changes_a_figure(
+        cc in proptest::sample::select(vec![Cc::new(2, 0), Cc::new(3, 5), Cc::new(7, 0), Cc::new(8, 0)]),
+        bx in proptest::sample::select(vec![0i64, 32, 64, 96, 128, 512, 1024]),
+        by in proptest::sample::select(vec![0i64, 32, 256, 4096]),
+        tx in 1i64..3,
+        steps in 1i64..17,
+        stride in proptest::sample::select(vec![1i64, 8, 32, 33, 128, 1024]),
+        ldg in proptest::bool::ANY,
+        store_x in proptest::sample::select(vec![0i64, 32, 64]),
+        grid in (1u32..9, 1u32..5),
+        sms in 1u32..5,
+        r in 1u32..4,
+        small_l1 in proptest::bool::ANY,
+    ) {
+        let load = if ldg { "__ldg(&a[i + j * S])" } else { "a[i + j * S]" };
+        let text = format!("__global__ void k(const float *a, float *b) {{
+    int i = blockIdx.x * {bx} + blockIdx.y * {by} + threadIdx.x * {tx};
+    float s = 0.0f;
+    for (int j = 0; j < {steps}; j++)
+        s += {load};
+    b[blockIdx.x * {store_x} + threadIdx.x] = s;
+}}").replace('S', &stride.to_string());
+        let settings = CacheSettings {
+            sms: Some(sms),
+            blocks_per_sm: Some(r),
+            carveout_bytes: (small_l1 && cc == A100).then_some(164 << 10),
+            ..Default::default()
+        };
+        let with = |replay: bool| {
+            let sc = Scenario {
+                cc,
+                lang: Lang::Cuda,
+                text: text.clone(),
+                block: Dim3 { x: 128, y: 1, z: 1 },
+                grid: Dim3 { x: grid.0, y: grid.1, z: 1 },
+                caches: Some(settings.clone()),
+                ..Scenario::default()
+            };
+            let mut a = sc.analysis().expect("lowers");
+            a.replay = replay;
+            let mut control = warpscope::scenario::Deadline::new(60.0);
+            a.caches(None, &settings, &mut control).expect("runs")
+        };
+        let (played, replayed) = (with(false), with(true));
+        proptest::prop_assert_eq!(&replayed.totals, &played.totals, "{}", text);
+        proptest::prop_assert_eq!(&replayed.instructions, &played.instructions, "{}", text);
+        proptest::prop_assert_eq!(&replayed.schedule, &played.schedule, "{}", text);
+    }
+}
