@@ -645,8 +645,10 @@ fn local_base(linear: u64, warps: u32, w: u32, local_bytes: u64) -> u64 {
 const ROUND: usize = 256;
 /// The most line accesses a round's issues hold, over all SMs: fewer steps per round when the wave's issues
 /// touch many lines, so that the requests held for L2 (16 bytes each, at most one per line access, and 24 bytes
-/// each again while they wait in L2's buckets) stay within 20 MB whatever the kernel.
-const ROUND_ACCESSES: usize = 1 << 19;
+/// each again while they wait in L2's buckets) stay within 5 MB whatever the kernel: with most SMs replaying
+/// their waves, filling the buckets was a sixth of the run at 20 MB (the tiled SGEMM grid at N = 4096: 4.54 s
+/// at 2^19 accesses, 4.21 s at 2^17, 4.27 s at 2^15).
+const ROUND_ACCESSES: usize = 1 << 17;
 
 /// The block whose issues the figure draws: its issues get watch ids, each naming (site, warp, pass).
 struct Watch {
