@@ -180,6 +180,25 @@ impl<P: Copy + Default> Narrow<P> {
         self.data[base] = data;
     }
 
+    /// Finds or allocates `line` in set `base / ways` in one pass: each way, from the most recent, takes the tag
+    /// before it until the line's own way (a hit) or the last (an allocation, its line evicted), and the line goes
+    /// first. Lines are found near the front as a rule, so most passes end early.
+    #[inline(always)]
+    fn rotate_in(&mut self, base: usize, line: u64) -> (usize, Option<(u64, P)>) {
+        let tags = &mut self.tags[base..base + self.ways];
+        let data = &mut self.data[base..base + self.ways];
+        let (mut tag, mut d) = (line, P::default());
+        for (t, x) in tags.iter_mut().zip(data.iter_mut()) {
+            std::mem::swap(t, &mut tag);
+            std::mem::swap(x, &mut d);
+            if tag == line {
+                data[0] = d;
+                return (base, None);
+            }
+        }
+        (base, (tag != EMPTY).then_some((tag, d)))
+    }
+
     /// Allocates `line` first in set `base / ways`, evicting the last way's line.
     #[inline(always)]
     fn allocate(&mut self, base: usize, line: u64) -> Option<(usize, Option<(u64, P)>)> {
@@ -419,15 +438,7 @@ impl<P: Copy + Default> Lru<P> {
                 if c.ways == 0 {
                     return None;
                 }
-                let base = set * c.ways;
-                match c.search(base, line) {
-                    Some(w) => {
-                        let d = c.data[base + w];
-                        c.make_first(base, w, line, d);
-                        Some((base, None))
-                    }
-                    None => c.allocate(base, line),
-                }
+                Some(c.rotate_in(set * c.ways, line))
             }
             Lru::Wide(c) => match c.map.get(line, &c.slots) {
                 Some(k) => {
