@@ -8,24 +8,20 @@
 //! block's issues moved by its translation, so only the blocks that start a class run.
 
 mod replay;
+mod trace;
 
 use super::Analysis;
-use crate::model::access::{Instr, Second, Space, WINDOW_BYTES};
-use crate::model::arch::memsys::{self, L1Use, Preset, Residency};
-use crate::model::arch::{self, Cc, MemoryAccess};
-use crate::model::cache::{
-    rate, Access, Issue, LineAccess, Machine, Outbox, Served, Shape, SiteTraffic, Sm, Totals, Traffic, OPS, UNWATCHED,
-};
-use crate::model::count::gather;
-use crate::model::local;
+use crate::model::access::{Space, WINDOW_BYTES};
+use crate::model::arch::memsys::{self, Preset, Residency};
+use crate::model::arch::{self, Cc};
+use crate::model::cache::{rate, Machine, Outbox, Served, Shape, SiteTraffic, Sm, Totals, Traffic, OPS, UNWATCHED};
 use crate::model::note::Note;
 use crate::program::affine::Constraint;
-use crate::program::exec::Sink;
 use crate::program::grid::{self, Control, Progress, RunError, Stage};
 use crate::program::launch::{Dim3, Launch};
-use crate::program::SiteId;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use trace::{BlockTrace, Recorder};
 
 /// What the user may change about the modelled device; `None` keeps the preset's or the launch's value.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -329,30 +325,6 @@ impl CacheResult {
     }
 }
 
-/// One issue in a block's trace, as recorded: its sectors are `acc[start..start + len]` of the recording.
-#[derive(Clone, Copy)]
-struct TIssue {
-    site: u32,
-    u: L1Use,
-    local: bool,
-    coef: [i64; 3],
-    start: u32,
-    len: u32,
-}
-
-/// One issue in a block's played trace: its warp, its lines `lines[start..start + len]` and its coefficients
-/// `coefs[coef]`, in 24 bytes (every SM reads the trace of its blocks each step).
-#[derive(Clone, Copy)]
-struct Step {
-    site: u32,
-    warp: u32,
-    coef: u32,
-    start: u32,
-    len: u16,
-    u: L1Use,
-    local: bool,
-}
-
 /// The memory chart as the page draws it: every figure already in words, so that the page's main thread
 /// carries neither the model's types nor float formatting. The words are a student's ("L1 cache", "requests",
 /// "had to come from DRAM"); each figure's `tip` gives Nsight Compute's exact names for it.
@@ -417,205 +389,6 @@ pub fn short_bytes(b: u64) -> String {
         format!("{:.1} KiB", b as f64 / 1024.0)
     } else {
         format!("{b} B")
-    }
-}
-
-/// How many of a trace's last coefficient vectors a new issue's are looked for among.
-const COEF_SEARCH: usize = 64;
-
-/// One block's issues: recorded warp by warp ([`BlockTrace::warps`], sectors in `acc`), then played step by
-/// step ([`BlockTrace::finished`]: each step's issues in warp order, their lines in `lines`).
-#[derive(Default)]
-struct BlockTrace {
-    warps: Vec<Vec<TIssue>>,
-    acc: Vec<Access>,
-    /// Per step, the end of its issues in `issues`.
-    steps: Vec<u32>,
-    issues: Vec<Step>,
-    lines: Vec<LineAccess>,
-    bytes: Vec<[u32; 4]>,
-    coefs: Vec<[i64; 3]>,
-    /// The line accesses of its busiest step (all warps).
-    busiest: usize,
-    /// A class's trace: its lines, by which the waves of its blocks are found to be translations of one another.
-    index: Option<replay::TraceLines>,
-}
-
-impl BlockTrace {
-    /// Turns the recording into the played form once the block has run: issues step by step, sectors grouped
-    /// into lines.
-    fn finished(mut self) -> BlockTrace {
-        let steps = self.warps.iter().map(Vec::len).max().unwrap_or(0);
-        for t in 0..steps {
-            let first = self.lines.len();
-            for (w, issues) in self.warps.iter().enumerate() {
-                let Some(i) = issues.get(t) else { continue };
-                let start = self.lines.len() as u32;
-                let acc = &self.acc[i.start as usize..(i.start + i.len) as usize];
-                LineAccess::lines(acc, i.u, &mut self.lines, &mut self.bytes);
-                // Issues share a few coefficient vectors (one per instruction, as a rule): found among the
-                // last ones, else added.
-                let recent = self.coefs.len().saturating_sub(COEF_SEARCH);
-                let coef = match self.coefs[recent..].iter().position(|c| *c == i.coef) {
-                    Some(k) => (recent + k) as u32,
-                    None => {
-                        self.coefs.push(i.coef);
-                        (self.coefs.len() - 1) as u32
-                    }
-                };
-                let len = self.lines.len() as u32 - start;
-                // Each lane touches one sector, so an issue touches at most 32 lines.
-                self.issues.push(Step {
-                    site: i.site,
-                    warp: w as u32,
-                    coef,
-                    start,
-                    len: len as u16,
-                    u: i.u,
-                    local: i.local,
-                });
-            }
-            self.steps.push(self.issues.len() as u32);
-            self.busiest = self.busiest.max(self.lines.len() - first);
-        }
-        self.warps = Vec::new();
-        self.acc = Vec::new();
-        self.lines.shrink_to_fit();
-        self.issues.shrink_to_fit();
-        self
-    }
-
-    /// Issue `i` of this trace as block `b` makes it: its lines moved by the block's translation (local lines by
-    /// the block's and warp's own region).
-    #[inline(always)]
-    fn issue(&self, i: &Step, b: &Member, warps: u32, local_bytes: u64, watch: u32) -> Issue<'_> {
-        // In lines. A block's translation can be negative (a block before its class's first one in x, as
-        // `blockIdx.x + blockIdx.y >= 3` makes): it is a multiple of 128 bytes, shifted as a signed number and
-        // added modulo 2^64.
-        let shift_lines = if i.local {
-            local_base(b.linear, warps, i.warp, local_bytes) >> 7
-        } else {
-            let c = self.coefs[i.coef as usize];
-            let d = c[0]
-                .wrapping_mul(b.delta[0])
-                .wrapping_add(c[1].wrapping_mul(b.delta[1]))
-                .wrapping_add(c[2].wrapping_mul(b.delta[2]));
-            (d >> 7) as u64
-        };
-        Issue {
-            site: i.site as usize,
-            u: i.u,
-            local: i.local,
-            lines: &self.lines[i.start as usize..i.start as usize + usize::from(i.len)],
-            bytes: &self.bytes,
-            shift_lines,
-            watch,
-        }
-    }
-
-    /// The issues of step `t` (empty past the last).
-    fn step(&self, t: usize) -> &[Step] {
-        match self.steps.get(t) {
-            Some(&end) => &self.issues[if t == 0 { 0 } else { self.steps[t - 1] as usize }..end as usize],
-            None => &[],
-        }
-    }
-
-    /// Host bytes it holds.
-    fn bytes(&self) -> u64 {
-        let recorded: usize = self.warps.iter().map(Vec::capacity).sum();
-        (recorded * std::mem::size_of::<TIssue>()
-            + self.acc.capacity() * std::mem::size_of::<Access>()
-            + self.issues.capacity() * std::mem::size_of::<Step>()
-            + self.steps.capacity() * 4
-            + self.lines.capacity() * std::mem::size_of::<LineAccess>()
-            + self.bytes.capacity() * 16
-            + self.coefs.capacity() * 24) as u64
-            + self.index.as_ref().map_or(0, replay::TraceLines::bytes)
-    }
-}
-
-struct Recorder<'a> {
-    a: &'a Analysis,
-    trace: BlockTrace,
-    coef: [i64; 3],
-    scratch: Vec<(u64, u32)>,
-}
-
-impl Recorder<'_> {
-    fn push(&mut self, site: SiteId, warp: u32, instr: &Instr, space: Space, lanes: &crate::model::access::Lanes) {
-        let a = self.a;
-        let size = instr.size_bytes;
-        let acc = MemoryAccess { space, base: instr.base, cop: instr.effective_cop(), size_bytes: size };
-        let per = arch::memory_rule(a.cc, acc, a.config.l1).lanes_per_request as usize;
-        let u = memsys::l1_use(a.cc, instr, space, a.config.l1);
-        let start = self.trace.acc.len() as u32;
-        let mut k = 0;
-        while k < lanes.n {
-            let group = usize::from(lanes.lane[k]) / per;
-            self.scratch.clear();
-            while k < lanes.n && usize::from(lanes.lane[k]) / per == group {
-                let lane = usize::from(lanes.lane[k]);
-                let addr =
-                    if space == Space::Local { local::interleave(lanes.addr[k], lane, size) } else { lanes.addr[k] };
-                let bytes = if size >= 32 { u32::MAX } else { ((1u32 << size) - 1) << (addr & 31) };
-                self.scratch.push((addr >> 5, bytes));
-                k += 1;
-            }
-            self.scratch.sort_unstable_by_key(|x| x.0);
-            let mut first = true;
-            let mut last: Option<usize> = None;
-            for &(sector, bytes) in &self.scratch {
-                match last {
-                    Some(i) if self.trace.acc[i].sector == sector => self.trace.acc[i].bytes |= bytes,
-                    _ => {
-                        self.trace.acc.push(Access { sector, bytes, request: first });
-                        last = Some(self.trace.acc.len() - 1);
-                        first = false;
-                    }
-                }
-            }
-        }
-        let len = self.trace.acc.len() as u32 - start;
-        if len == 0 {
-            return;
-        }
-        let w = warp as usize;
-        if self.trace.warps.len() <= w {
-            self.trace.warps.resize(w + 1, Vec::new());
-        }
-        let coef = if space == Space::Local { [0; 3] } else { self.coef };
-        self.trace.warps[w].push(TIssue { site, u, local: space == Space::Local, coef, start, len });
-    }
-}
-
-impl Sink for Recorder<'_> {
-    fn moves(&mut self, c: [i64; 3]) {
-        self.coef = c;
-    }
-
-    fn issue(&mut self, site: SiteId, warp: u32, _: u32, addrs: &[u64; 32], mask: u32, second: Second) -> bool {
-        let a = self.a;
-        let Some(s) = a.program.sites.get(site as usize) else { return true };
-        let instr = &s.instr;
-        let mask = mask & a.lane_mask.0 & instr.lane_mask();
-        if let Second::Src(src, reads) = second {
-            // cp.async: its global side is a load of the sources.
-            let g = gather(&instr.copy_source(), src, mask & reads, None, &a.config);
-            let lanes = g.lanes[Space::Global as usize];
-            self.push(site, warp, instr, Space::Global, &lanes);
-        } else if instr.base.fixed_space() != Some(Space::Shared) && !instr.base.is_constant() {
-            // Constant loads go through the constant cache, not L1/TEX (docs/model.md#constant-memory).
-            let g = gather(instr, addrs, mask, second.plg(), &a.config);
-            for space in [Space::Global, Space::Local] {
-                let lanes = g.lanes[space as usize];
-                if lanes.n > 0 {
-                    self.push(site, warp, instr, space, &lanes);
-                }
-            }
-        }
-        self.coef = [0; 3];
-        true
     }
 }
 
@@ -957,7 +730,7 @@ fn run_grid(
                 let t = traces.len();
                 let mut trace = rec.trace.finished();
                 if one.is_none() && matches!(proof, Some(Ok(_))) {
-                    trace.index = replay::TraceLines::of(&trace);
+                    trace.index = trace::TraceLines::of(&trace);
                 }
                 traced_bytes += trace.bytes();
                 traces.push(trace);

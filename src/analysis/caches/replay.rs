@@ -26,54 +26,6 @@ use super::{l1_round, BlockTrace, Member, RoundInput, SmRound};
 use crate::model::cache::{CacheLines, L2Request, Sm, SmCounts};
 use rustc_hash::FxHashMap;
 
-/// A class trace's coefficient vectors and the span of lines each reaches before any translation.
-pub(super) struct TraceLines {
-    /// The distinct coefficient vectors of the trace.
-    values: Vec<[i64; 3]>,
-    /// Per vector, its lowest and highest line (`(u64::MAX, 0)` when it touches none).
-    spans: Vec<(u64, u64)>,
-}
-
-impl TraceLines {
-    /// `None` for a trace that cannot be replayed: one with local issues or more than 32 vectors.
-    #[cold]
-    pub(super) fn of(t: &BlockTrace) -> Option<TraceLines> {
-        let mut values: Vec<[i64; 3]> = Vec::new();
-        let mut of_coef = Vec::with_capacity(t.coefs.len());
-        for c in &t.coefs {
-            let v = match values.iter().position(|x| x == c) {
-                Some(v) => v,
-                None => {
-                    values.push(*c);
-                    values.len() - 1
-                }
-            };
-            if v >= 32 {
-                return None;
-            }
-            of_coef.push(v as u8);
-        }
-        let mut spans = vec![(u64::MAX, 0u64); values.len()];
-        for i in &t.issues {
-            if i.local {
-                return None;
-            }
-            let v = of_coef[i.coef as usize];
-            for la in &t.lines[i.start as usize..i.start as usize + usize::from(i.len)] {
-                let s = &mut spans[usize::from(v)];
-                s.0 = s.0.min(la.line);
-                s.1 = s.1.max(la.line);
-            }
-        }
-        Some(TraceLines { values, spans })
-    }
-
-    /// Host bytes it holds.
-    pub(super) fn bytes(&self) -> u64 {
-        (self.values.capacity() * 24 + self.spans.capacity() * 16) as u64
-    }
-}
-
 /// An SM's blocks in one wave, seen as translations.
 pub(super) struct Group {
     /// The distinct coefficient vectors over its blocks' traces.
