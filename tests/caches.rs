@@ -46,6 +46,16 @@ fn run(cc: Cc, text: &str, block: &str, grid: &str, sets: &[&str], block_idx: Op
     r.caches.expect("the run models the caches")
 }
 
+/// The whole grid of `sc` (a CUDA scenario) through the memory system with `settings`, its schedule check
+/// included; `replay` false plays every SM's every wave (docs/model.md#the-memory-system).
+fn grid_run(sc: Scenario, settings: &CacheSettings, replay: bool) -> CacheResult {
+    let sc = Scenario { lang: Lang::Cuda, caches: Some(settings.clone()), ..sc };
+    let mut a = sc.analysis().expect("lowers");
+    a.replay = replay;
+    let mut control = warpscope::scenario::Deadline::new(60.0);
+    a.caches(None, settings, &mut control).expect("runs")
+}
+
 fn loads(t: &[[warpscope::model::cache::Traffic; 4]; 2]) -> (u64, u64) {
     let l = Totals::sum(t, &[0]);
     (l.hits, l.sectors)
@@ -393,16 +403,12 @@ fn a_block_translated_backwards_from_its_class_moves_its_lines_back() {
     let with = |text: &str| {
         let sc = Scenario {
             cc: A100,
-            lang: Lang::Cuda,
             text: text.into(),
             block: Dim3 { x: 32, y: 1, z: 1 },
             grid: Dim3 { x: 8, y: 8, z: 1 },
-            caches: Some(settings.clone()),
             ..Scenario::default()
         };
-        let a = sc.analysis().expect("lowers");
-        let mut control = warpscope::scenario::Deadline::new(60.0);
-        a.caches(None, &settings, &mut control).expect("runs")
+        grid_run(sc, &settings, true)
     };
     let (translated, run) = (with(moved), with(&each));
     // 58 of 64 blocks pass the test (all but the six with x + y < 3): 58 loads of `a` and 58 of `x`, one line
@@ -471,19 +477,14 @@ fn replayed_waves_give_the_figures_of_played_ones() {
         let with = |replay: bool| {
             let sc = Scenario {
                 cc,
-                lang: Lang::Cuda,
                 text: text.into(),
                 block: Dim3::parse(block, "block").expect("block"),
                 grid: Dim3::parse(grid, "grid").expect("grid"),
                 sets: sets.iter().map(|s| s.to_string()).collect(),
                 block_idx: Some(Dim3 { x: 1, y: 0, z: 0 }),
-                caches: Some(settings.clone()),
                 ..Scenario::default()
             };
-            let mut a = sc.analysis().expect("lowers");
-            a.replay = replay;
-            let mut control = warpscope::scenario::Deadline::new(60.0);
-            a.caches(None, &settings, &mut control).expect("runs")
+            grid_run(sc, &settings, replay)
         };
         let (played, replayed) = (with(false), with(true));
         assert_eq!(played.replayed, 0, "{text}");
@@ -623,17 +624,12 @@ proptest::proptest! {
         let with = |replay: bool| {
             let sc = Scenario {
                 cc,
-                lang: Lang::Cuda,
                 text: text.clone(),
                 block: Dim3 { x: 128, y: 1, z: 1 },
                 grid: Dim3 { x: grid.0, y: grid.1, z: 1 },
-                caches: Some(settings.clone()),
                 ..Scenario::default()
             };
-            let mut a = sc.analysis().expect("lowers");
-            a.replay = replay;
-            let mut control = warpscope::scenario::Deadline::new(60.0);
-            a.caches(None, &settings, &mut control).expect("runs")
+            grid_run(sc, &settings, replay)
         };
         let (played, replayed) = (with(false), with(true));
         proptest::prop_assert_eq!(&replayed.totals, &played.totals, "{}", text);

@@ -22,6 +22,7 @@
 //! recorded L1 counts, and puts the recorded lines, moved, above the SM's old lines. The figures do not change:
 //! the tests compare them with every wave played (`tests/caches.rs`).
 
+use super::trace::vector_index;
 use super::{l1_round, BlockTrace, Member, RoundInput, SmRound};
 use crate::model::cache::{CacheLines, L2Request, Sm, SmCounts};
 use rustc_hash::FxHashMap;
@@ -53,14 +54,7 @@ impl Group {
             let tl = traces[b.trace].index.as_ref()?;
             let mut m = Vec::with_capacity(tl.values.len());
             for v in &tl.values {
-                let g = match values.iter().position(|x| x == v) {
-                    Some(g) => g,
-                    None => {
-                        values.push(*v);
-                        values.len() - 1
-                    }
-                };
-                m.push(u8::try_from(g).ok()?);
+                m.push(u8::try_from(vector_index(&mut values, v)).ok()?);
             }
             map.push(m);
         }

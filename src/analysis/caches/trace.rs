@@ -250,13 +250,7 @@ impl TraceLines {
         let mut values: Vec<[i64; 3]> = Vec::new();
         let mut of_coef = Vec::with_capacity(t.coefs.len());
         for c in &t.coefs {
-            let v = match values.iter().position(|x| x == c) {
-                Some(v) => v,
-                None => {
-                    values.push(*c);
-                    values.len() - 1
-                }
-            };
+            let v = vector_index(&mut values, c);
             if v >= 32 {
                 return None;
             }
@@ -280,5 +274,16 @@ impl TraceLines {
     /// Host bytes it holds.
     pub(super) fn bytes(&self) -> u64 {
         (self.values.capacity() * 24 + self.spans.capacity() * 16) as u64
+    }
+}
+
+/// The index of coefficient vector `v` in `values`, added at the end when it is not there yet.
+pub(super) fn vector_index(values: &mut Vec<[i64; 3]>, v: &[i64; 3]) -> usize {
+    match values.iter().position(|x| x == v) {
+        Some(k) => k,
+        None => {
+            values.push(*v);
+            values.len() - 1
+        }
     }
 }
