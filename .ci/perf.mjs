@@ -260,12 +260,17 @@ await edits('CUDA SGEMM N=1024, block 32x32, memory system on', async (p) => {
     const t = await started(page);
     await page.waitForSelector('#progress', { timeout: 120000 });
     const t1 = await now(page);
+    // Typed at the end of the comment `// the result` (the text ends "...// the result\n}\n": from its end, two
+    // lines up), so that the program stays the same.
     await page.locator('#pattern').click();
     await page.keyboard.press('Control+End');
+    await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('End');
     await page.keyboard.type(' of the multiply', { delay: 60 });
     await settled(page);
+    const typed = await page.locator('#pattern').innerText();
+    if (!typed.includes('// the result of the multiply\n}')) throw new Error(`the comment was not where it was typed: ${JSON.stringify(typed)}`);
     const t2 = await now(page);
     report['memory system, naive SGEMM N=1024, the whole run'] = await since(page, t);
     report['memory system, naive SGEMM N=1024, from a comment typed during the run'] = await since(page, t1);

@@ -163,15 +163,17 @@ test('the cache model loads only when a pane turns the memory system on', async 
 });
 
 // Choosing another instruction while a memory-system run goes on waits for that run instead of starting it
-// again (the selection does not change the scenario): no worker is started for it, the progress goes on, and
-// the figure then shows the chosen instruction with the run's figures.
-test('choosing an instruction during a memory-system run does not start the run again', async () => {
+// again (the selection does not change the scenario), and so does typing into a comment (the program is the
+// same): no worker is started for either, the progress goes on, and the figure then shows the chosen
+// instruction with the run's figures.
+test('choosing an instruction or typing a comment during a memory-system run does not start the run again', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   let workers = 0;
   page.on('worker', () => { workers += 1; });
-  await page.goto(`${base}#${link(view)}`);
+  const commented = { panes: [{ ...view.panes[0], text: NAIVE.replace('= sum;', '= sum; // the result') }] };
+  await page.goto(`${base}#${link(commented)}`);
   await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
   // The naive SGEMM at N = 2048: a run of seconds on any machine (at N = 1024 it can end within the half
   // second below).
@@ -180,10 +182,15 @@ test('choosing an instruction during a memory-system run does not start the run 
   await page.waitForSelector('#progress', { timeout: 120000 });
   const before = workers;
   await page.locator('ol.instructions li button').nth(1).click();
+  // Typed key by key at the end of the comment on line 7.
+  await page.locator('#pattern .cm-line').nth(6).click();
+  await page.keyboard.press('End');
+  await page.keyboard.type(' of the multiply', { delay: 20 });
+  assert.match(await page.locator('#pattern').innerText(), /= sum; \/\/ the result of the multiply\n\}/);
   await page.waitForTimeout(500);
   assert.equal(await page.locator('#progress').count(), 1, 'the run goes on, its progress shown');
   await page.waitForFunction(() => !document.querySelector('[data-busy]') && document.querySelector('#memory-chart'), null, { timeout: 120000 });
-  assert.equal(workers, before, 'no worker started for the selection');
+  assert.equal(workers, before, 'no worker started for the selection or the comment');
   assert.equal(await page.locator('ol.instructions li button').nth(1).getAttribute('aria-pressed'), 'true');
   assert.match(await page.locator('svg#figure').textContent(), /B\[k \* N \+ c\]/);
   // The model's figure at N = 2048 on the A100 (docs/model.md#canonical-figures): the run finished, not a restart
