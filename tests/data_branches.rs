@@ -89,6 +89,38 @@ fn an_address_that_depends_on_data_is_still_an_error() {
     assert!(e.starts_with("pattern 2:7: the index depends on data loaded from memory at 2:7"), "{e}");
 }
 
+/// A loop tested at the top on data (the textbook CSR kernel's `for (j = rowptr[row]; j < rowptr[row + 1]; j++)`
+/// shape, here with addresses that do not depend on data): `runs` enters the loop and runs its body once. The
+/// store of lane i at out + 4i is 32 consecutive floats, 128 bytes, 4 sectors (CUDA Best Practices Guide
+/// 9.2.1.1); the load of `n[0]` is one 4-byte address in every lane, 1 sector, issued at each test of the loop
+/// (twice: on entry, and after the one pass). It once skipped the body: the store went uncounted while the note
+/// said the code it guards ran.
+#[test]
+fn a_loop_on_data_tested_at_the_top_runs_its_body_once() {
+    let text = "__global__ void k(const int *n, float *out) {
+    for (int i = 0; i < n[0]; i++)
+        out[threadIdx.x + 32 * i] = 0.0f;
+}
+";
+    let r = run(Lang::Cuda, text, DataBranches::Runs).expect("runs");
+    assert_eq!(issues(&r), [(2, 2, 2), (3, 1, 4)]);
+    let n = note(&r, "data-branch-assumed").expect("the assumption is stated");
+    assert!(n.contains("a loop does not repeat"), "{n}");
+    // The textbook CSR kernel: its loop's loads index by the loaded `rowptr[row]`, and are refused (not dropped).
+    let csr = "__global__ void spmv_csr(int rows, const int *rowptr, const int *col, const float *val, const float *x, float *y) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) {
+        float sum = 0.0f;
+        for (int j = rowptr[row]; j < rowptr[row + 1]; j++)
+            sum += val[j] * x[col[j]];
+        y[row] = sum;
+    }
+}
+";
+    let e = run(Lang::Cuda, csr, DataBranches::Runs).expect_err("refused");
+    assert!(e.starts_with("pattern 6:24: the index depends on data loaded from memory at 5:22"), "{e}");
+}
+
 /// The same shape in PTX: a store guarded by a branch on a loaded value. The store of lane i writes
 /// y + 128 + 4i: 32 lanes, 128 bytes, 4 sectors; 8 lanes (mask 0xff), 32 bytes, 1 sector.
 const PTX: &str = ".version 8.0

@@ -139,6 +139,9 @@ pub struct Warp {
     pub executed: u64,
     /// The data-dependent decisions this warp met, once per instruction.
     pub decisions: Vec<DataDecision>,
+    /// How many times this warp met each loop-leaving branch it decided by assumption: `runs` leaves the loop
+    /// at every second meeting, so the loop's body runs once each time the loop is entered.
+    meetings: Vec<(u32, u32)>,
 }
 
 /// A value's lanes and the lanes where it is unknown (with the reason of the first).
@@ -185,6 +188,7 @@ impl Warp {
             affine: None,
             executed: 0,
             decisions: Vec::new(),
+            meetings: Vec::new(),
         }
     }
 
@@ -346,9 +350,25 @@ impl Warp {
     fn assumed(&mut self, prog: &Program, pc: u32, unsure: u32, why: u32) -> u32 {
         self.decided(pc, true, why);
         if prog.data_branches == super::DataBranches::Runs {
-            // The guarded code runs and loops do not repeat.
+            // The guarded code runs and loops do not repeat: a branch that leaves a loop (a `for` or `while`
+            // tested at the top) is not taken when the loop is entered, so its body runs, and taken the next
+            // time, when the body has run once.
             return match prog.insts.get(pc as usize).map(|i| &i.op) {
-                Some(Op::Bra { .. }) if prog.leaves_loop(pc) => unsure,
+                Some(Op::Bra { .. }) if prog.leaves_loop(pc) => {
+                    let k = match self.meetings.iter().position(|&(at, _)| at == pc) {
+                        Some(k) => k,
+                        None => {
+                            self.meetings.push((pc, 0));
+                            self.meetings.len() - 1
+                        }
+                    };
+                    self.meetings[k].1 += 1;
+                    if self.meetings[k].1 % 2 == 1 {
+                        0
+                    } else {
+                        unsure
+                    }
+                }
                 Some(Op::Bra { .. }) | Some(Op::Exit) => 0,
                 _ => unsure,
             };
