@@ -35,6 +35,7 @@
 pub mod analysis;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod calibrate;
+pub mod data;
 pub mod export;
 pub mod figure;
 pub mod lang;

@@ -66,6 +66,11 @@ pub struct Scenario {
     /// Model L1, L2 and DRAM across the run's warps and blocks (docs/model.md#the-memory-system) on this device, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caches: Option<CacheSettings>,
+    /// Contents given to the kernel's arrays (`--data NAME=SOURCE`, docs/model.md#kernels-on-data): its loads
+    /// read them.
+    #[cfg(feature = "data")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub data: Vec<crate::data::DataSpec>,
 }
 
 fn one_byte() -> u32 {
@@ -93,6 +98,8 @@ impl Default for Scenario {
             data_branches: DataBranches::default(),
             headers: Vec::new(),
             caches: None,
+            #[cfg(feature = "data")]
+            data: Vec::new(),
         }
     }
 }
@@ -279,6 +286,8 @@ pub enum Field {
     Layout,
     /// The memory system's device settings.
     Caches,
+    /// The arrays given as data.
+    Data,
 }
 
 /// A problem with a scenario: which input, and the error with its position in that input.
@@ -300,6 +309,7 @@ impl fmt::Display for ScenarioError {
             Field::Limit => "limit",
             Field::Layout => "layout",
             Field::Caches => "memory system",
+            Field::Data => "data",
         };
         write!(f, "{what} {}", self.error)
     }
@@ -509,6 +519,13 @@ impl Scenario {
         }
         let mut program = lowered.program;
         program.data_branches = self.data_branches;
+        #[cfg(feature = "data")]
+        if !self.data.is_empty() {
+            let data_error = |m: String| ScenarioError { field: Field::Data, error: InputError::unplaced(m) };
+            for n in crate::data::give(&mut program, &self.data).map_err(data_error)? {
+                program.notes.push(crate::model::arch::notes::data_given(n));
+            }
+        }
         // The shared memory the kernel declares bounds its shared accesses, unless a setting gives another.
         let mut config = self.config;
         config.windows.shared_alloc_bytes = config.windows.shared_alloc_bytes.or(program.shared_bytes);

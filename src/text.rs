@@ -240,7 +240,12 @@ pub fn page_words(text: &str) -> String {
             "give it with --shared-bytes, or shared_bytes=N in the page's device field",
             "give it as shared_bytes=N in the device field",
         )
-        .replace(", or give them with --include", "");
+        .replace(", or give them with --include", "")
+        // Data is given on the command line (and in Python); the page does not take arrays yet.
+        .replace(
+            "(--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))",
+            "(on the command line, `warpscope analyze --data NAME=SOURCE` with a .npy file or a generator such as uniform(0, 1024, n=4096); this page does not take arrays yet)",
+        );
     // `(--data-branches runs; …)` names the command line's option: the page has a menu for it.
     let mut text = text;
     while let Some(i) = text.find("(--data-branches ") {
@@ -331,7 +336,7 @@ pub const MODEL_PAGE: &str = "model.html";
 
 /// The sections of the model reference that the product cites: heading id and title. A test checks that each is
 /// a heading of `docs/model.md` with this title, and that every citation anywhere names one of them.
-pub const MODEL_SECTIONS: [(&str, &str); 26] = [
+pub const MODEL_SECTIONS: [(&str, &str); 27] = [
     ("units-and-words", "Units and words"),
     ("alignment-and-windows", "Alignment and windows"),
     ("global-memory", "Global memory"),
@@ -355,6 +360,7 @@ pub const MODEL_SECTIONS: [(&str, &str); 26] = [
     ("constant-memory", "Constant memory"),
     ("the-read-only-path", "The read-only path"),
     ("values-from-data", "Values from data"),
+    ("kernels-on-data", "Kernels on data"),
     ("model-notes", "Model notes"),
     ("sources", "Sources"),
     ("calibrating-against-a-gpu", "Calibrating against a GPU"),

@@ -209,7 +209,10 @@ fn cuda_global_arrays_get_cudamalloc_like_bases() {
 #[test]
 fn cuda_errors_name_their_position() {
     let e = run(Lang::Cuda, "float *in, *data;\nfloat x = in[data[threadIdx.x]];\n").err();
-    assert_eq!(e, "2:14: the index depends on data loaded from memory at 2:14; warpscope follows addresses, not data");
+    assert_eq!(
+        e,
+        "2:14: the index depends on data loaded from memory at 2:14; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))"
+    );
     // A branch on loaded data whose side moves memory runs under the stated assumption (tests/data_branches.rs).
     let r = run(Lang::Cuda, "float *in;\nif (in[threadIdx.x] > 0) in[0] = 1;\n").ok();
     assert_eq!(r.instructions.iter().map(|i| i.warps).collect::<Vec<_>>(), [1, 1]);

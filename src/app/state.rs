@@ -219,6 +219,7 @@ impl Pane {
                     Field::Limit => "limit",
                     Field::Layout => "layout",
                     Field::Caches => "memory system",
+                    Field::Data => "data",
                 };
                 self.error = Some(format!("{what} {}", crate::text::page_words(&message)));
                 self.shown_for = self.request;

@@ -271,6 +271,12 @@ struct InputArgs {
     /// NAME=VALUE: a variable, pointer base, register (R4=0x1000) or constant word (c[0x0][0x160]=...).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     sets: Vec<String>,
+    /// NAME=SOURCE: the contents of a pointer parameter or global array of a CUDA kernel, which its loads then
+    /// read (repeatable): a generator, `uniform(0, 256, n=65536, seed=1)`, `zipf(1.1, 50257, n=4096)`,
+    /// `const(7, n=32)`, `arange(n=1024)`, `perm(n=1024)`, `repeat(1, 2, n=30)`, `text("the cat", n=64)`; a numpy
+    /// file, `ids.npy`; or a raw file with its element type, `corpus.txt:uint8`
+    #[arg(long = "data", value_name = "NAME=SOURCE")]
+    data: Vec<String>,
     /// Active-lane mask in hex (bit i = lane i), applied to every warp; default all 32 lanes.
     #[arg(long)]
     mask: Option<String>,
@@ -408,6 +414,9 @@ pub struct Output {
 #[derive(Default)]
 struct Captured {
     inputs: std::collections::HashMap<String, String>,
+    /// Binary inputs (arrays given as data, as `.npy` bytes) by path.
+    #[cfg_attr(not(feature = "data"), allow(dead_code))]
+    blobs: std::collections::HashMap<String, Vec<u8>>,
     files: Vec<(String, Vec<u8>)>,
 }
 
@@ -421,12 +430,22 @@ thread_local! {
 /// there instead of the disk; files the command writes, and standard output, come back in
 /// [`Output::files`] instead. The error is the command line's message (`--addr 1:5: ...`).
 pub fn call(args: &[String], inputs: std::collections::HashMap<String, String>) -> Result<Output, String> {
+    call_with(args, inputs, std::collections::HashMap::new())
+}
+
+/// [`call`], with binary inputs too: a `--data` path found in `blobs` is read from there (Python's numpy arrays,
+/// as `.npy` bytes).
+pub fn call_with(
+    args: &[String],
+    inputs: std::collections::HashMap<String, String>,
+    blobs: std::collections::HashMap<String, Vec<u8>>,
+) -> Result<Output, String> {
     let argv = std::iter::once("warpscope".to_string()).chain(args.iter().cloned());
     let cli = Cli::try_parse_from(argv).map_err(|e| {
         let text = e.render().to_string();
         text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string()
     })?;
-    CAPTURE.with(|c| *c.borrow_mut() = Some(Captured { inputs, files: Vec::new() }));
+    CAPTURE.with(|c| *c.borrow_mut() = Some(Captured { inputs, blobs, files: Vec::new() }));
     let result = match cli.command {
         Command::Analyze(a) => run_analyze(*a).map(|t| (t, true)),
         Command::Facts(f) => run_facts(f).map(|t| (t, true)),
@@ -704,6 +723,24 @@ fn scenario_from(a: &InputArgs) -> Result<(Scenario, String), String> {
         None => std::thread::available_parallelism().map_or(1, usize::from),
     };
     sc.sets.extend(a.sets.iter().cloned());
+    #[cfg(not(feature = "data"))]
+    if !a.data.is_empty() {
+        return Err("--data: this build of warpscope does not read data (its `data` feature)".into());
+    }
+    #[cfg(feature = "data")]
+    for d in &a.data {
+        let mut spec = crate::data::DataSpec::parse(d).map_err(|e| format!("--data {e}"))?;
+        if spec.is_file() {
+            let path = spec.file_path().0.to_string();
+            let given = CAPTURE.with(|c| c.borrow().as_ref().and_then(|c| c.blobs.get(&path).cloned()));
+            let bytes = match given {
+                Some(b) => b,
+                None => std::fs::read(&path).map_err(|e| format!("--data {}: {path}: {e}", spec.name))?,
+            };
+            spec.file = Some(bytes.into());
+        }
+        sc.data.push(spec);
+    }
     if let Some(m) = &a.mask {
         sc.lane_mask = parse_mask(m).map_err(|e| flag_error("--mask", e))?;
     }
@@ -768,6 +805,7 @@ fn scenario_error(e: ScenarioError, origin: &str) -> String {
         Field::Set => format!("--set: {}", e.error.message),
         Field::Layout => flag_error("--layout", e.error),
         Field::Caches => format!("cache settings: {}", e.error.message),
+        Field::Data => format!("--data: {}", e.error.message),
     }
 }
 

@@ -141,6 +141,9 @@ pub struct Affine {
     pub constraints: Vec<Constraint>,
     /// Set when the run proves nothing about other blocks: why.
     pub singleton: Option<String>,
+    /// Set when a load read given data at an address that moves with the block: a value no translation
+    /// follows (said with the reason the run proves nothing).
+    pub data_moved: bool,
 }
 
 fn reduce(c: i64, w: Width) -> i64 {
@@ -163,6 +166,7 @@ impl Affine {
             bad: vec![0; n],
             constraints: Vec::new(),
             singleton: None,
+            data_moved: false,
         }
     }
 
@@ -185,8 +189,23 @@ impl Affine {
 
     fn fail(&mut self, why: &str) {
         if self.singleton.is_none() {
+            #[cfg(feature = "data")]
+            if self.data_moved && why.contains("cannot follow") {
+                self.singleton = Some(format!("{why}: values the blocks load from given data decide addresses or branches, and blocks are not translations of one another"));
+                return;
+            }
             self.singleton = Some(why.to_string());
         }
+    }
+
+    /// After a load of given data into `dst` from the address in `addr`: block-independent where the address
+    /// is, else a value no translation follows.
+    #[cfg(feature = "data")]
+    pub fn loaded(&mut self, dst: u32, addr: u32, m: u32) {
+        if !self.quiet(Src::Reg(addr), m) {
+            self.data_moved = true;
+        }
+        self.opaque(dst, &[Src::Reg(addr)], m);
     }
 
     fn get(&self, s: Src, l: usize) -> (bool, bool, [i64; 3]) {

@@ -142,6 +142,10 @@ pub struct Warp {
     /// How many times this warp met each loop-leaving branch it decided by assumption: `runs` leaves the loop
     /// at every second meeting, so the loop's body runs once each time the loop is entered.
     meetings: Vec<(u32, u32)>,
+    /// The lanes of each register whose value comes from given data (followed only when data is given): an
+    /// atomic whose address does, is never aggregated (docs/model.md#kernels-on-data).
+    #[cfg(feature = "data")]
+    tainted: Vec<u32>,
 }
 
 /// A value's lanes and the lanes where it is unknown (with the reason of the first).
@@ -189,6 +193,8 @@ impl Warp {
             executed: 0,
             decisions: Vec::new(),
             meetings: Vec::new(),
+            #[cfg(feature = "data")]
+            tainted: vec![0; nr],
         }
     }
 
@@ -380,6 +386,97 @@ impl Warp {
         }
     }
 
+    /// What an issue of `site` at the addresses in `addr` finds in the given arrays: for a load, the lanes that
+    /// read an element of one (an integer or a pointer) and their values. A lane past the end of a given array,
+    /// or one that writes into a given array, is an error naming the array, the element and the thread.
+    #[cfg(feature = "data")]
+    #[allow(clippy::too_many_arguments)]
+    fn read_given(
+        &self,
+        prog: &Program,
+        given: &super::memory::Given,
+        env: &Env,
+        span: Span,
+        site: SiteId,
+        addr: u32,
+        run: u32,
+        load: Option<&super::Load>,
+    ) -> Result<(u32, Lanes), ExecError> {
+        use super::memory::Found;
+        let Some(s) = prog.sites.get(site as usize) else { return Ok((0, [0; 32])) };
+        let writes = s.instr.base.writes();
+        let bytes = match load {
+            Some(l) => l.elem.bytes().unwrap_or(s.instr.size_bytes),
+            None => s.instr.size_bytes,
+        };
+        let who = |lane: usize| {
+            let b = env.block_idx;
+            format!(
+                "thread ({}, {}, {}) of block ({}, {}, {})",
+                self.tid[0][lane], self.tid[1][lane], self.tid[2][lane], b.x, b.y, b.z
+            )
+        };
+        let (mut got, mut values) = (0u32, [0u64; 32]);
+        for (lane, value) in values.iter_mut().enumerate() {
+            if run >> lane & 1 == 0 {
+                continue;
+            }
+            let a = self.regs[addr as usize][lane];
+            match given.find(a, u64::from(bytes)) {
+                Found::Nowhere => {}
+                Found::Past(arr, off) => {
+                    let eb = u64::from(arr.elem.bytes().unwrap_or(1));
+                    return Err(ExecError {
+                        span,
+                        message: format!(
+                            "{} {} `{}` at element {}, past its end: it was given {} element{} ({})",
+                            who(lane),
+                            if writes { "writes" } else { "reads" },
+                            arr.name,
+                            off / eb,
+                            arr.len(),
+                            if arr.len() == 1 { "" } else { "s" },
+                            arr.origin
+                        ),
+                    });
+                }
+                Found::In(arr, off) if writes => {
+                    let eb = u64::from(arr.elem.bytes().unwrap_or(1));
+                    return Err(ExecError {
+                        span,
+                        message: format!(
+                            "{} writes `{}` (element {}), which was given as data: warpscope reads given arrays as the launch's inputs and does not yet follow what a kernel writes into them; give only the arrays the kernel reads",
+                            who(lane),
+                            arr.name,
+                            off / eb
+                        ),
+                    });
+                }
+                Found::In(arr, off) => {
+                    let Some(l) = load else { continue };
+                    let at = off as usize;
+                    let raw = &arr.bytes[at..at + bytes as usize];
+                    if let Some(v) = l.elem.value(raw) {
+                        *value = v;
+                        got |= 1 << lane;
+                    }
+                }
+            }
+        }
+        Ok((got, values))
+    }
+
+    /// The lanes of register `r` whose value comes from given data.
+    fn data_lanes(&self, r: u32) -> u32 {
+        #[cfg(feature = "data")]
+        return self.tainted[r as usize];
+        #[cfg(not(feature = "data"))]
+        {
+            let _ = r;
+            0
+        }
+    }
+
     /// Removes `lanes` from every frame (they exited).
     fn exit_lanes(&mut self, lanes: u32) {
         self.exited |= lanes;
@@ -451,6 +548,17 @@ impl Warp {
                 }
             }
             let mut next = pc + 1;
+            #[cfg(feature = "data")]
+            if prog.given.is_some() && !matches!(inst.op, Op::Mem { .. }) {
+                if let Some((d, srcs)) = inst.op.value_flow() {
+                    let t = srcs.iter().flatten().fold(0, |t, s| match s {
+                        Src::Reg(r) => t | self.tainted[*r as usize],
+                        Src::Imm(_) => t,
+                    });
+                    let d = d as usize;
+                    self.tainted[d] = (self.tainted[d] & !m) | (t & m);
+                }
+            }
             match &inst.op {
                 Op::Bin { op, w, dst, a, b } => {
                     let (ua, wa) = self.src_unk(*a);
@@ -744,12 +852,38 @@ impl Warp {
                             (None, Some(p)) => Second::Plg(p),
                             (None, None) => Second::None,
                         };
+                        #[cfg(feature = "data")]
+                        let (got, values) = match &prog.given {
+                            Some(g) => self.read_given(prog, g, env, inst.span, *site, *addr, run, data.as_ref())?,
+                            None => (0, [0; 32]),
+                        };
+                        #[cfg(not(feature = "data"))]
+                        let got = 0u32;
                         let keep_going = sink.issue(*site, self.warp, pass, &self.regs[*addr as usize], run, second);
-                        if let Some((d, why)) = data {
+                        if let Some(l) = data {
+                            let d = l.dst;
                             if let Some(aff) = self.affine.as_deref_mut() {
-                                aff.clear(*d, run);
+                                // A given array's element at an address that moves with the block is a value
+                                // that does too.
+                                #[cfg(feature = "data")]
+                                if got != 0 {
+                                    aff.loaded(d, *addr, run);
+                                } else {
+                                    aff.clear(d, run);
+                                }
+                                #[cfg(not(feature = "data"))]
+                                aff.clear(d, run);
                             }
-                            self.set_unk(*d, run, run, *why);
+                            #[cfg(feature = "data")]
+                            if got != 0 {
+                                self.write(d, &values, got);
+                            }
+                            self.set_unk(d, run, run & !got, l.why);
+                            #[cfg(feature = "data")]
+                            {
+                                let t = &mut self.tainted[d as usize];
+                                *t = (*t & !run) | got;
+                            }
                         }
                         if !keep_going {
                             self.stack.last_mut().expect("a frame runs").pc = next;
@@ -764,7 +898,7 @@ impl Warp {
                     let v = self.src(*val);
                     let first = run.trailing_zeros() as usize;
                     let same = run != 0
-                        && (ua | uv) & run == 0
+                        && (ua | uv | self.data_lanes(*addr)) & run == 0
                         && (0..32).all(|l| run >> l & 1 == 0 || (a[l] == a[first] && v[l] == v[first]));
                     let p = if same { 1u32 << first } else { ALL };
                     self.write_pred(*dst, p, run, 0, 0);

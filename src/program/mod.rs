@@ -22,6 +22,7 @@ pub mod affine;
 pub mod exec;
 pub mod grid;
 pub mod launch;
+pub mod memory;
 mod reconverge;
 
 use crate::model::access::Instr;
@@ -422,8 +423,8 @@ pub enum Op {
         src: Option<Reg>,
         /// The message prefix when the address is unknown.
         ctx: CtxId,
-        /// For a load: the register that receives the data, and why its value is unknown (data).
-        data: Option<(Reg, WhyId)>,
+        /// For a load: the register that receives the data.
+        data: Option<Load>,
     },
     /// nvcc's warp aggregation of an atomic (docs/model.md#atomics): dst = true in the lowest running lane alone when every
     /// running lane has the same known `addr` and the same known `val`, else true in every running lane. The
@@ -659,6 +660,40 @@ pub struct SourceLine {
     pub line: u32,
 }
 
+/// The register a load writes, and what it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Load {
+    /// The register that receives the data.
+    pub dst: Reg,
+    /// Why its value is unknown where no given array holds it (data).
+    pub why: WhyId,
+    /// The loaded type, which says how a given array's element becomes the register's value.
+    pub elem: memory::Elem,
+}
+
+#[cfg(feature = "data")]
+impl Op {
+    /// The register an operation writes, and the registers its value flows from (for following which values
+    /// come from given data). `None` for an operation that writes no register.
+    pub fn value_flow(&self) -> Option<(Reg, [Option<Src>; 3])> {
+        Some(match self {
+            Op::Bin { dst, a, b, .. } => (*dst, [Some(*a), Some(*b), None]),
+            Op::Index { dst, base, idx, .. } => (*dst, [Some(*base), Some(*idx), None]),
+            Op::Conv { dst, a, .. } | Op::Mov { dst, a } | Op::Un { dst, a, .. } => (*dst, [Some(*a), None, None]),
+            Op::Sel { dst, a, b, .. } => (*dst, [Some(*a), Some(*b), None]),
+            Op::Shfl { dst, a, .. } => (*dst, [Some(*a), None, None]),
+            Op::Special { dst, .. }
+            | Op::Unknown { dst, .. }
+            | Op::PredToReg { dst, .. }
+            | Op::Eval { dst, .. }
+            | Op::Table { dst, .. } => (*dst, [None; 3]),
+            Op::Vote { dst: Some(dst), .. } => (*dst, [None; 3]),
+            Op::Mem { data: Some(l), .. } => (l.dst, [None; 3]),
+            _ => return None,
+        })
+    }
+}
+
 /// A lowered program.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -699,6 +734,12 @@ pub struct Program {
     /// outside it moves no data and is an error lane, as on the hardware, and the memory system's residency
     /// counts it. `None` where it is not known (a listing, dynamic shared memory of unknown size).
     pub shared_bytes: Option<u64>,
+    /// The global arrays and pointer parameters the kernel names, where data can be given (CUDA).
+    #[cfg(feature = "data")]
+    pub arrays: Vec<memory::ArrayDecl>,
+    /// The arrays given as data, which loads read.
+    #[cfg(feature = "data")]
+    pub given: Option<Rc<memory::Given>>,
     /// Each data-dependent branch's region, computed when a run first meets one.
     regions: std::cell::RefCell<std::collections::HashMap<u32, Rc<Region>>>,
 }
@@ -709,8 +750,9 @@ pub struct Program {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DataBranches {
     /// The code a condition guards runs, and a loop does not repeat (what a bounds check or a retry loop
-    /// mostly does): a forward branch is not taken unless it leaves a loop, a backward branch is not taken, a
-    /// guarded memory instruction runs and a guarded exit does not.
+    /// mostly does): a branch that leaves a loop is not taken when the loop is entered and is taken the next
+    /// time (a loop tested at the top runs its body once), a backward branch is not taken, another forward
+    /// branch is not taken, a guarded memory instruction runs and a guarded exit does not.
     #[default]
     Runs,
     /// In every lane.
@@ -1349,6 +1391,10 @@ impl Builder {
             conditions: self.conditions,
             data_branches: DataBranches::default(),
             shared_bytes: None,
+            #[cfg(feature = "data")]
+            arrays: Vec::new(),
+            #[cfg(feature = "data")]
+            given: None,
             regions: Default::default(),
         }
     }
@@ -1395,7 +1441,7 @@ impl Program {
                 Op::Eval { dst, pred: p, .. } => format!("r{dst}, p{p} = eval"),
                 Op::Table { dst, pred: p, .. } => format!("r{dst}, p{p} = table"),
                 Op::Mem { site, addr, data, .. } => match data {
-                    Some((d, _)) => format!("r{d} = mem site{site} [r{addr}]"),
+                    Some(l) => format!("r{} = mem site{site} [r{addr}]", l.dst),
                     None => format!("mem site{site} [r{addr}]"),
                 },
                 Op::Index { dst, base, idx, bits, signed, scale } => format!(

@@ -91,7 +91,7 @@ test("a histogram's atomics are named as not counted, beside the totals, in the 
   const notes = page.locator('#program-notes li.important[data-note="atomics-not-costed"]');
   assert.match(
     await notes.textContent(),
-    new RegExp(`^Not counted: Atomics whose address is data are listed but not counted, since warpscope follows addresses, not data: ATOMS\\.POPC\\.INC\\.32 \\(line ${atomicLine}\\) ×4\\.`),
+    new RegExp(`^Not counted: Atomics whose address is data are listed but not counted, since warpscope reads data only where it is given \\(on the command line, \`warpscope analyze --data NAME=SOURCE\` with a \\.npy file or a generator such as uniform\\(0, 1024, n=4096\\); this page does not take arrays yet\\): ATOMS\\.POPC\\.INC\\.32 \\(line ${atomicLine}\\) ×4\\.`),
   );
   // Its four inlined copies are listed after the counted instructions, marked and not selectable (no issue).
   assert.equal(await page.locator('.instructions li.not-counted').count(), 4);
@@ -138,7 +138,7 @@ test("a softmax's data-dependent branch states its assumption, and the menu chan
   // The note, then where the rule comes from.
   assert.equal(
     await note(),
-    `Assumed about data: The condition of the \`if\` on line ${ifLine} depends on data loaded from memory at ${ifLine}:17; warpscope follows addresses, not data. What it decides moves memory, so warpscope assumed the code it guards runs and a loop does not repeat (the data-dependent conditions menu chooses another): the counts hold under that assumption. (warpscope's model of data-dependent control flow)`,
+    `Assumed about data: The condition of the \`if\` on line ${ifLine} depends on data loaded from memory at ${ifLine}:17; warpscope reads data only where it is given (on the command line, \`warpscope analyze --data NAME=SOURCE\` with a .npy file or a generator such as uniform(0, 1024, n=4096); this page does not take arrays yet). What it decides moves memory, so warpscope assumed the code it guards runs and a loop does not repeat (the data-dependent conditions menu chooses another): the counts hold under that assumption. (warpscope's model of data-dependent control flow)`,
   );
   assert.equal(await page.inputValue('#data-branches'), 'runs');
   // The guarded load (`maxval = inp_row[j]`) is the second instruction: with the condition held in every

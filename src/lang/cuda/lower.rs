@@ -26,8 +26,11 @@ use crate::lang::{InputError, LineIndex, Span};
 use crate::model::access::Instr;
 use crate::model::note::Note;
 use crate::program::launch::Launch;
+#[cfg(feature = "data")]
+use crate::program::memory::ArrayDecl;
+use crate::program::memory::Elem;
 use crate::program::{
-    exec, BinOp, Builder, Cmp, Label, Op, PredOp, PredRef, Program, Reg, ShflMode, Site, Special, Src, Width,
+    exec, BinOp, Builder, Cmp, Label, Load, Op, PredOp, PredRef, Program, Reg, ShflMode, Site, Special, Src, Width,
 };
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -349,6 +352,9 @@ struct Lower<'a> {
     next_global: u64,
     /// Global bases given with `--set`, in declaration order: checked against the others' defaults.
     given_bases: Vec<(String, u64)>,
+    /// Global arrays and pointer parameters, where data can be given.
+    #[cfg(feature = "data")]
+    arrays: Vec<ArrayDecl>,
     shared_top: u64,
     /// `__constant__` variables' offsets in the constant bank, in declaration order, and where the next goes.
     const_offsets: HashMap<String, u64>,
@@ -487,7 +493,7 @@ impl<'a> Lower<'a> {
     pub(super) fn track(&mut self, op: &Op) {
         let (dst, unknown) = match op {
             Op::Unknown { dst, .. } => (Some(*dst), true),
-            Op::Mem { data: Some((d, _)), .. } => (Some(*d), true),
+            Op::Mem { data: Some(l), .. } => (Some(l.dst), true),
             Op::Bin { dst, a, b, .. } => (Some(*dst), self.unknown_src(*a) || self.unknown_src(*b)),
             Op::Index { dst, base, idx, .. } => (Some(*dst), self.unknown_src(*base) || self.unknown_src(*idx)),
             Op::Conv { dst, a, .. } | Op::Mov { dst, a } => (Some(*dst), self.unknown_src(*a)),
@@ -786,6 +792,8 @@ fn lower_kernel<'a>(
         globals: HashMap::new(),
         next_global: GLOBAL_BASE,
         given_bases: Vec::new(),
+        #[cfg(feature = "data")]
+        arrays: Vec::new(),
         shared_top: 0,
         const_offsets: HashMap::new(),
         const_top: 0,
@@ -1112,6 +1120,10 @@ fn lower_text(
         ));
     }
     let mut program = l.b.finish();
+    #[cfg(feature = "data")]
+    {
+        program.arrays = std::mem::take(&mut l.arrays);
+    }
     // A block's shared memory: its static arrays, and its dynamic shared memory where the file's launch says
     // how much.
     let smem = ast.launch.as_ref().and_then(|h| h.smem);

@@ -402,6 +402,11 @@ pub fn atomic_address_data(why: &str, all: bool) -> Note {
     )
 }
 
+/// The arrays given as data, their types, lengths and sources (and a conversion, in a note of its own).
+pub fn data_given(text: String) -> Note {
+    Note::new("data-given", text, "docs/model.md#kernels-on-data")
+}
+
 /// A block reads more distinct constant bytes than the constant cache's 8 KB working set per SM.
 pub fn constant_working_set(bytes: u64) -> Note {
     Note::new(
@@ -430,7 +435,7 @@ pub fn atomics_not_counted(items: &[(String, usize)]) -> Note {
     Note::new(
         "atomics-not-costed",
         format!(
-            "Atomics whose address is data are listed but not counted, since warpscope follows addresses, not data: {}. The model reference expects (docs/model.md#atomics), for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
+            "Atomics whose address is data are listed but not counted, since warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096)): {}. The model reference expects (docs/model.md#atomics), for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
             list.join(", ")
         ),
         "docs/model.md#atomics",

@@ -61,6 +61,7 @@ impl<'a> Lower<'a> {
             }
             Storage::Global if !d.dims.is_empty() => {
                 let base = self.global_base(&d.name);
+                self.declare_array(&d.name, base, &ty);
                 Binding::Mem(Place { space: MemSpace::Global, addr: Src::Imm(base), ty, read_only: false })
             }
             // `__constant__` variables: offsets in the constant bank, each at its type's alignment, in
@@ -92,6 +93,7 @@ impl<'a> Lower<'a> {
             Storage::Param | Storage::Global => match &ty {
                 Ty::Ptr(elem) => {
                     let base = self.global_base(&d.name);
+                    self.declare_array(&d.name, base, elem);
                     let r = self.b.reg();
                     self.emit(Op::Mov { dst: r, a: Src::Imm(base) }, d.span);
                     // A `const T * __restrict__` kernel parameter is read through the read-only path where
@@ -280,6 +282,7 @@ impl<'a> Lower<'a> {
         let v = match &ty {
             Ty::Ptr(elem) => {
                 let base = self.global_base(n);
+                self.declare_array(n, base, elem);
                 Val::Ptr { src: Src::Imm(base), to: (**elem).clone(), space: MemSpace::Global, read_only: false }
             }
             _ => {

@@ -12,10 +12,10 @@ impl<'a> Lower<'a> {
 
     /// [`Self::access`]; a one-access load can name the register that receives its data.
     #[cold]
-    pub(super) fn access_into(&mut self, place: &Place, store: bool, span: Span, data: Option<(Reg, u32)>) -> R<()> {
+    pub(super) fn access_into(&mut self, place: &Place, store: bool, span: Span, data: Option<Load>) -> R<()> {
         if place.space == MemSpace::Reg {
             // Registers: no memory moves. The values an array keeps in registers are not followed.
-            if let Some((d, _)) = data {
+            if let Some(Load { dst: d, .. }) = data {
                 let why = format!(
                     "a value kept in a register array ({}); warpscope follows addresses, not the values arrays hold",
                     self.pos(span)
@@ -80,13 +80,18 @@ impl<'a> Lower<'a> {
                 read_only: place.read_only,
             });
         }
-        let why = format!("data loaded from memory at {}; warpscope follows addresses, not data", self.pos(span));
+        let why = format!("data loaded from memory at {}; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))", self.pos(span));
         let w = self.b.data_why(why);
         let ty = place.ty.clone();
         if matches!(ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Ptr(_)) && self.units(&place, false, span)?.len() == 1 {
             // One access: the memory operation itself receives the (unknown) data.
             let d = self.temp();
-            self.access_into(&place, false, span, Some((d, w)))?;
+            let elem = match &ty {
+                Ty::Int { bytes, signed } => Elem::Int { bytes: (*bytes).min(8) as u8, signed: *signed },
+                Ty::Float { bytes } => Elem::Float { bytes: (*bytes).min(8) as u8 },
+                _ => Elem::Ptr,
+            };
+            self.access_into(&place, false, span, Some(Load { dst: d, why: w, elem }))?;
             return Ok(match &ty {
                 Ty::Float { .. } => Val::Float(Src::Reg(d)),
                 Ty::Ptr(elem) => {
@@ -401,7 +406,7 @@ impl<'a> Lower<'a> {
                         self.access(&p, false, a.span)?;
                         self.access(&p, true, a.span)?;
                         let why = format!(
-                            "data loaded from memory at {}; warpscope follows addresses, not data",
+                            "data loaded from memory at {}; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))",
                             self.pos(a.span)
                         );
                         let w = self.b.data_why(why);
@@ -909,7 +914,7 @@ impl<'a> Lower<'a> {
                     return self.convert(&ty, v, e.span);
                 }
                 let why =
-                    format!("data loaded from memory at {}; warpscope follows addresses, not data", self.pos(lhs.span));
+                    format!("data loaded from memory at {}; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))", self.pos(lhs.span));
                 let w = self.b.data_why(why);
                 self.fresh_temp(&p.ty, lhs.span, w)
             }

@@ -304,6 +304,34 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Records a global array or pointer (`elem`: its element type) as one that data can be given for.
+    #[cold]
+    pub(super) fn declare_array(&mut self, name: &str, base: u64, elem: &Ty) {
+        #[cfg(not(feature = "data"))]
+        let _ = (name, base, elem);
+        #[cfg(feature = "data")]
+        self.declare_array_for_data(name, base, elem);
+    }
+
+    #[cfg(feature = "data")]
+    #[cold]
+    fn declare_array_for_data(&mut self, name: &str, base: u64, elem: &Ty) {
+        if self.arrays.iter().any(|a| a.name == name) {
+            return;
+        }
+        let mut t = elem;
+        while let Ty::Array(inner, _) = t {
+            t = inner;
+        }
+        let elem = match t {
+            Ty::Int { bytes, signed } if *bytes <= 8 => Elem::Int { bytes: *bytes as u8, signed: *signed },
+            Ty::Float { bytes } if *bytes <= 8 => Elem::Float { bytes: *bytes as u8 },
+            Ty::Ptr(_) => Elem::Ptr,
+            _ => Elem::Other,
+        };
+        self.arrays.push(ArrayDecl { name: name.to_string(), base, elem });
+    }
+
     #[cold]
     pub(super) fn param_why(&mut self, d: &Decl) -> u32 {
         self.b.why(format!("the parameter `{}`, which has no value (give it one with --set {}=VALUE)", d.name, d.name))

@@ -1,0 +1,216 @@
+//! Kernels on data (docs/model.md#kernels-on-data): arrays given as generators, `.npy` and raw files are read by
+//! the kernel's loads, so that gathers, histograms and sparse matrices run exactly. Every expected figure below
+//! is worked out by hand from the data and the rules of docs/model.md (global memory: 32-byte sectors, 128-byte
+//! lines; atomics: `serial` is the most active lanes on one address per issue).
+#![cfg(all(not(target_arch = "wasm32"), feature = "data"))]
+
+use warpscope::analysis::ProgramResult;
+use warpscope::data::DataSpec;
+use warpscope::lang::Lang;
+use warpscope::program::launch::Dim3;
+use warpscope::scenario::Scenario;
+
+mod common;
+
+fn spec(text: &str) -> DataSpec {
+    DataSpec::parse(text).expect("spec")
+}
+
+fn file(name: &str, path: &str, bytes: &[u8]) -> DataSpec {
+    DataSpec { name: name.into(), source: path.into(), file: Some(bytes.into()) }
+}
+
+fn cuda(text: &str, block: &str, data: Vec<DataSpec>, sets: &[&str]) -> Scenario {
+    let mut sc = common::scenario(Lang::Cuda, text, block, None);
+    sc.data = data;
+    sc.sets = sets.iter().map(|s| s.to_string()).collect();
+    sc
+}
+
+/// Each memory instruction as (access, warp issues, sectors).
+fn issues(r: &ProgramResult) -> Vec<(String, u64, u64)> {
+    r.instructions.iter().map(|i| (i.access.clone(), i.warps, i.memory.as_ref().map_or(0, |m| m.sectors))).collect()
+}
+
+const HIST: &str = "__global__ void hist(const unsigned char *data, int n, unsigned int *bins) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[data[i]], 1);
+}
+";
+
+/// The pangram's first 32 bytes, "the quick brown fox jumps over t", as one warp's histogram. Its bytes are 6
+/// spaces (bin 32, byte 128 of `bins`: sector 4, line 1) and letters 98-120 (bytes 392-480: sectors 12-15, line
+/// 3): 5 sectors over 2 lines; the space is the most frequent byte, 6 lanes in series.
+#[test]
+fn a_histogram_of_text_counts_its_atomics_on_the_text() {
+    let text = b"the quick brown fox jumps over the lazy dog";
+    let r = common::ok(&cuda(HIST, "32", vec![file("data", "pangram.txt:uint8", text)], &["n=32"]));
+    let atom = &r.instructions[1];
+    assert_eq!(atom.access, "&bins[data[i]]");
+    let m = atom.memory.as_ref().expect("global");
+    assert_eq!((m.requests, m.lines, m.sectors), (1, 2, 5));
+    let a = atom.atomic.expect("atomic");
+    assert_eq!((a.ops, a.serial, a.max_serial), (32, 6, 6));
+    let given = r.notes.iter().find(|n| n.id == "data-given").expect("the data is stated");
+    assert_eq!(given.text, "Given data: `data` (uint8, 43 elements: pangram.txt:uint8).");
+}
+
+/// All-equal data: every lane adds 1 to the same bin, yet the address depends on loaded data, so nvcc's warp
+/// aggregation does not apply (docs/model.md#kernels-on-data, Atomics): 32 read-modify-writes in series, one
+/// sector (docs/model.md#atomics: "for all-equal data, 1 sector with 32 lanes in series").
+#[test]
+fn an_atomic_whose_address_is_data_is_never_aggregated() {
+    let r = common::ok(&cuda(HIST, "32", vec![spec("data=const(7, n=32)")], &["n=32"]));
+    let a = r.instructions[1].atomic.expect("atomic");
+    assert_eq!((a.ops, a.serial, a.max_serial), (32, 32, 32));
+    assert_eq!(r.instructions[1].memory.as_ref().map(|m| m.sectors), Some(1));
+}
+
+const CSR: &str = "__global__ void spmv_csr(int rows, const int *rowptr, const int *col, const float *val, const float *x, float *y) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) {
+        float sum = 0.0f;
+        for (int j = rowptr[row]; j < rowptr[row + 1]; j++)
+            sum += val[j] * x[col[j]];
+        y[row] = sum;
+    }
+}
+";
+
+/// The textbook CSR kernel on a 4-row matrix with 2 nonzeros a row: rowptr = 0, 2, 4, 6, 8 and col = 0 1 | 2 3
+/// | 1 2 | 3 0. Four lanes run. The loop tests `rowptr[row + 1]` three times (two passes and the exit) and runs
+/// its body twice; each pass's `val[j]`, `col[j]` (j = 0, 2, 4, 6, then 1, 3, 5, 7: bytes 0-28) and `x[col[j]]`
+/// (bytes 0-12) fall in one sector.
+#[test]
+fn the_textbook_csr_kernel_runs_its_rows_on_the_matrix() {
+    let data = vec![spec("rowptr=arange(0, 2, n=5)"), spec("col=repeat(0, 1, 2, 3, 1, 2, 3, 0, n=8)")];
+    let r = common::ok(&cuda(CSR, "32", data, &["rows=4"]));
+    assert_eq!(
+        issues(&r),
+        [
+            ("rowptr[row + 1]".to_string(), 3, 3),
+            ("rowptr[row]".to_string(), 1, 1),
+            ("val[j]".to_string(), 2, 2),
+            ("col[j]".to_string(), 2, 2),
+            ("x[col[j]]".to_string(), 2, 2),
+            ("y[row]".to_string(), 1, 1),
+        ]
+    );
+    // No assumption about the loop: its bound is known.
+    assert!(r.notes.iter().all(|n| n.id != "data-branch-assumed"));
+}
+
+/// A read past the end of a given array is an error naming the array, the element and the thread.
+#[test]
+fn a_read_past_a_given_array_names_it() {
+    let e = cuda(CSR, "32", vec![spec("rowptr=const(0, n=1)")], &["rows=4"]).run().expect_err("refused");
+    assert_eq!(
+        e.to_string().lines().next(),
+        Some("pattern 5:22: thread (1, 0, 0) of block (0, 0, 0) reads `rowptr` at element 1, past its end: it was given 1 element (const(0, n=1))")
+    );
+}
+
+/// A store into a given array is refused: what the kernel writes is not followed yet.
+#[test]
+fn a_store_into_a_given_array_is_refused() {
+    let text = "__global__ void k(int *a) {\n    a[threadIdx.x] = 1;\n}\n";
+    let e = cuda(text, "32", vec![spec("a=arange(n=32)")], &[]).run().expect_err("refused");
+    assert!(
+        e.to_string().starts_with(
+            "pattern 2:5: thread (0, 0, 0) of block (0, 0, 0) writes `a` (element 0), which was given as data"
+        ),
+        "{e}"
+    );
+}
+
+/// An embedding lookup, `wte[idx[b] * C + c]`, with token ids that repeat: the warp of row b reads row idx[b] of
+/// the table, 32 floats (128 bytes, 4 sectors) at row * 4 * C bytes. With ids 3, 0 (C = 32) the two warps read
+/// rows 3 and 0; the id load of each warp is one address (1 sector).
+#[test]
+fn an_embedding_lookup_reads_the_rows_the_ids_name() {
+    let text = "__global__ void embed(const int *idx, const float *wte, float *out, int C) {
+    int b = blockIdx.x;
+    int c = threadIdx.x;
+    out[b * C + c] = wte[idx[b] * C + c];
+}
+";
+    let mut sc = cuda(text, "32", vec![spec("idx=repeat(3, 0, n=2)")], &["C=32"]);
+    sc.grid = Dim3::linear(2);
+    let r = common::ok(&sc);
+    assert_eq!(
+        issues(&r),
+        [("idx[b]".to_string(), 2, 2), ("wte[idx[b] * C + c]".to_string(), 2, 8), ("out[b * C + c]".to_string(), 2, 8),]
+    );
+    // Block 1 reads row 0, block 0 row 3: the blocks are not translations of one another, and both ran.
+    assert_eq!((r.blocks.total, r.blocks.executed), (2, 2));
+    let why = r.blocks.why_executed.as_deref().expect("said");
+    assert!(why.contains("values the blocks load from given data decide addresses"), "{why}");
+}
+
+/// A grid on data gives the figures of running every block on its own.
+#[test]
+fn a_grid_on_data_is_every_block_run() {
+    let text: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    let mut sc = cuda(HIST, "256", vec![file("data", "bytes.bin:uint8", &text)], &["n=4096"]);
+    sc.grid = Dim3::linear(16);
+    let a = common::ok(&sc);
+    sc.every_block = true;
+    let b = common::ok(&sc);
+    assert_eq!(a.instructions[1].atomic, b.instructions[1].atomic);
+    assert_eq!(common::metrics(&a), common::metrics(&b));
+    assert_eq!(a.blocks.executed, 16);
+}
+
+/// A `.npy` file (version 1.0, `<i4`, shape (4,)) gives the ids 5, 1, 5, 2.
+#[test]
+fn a_npy_file_gives_its_elements() {
+    let header = "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }";
+    let mut h = header.to_string();
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    npy.extend_from_slice(h.as_bytes());
+    for v in [5i32, 1, 5, 2] {
+        npy.extend_from_slice(&v.to_le_bytes());
+    }
+    let text = "__global__ void k(const int *ids, int *bins) {\n    atomicAdd(&bins[ids[threadIdx.x]], 1);\n}\n";
+    let r = common::ok(&cuda(text, "4", vec![file("ids", "ids.npy", &npy)], &[]));
+    // Bins 5, 1, 5, 2: bin 5 twice in series; bytes 4-20, one sector.
+    let a = r.instructions[1].atomic.expect("atomic");
+    assert_eq!((a.ops, a.serial), (4, 2));
+    assert_eq!(r.instructions[1].memory.as_ref().map(|m| m.sectors), Some(1));
+    // A file of another type than the pointer's is converted, and the result says so.
+    let e = cuda(text, "4", vec![file("ids", "ids.npy", &npy[..npy.len() - 1])], &[]).run().expect_err("short");
+    assert!(e.to_string().starts_with("data the data for `ids` (ids.npy):"), "{e}");
+}
+
+/// Generators: the same sequence for the same seed, within their ranges; errors name what to fix.
+#[test]
+fn generators_are_seeded_and_checked() {
+    let text = "__global__ void k(const int *ids, int *bins) {\n    atomicAdd(&bins[ids[threadIdx.x]], 1);\n}\n";
+    let run = |src: &str| common::ok(&cuda(text, "32", vec![spec(&format!("ids={src}"))], &[]));
+    let a = run("uniform(0, 64, n=32, seed=9)").instructions[1].atomic;
+    assert_eq!(a, run("uniform(0, 64, n=32, seed=9)").instructions[1].atomic);
+    // zipf(2, 8): ids 1..=8, the bins' bytes 4-32: at most 2 sectors.
+    let z = run("zipf(2, 8, n=32, seed=1)");
+    assert!(z.instructions[1].memory.as_ref().is_some_and(|m| m.sectors <= 2));
+    // A permutation of 0..32: every lane its own bin, no two in series; 32 bins of 4 bytes, 4 sectors.
+    let p = run("perm(n=32, seed=4)");
+    assert_eq!(p.instructions[1].atomic.map(|a| a.serial), Some(1));
+    assert_eq!(p.instructions[1].memory.as_ref().map(|m| m.sectors), Some(4));
+    let fail = |src: &str| cuda(text, "32", vec![spec(&format!("ids={src}"))], &[]).run().expect_err(src).to_string();
+    assert_eq!(fail("uniform(0, 64)"), "data `uniform(0, 64)`: give its length with n=, e.g. uniform(..., n=1024)");
+    assert_eq!(
+        fail("const(3000000000, n=2)"),
+        "data the data for `ids` (const(3000000000, n=2)): element 0 is 3000000000, which int32 cannot hold"
+    );
+    assert!(fail("gauss(0, 1, n=4)").starts_with("data `gauss` is not a generator"));
+    let e = cuda(text, "32", vec![spec("idz=arange(n=32)")], &[]).run().expect_err("name").to_string();
+    assert_eq!(
+        e,
+        "data data for `idz`, which the kernel does not name as a pointer or global array; it has: ids, bins"
+    );
+}
