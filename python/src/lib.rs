@@ -10,12 +10,19 @@ use std::collections::HashMap;
 /// What `call` returns: the printed text, the files written as (name, bytes), whether every goal passed.
 type Called<'py> = (String, Vec<(String, Bound<'py, PyBytes>)>, bool);
 
-/// Runs one command (`["analyze", "--addr", "4*lane", ...]`); a path in `inputs` is read from there instead
-/// of the disk. Returns (the text the command line prints, [(file name, bytes)] it wrote, whether every
-/// goal passed). Raises ValueError with the command line's message on bad input.
+/// Runs one command (`["analyze", "--addr", "4*lane", ...]`); a path in `inputs` (text) or `blobs` (bytes:
+/// arrays given as data, as `.npy`) is read from there instead of the disk. Returns (the text the command line
+/// prints, [(file name, bytes)] it wrote, whether every goal passed). Raises ValueError with the command line's
+/// message on bad input.
 #[pyfunction]
-fn call<'py>(py: Python<'py>, args: Vec<String>, inputs: HashMap<String, String>) -> PyResult<Called<'py>> {
-    let out = py.detach(|| warpscope::cli::call(&args, inputs)).map_err(PyValueError::new_err)?;
+#[pyo3(signature = (args, inputs, blobs = HashMap::new()))]
+fn call<'py>(
+    py: Python<'py>,
+    args: Vec<String>,
+    inputs: HashMap<String, String>,
+    blobs: HashMap<String, Vec<u8>>,
+) -> PyResult<Called<'py>> {
+    let out = py.detach(|| warpscope::cli::call_with(&args, inputs, blobs)).map_err(PyValueError::new_err)?;
     let files = out.files.into_iter().map(|(name, bytes)| (name, PyBytes::new(py, &bytes))).collect();
     Ok((out.text, files, out.pass))
 }

@@ -11,13 +11,16 @@ The same engine as the ``warpscope`` command line and the lab page, as Python fu
 Keyword arguments are the command line's flags (``warpscope analyze --help``) with ``_`` for ``-``:
 ``cc="8.6"``, ``block="32x8"``, ``set={"N": 1024}``, ``caches=True``. The code inputs (``cuda``, ``ptx``,
 ``sass``, ``addresses``) take the text itself, or a :class:`pathlib.Path` to read (a CUDA file's quoted
-``#include`` files are then found beside it, as with the command line). Bad input raises
+``#include`` files are then found beside it, as with the command line). ``data=`` gives a CUDA kernel's arrays
+their contents: ``data={"idx": ids, "col": "col.npy", "x": "uniform(0, 1, n=4096)"}``, each a numpy array
+(passed in memory), a ``.npy`` path, a raw file with its type (``"corpus.txt:uint8"``) or a generator. Bad input raises
 :class:`WarpscopeError`, which says which argument and where (``line``, ``column``).
 """
 
 from __future__ import annotations
 
 import html
+import io
 import json
 import os
 import re
@@ -90,6 +93,12 @@ def _argv(command: str, kwargs: Mapping[str, Any], reserved: Iterable[str] = ())
                 inputs[f"include/{name}"] = text
                 args += [f"--{flag}", f"include/{name}"]
             continue
+        if key == "data" and isinstance(value, Mapping):
+            # Arrays given as data: a generator or a path as text, or an array (numpy, or anything with the
+            # buffer protocol numpy takes), passed as .npy bytes in memory.
+            for name, v in value.items():
+                args += [f"--{flag}", f"{name}={_data_source(name, v, inputs)}"]
+            continue
         if key == "set" and isinstance(value, Mapping):
             values = [f"{k}={_text(v)}" for k, v in value.items()]
         elif repeats and isinstance(value, (list, tuple)):
@@ -102,6 +111,27 @@ def _argv(command: str, kwargs: Mapping[str, Any], reserved: Iterable[str] = ())
             else:
                 args += [f"--{flag}", _text(v)]
     return args, inputs
+
+
+def _data_source(name: str, value: Any, inputs: Dict[str, Any]) -> str:
+    """One array's source for ``--data``: a generator call or a file's path stays as it is; an array becomes
+    ``.npy`` bytes given under a name of its own (C order; its dtype is kept)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    try:
+        import numpy
+    except ImportError as e:  # pragma: no cover - an array-like without numpy
+        raise TypeError(f"data={{'{name}': ...}} takes a generator, a path or a numpy array") from e
+    array = numpy.ascontiguousarray(value)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"data={{'{name}': ...}}: an array of integers or floats, not {array.dtype}")
+    buffer = io.BytesIO()
+    numpy.save(buffer, array.reshape(-1), allow_pickle=False)
+    key = f"data/{name}.npy"
+    inputs[key] = buffer.getvalue()
+    return key
 
 
 def _text(v: Any) -> str:
@@ -121,9 +151,11 @@ def _input(key: str, value: Any, inputs: Dict[str, str]) -> str:
     return key
 
 
-def _call(command: str, args: List[str], inputs: Dict[str, str], kwargs: Mapping[str, Any]):
+def _call(command: str, args: List[str], inputs: Dict[str, Any], kwargs: Mapping[str, Any]):
+    texts = {k: v for k, v in inputs.items() if isinstance(v, str)}
+    blobs = {k: v for k, v in inputs.items() if isinstance(v, bytes)}
     try:
-        return _warpscope.call(args, inputs)
+        return _warpscope.call(args, texts, blobs)
     except ValueError as e:
         message = str(e)
         argument = None

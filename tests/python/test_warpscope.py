@@ -211,3 +211,31 @@ def test_headers_given_as_paths_or_as_text():
     with pytest.raises(warpscope.WarpscopeError) as e:
         warpscope.analyze(cuda=src, **flags)
     assert e.value.argument == "cuda" and e.value.line is not None
+
+
+HIST = """__global__ void hist(const unsigned char *data, int n, unsigned int *bins) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[data[i]], 1);
+}
+"""
+
+
+def test_a_numpy_array_is_given_as_data_in_memory(tmp_path):
+    # numpy comes with pandas in the test environment; warpscope itself does not require it.
+    numpy = pytest.importorskip("numpy")
+    text = numpy.frombuffer(b"the quick brown fox jumps over the lazy dog", dtype=numpy.uint8)
+    r = warpscope.analyze(cuda=HIST, block="32", set={"n": 32}, data={"data": text})
+    atom = r.to_dict()["instructions"][1]
+    # The pangram's first 32 bytes: 6 spaces in one bin (6 lanes in series), 5 sectors over 2 lines
+    # (tests/data.rs works the figures out).
+    assert (atom["atomic"]["serial"], atom["sectors"], atom["lines"]) == (6, 5, 2)
+    # The same figures as the command line given the bytes as a raw file.
+    path = tmp_path / "pangram.txt"
+    path.write_bytes(text.tobytes())
+    raw = warpscope.analyze(cuda=HIST, block="32", set={"n": 32}, data={"data": f"{path}:uint8"})
+    assert raw.to_dict()["instructions"] == r.to_dict()["instructions"]
+    # A generator, as the command line writes it.
+    g = warpscope.analyze(cuda=HIST, block="32", set={"n": 32}, data={"data": "const(7, n=32)"})
+    assert g.to_dict()["instructions"][1]["atomic"]["serial"] == 32
+    with pytest.raises(warpscope.WarpscopeError, match="past its end"):
+        warpscope.analyze(cuda=HIST, block="64", set={"n": 64}, data={"data": text})
