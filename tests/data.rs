@@ -214,3 +214,144 @@ fn generators_are_seeded_and_checked() {
         "data data for `idz`, which the kernel does not name as a pointer or global array; it has: ids, bins"
     );
 }
+
+/// The public text the published kernels count: the first 64 KB of tinyshakespeare (tests/data/published/data).
+fn shakespeare() -> Vec<u8> {
+    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/published/data/tinyshakespeare-64k.txt"))
+        .expect("the text")
+}
+
+/// A published kernel file as a scenario, with the headers it includes from beside it.
+fn published(file: &str, block: &str, data: Vec<DataSpec>, sets: &[&str]) -> Scenario {
+    let path = format!("{}/tests/data/published/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("kernel");
+    let mut sc = cuda(&text, block, data, sets);
+    sc.headers = warpscope::cli::headers(&text, Some(&path), &[]).expect("headers");
+    sc
+}
+
+/// NVIDIA cuda-samples' histogram256 (verbatim, BSD-3-Clause), launched as its host code launches it (192 threads,
+/// 240 blocks, 16,384 words), on the text packed four bytes to a `uint`. Each of `addWord`'s four `addByte`
+/// atomics issues once per warp of words (512), one read-modify-write per lane; lanes whose byte is the same
+/// share an address in their warp's sub-histogram and go in series. The expected `serial` is counted here from
+/// the text: per warp, the most lanes with the same byte, summed (docs/model.md#atomics).
+#[test]
+fn histogram256_counts_the_bytes_of_a_public_text() {
+    let text = shakespeare();
+    let mut sc = published(
+        "NVIDIA__cuda-samples/histogram256.cu",
+        "192",
+        vec![file("d_Data", "tinyshakespeare-64k.txt:uint32", &text)],
+        &["dataCount=16384"],
+    );
+    sc.kernel = Some("histogram256Kernel".into());
+    sc.grid = Dim3::linear(240);
+    let r = common::ok(&sc);
+    let atomics: Vec<_> = r.instructions.iter().filter_map(|i| i.atomic.map(|a| (i.warps, a.ops, a.serial))).collect();
+    let expected: Vec<_> = (0..4)
+        .map(|k| {
+            let serial: u64 = text
+                .chunks(128)
+                .map(|warp| {
+                    let mut count = [0u64; 256];
+                    for word in warp.chunks(4) {
+                        count[word[k] as usize] += 1;
+                    }
+                    count.into_iter().max().unwrap_or(0)
+                })
+                .sum();
+            (512, 16384, serial)
+        })
+        .collect();
+    assert_eq!(atomics, expected);
+    // Blocks 0-85 read words; their addresses come from the text, so every block ran.
+    assert_eq!(r.blocks.executed, 240);
+}
+
+/// cuda-samples' histogram64 (verbatim) reads the text as `uint4`s and counts each byte's top six bits in
+/// byte-sized per-thread counters (`s_ThreadBase[64 * bin]++`), laid out so that "each group of 16 threads
+/// accesses consecutive shared memory banks". The text's bins decide the banks: the expected wavefronts of each
+/// counter load are computed here from the text with the kernel's `threadPos`, as docs/model.md#shared-memory
+/// counts 1-byte accesses (per bank, the distinct 4-byte words its lanes touch; the most over the banks).
+#[test]
+fn histogram64_counts_the_bytes_of_a_public_text_in_its_banks() {
+    let text = shakespeare();
+    let mut sc = published(
+        "NVIDIA__cuda-samples/histogram64.cu",
+        "64",
+        vec![file("d_Data", "tinyshakespeare-64k.txt:uint32", &text)],
+        &["dataCount=4096"],
+    );
+    sc.kernel = Some("histogram64Kernel".into());
+    sc.grid = Dim3::linear(5);
+    let r = common::ok(&sc);
+    let word = |i: usize| u32::from_le_bytes([text[4 * i], text[4 * i + 1], text[4 * i + 2], text[4 * i + 3]]);
+    let thread_pos = |t: u32| (t & !63) | ((t & 15) << 2) | ((t & 48) >> 4);
+    // Sites in the order of the source: component c (x, y, z, w), then byte k; a load and a store each.
+    let mut expected = Vec::new();
+    for c in 0..4 {
+        for k in 0..4 {
+            let mut wavefronts = 0u64;
+            for block in 0..5u32 {
+                for warp in 0..2u32 {
+                    let mut pos = (block * 64 + warp * 32) as usize;
+                    while pos < 4096 {
+                        let mut words: std::collections::BTreeSet<(u32, u32)> = Default::default();
+                        for lane in 0..32u32 {
+                            let p = pos + lane as usize;
+                            if p >= 4096 {
+                                continue;
+                            }
+                            let bin = (word(4 * p + c) >> (2 + 8 * k)) & 63;
+                            let w = (thread_pos(warp * 32 + lane) + 64 * bin) / 4;
+                            words.insert((w % 32, w));
+                        }
+                        let per_bank = (0..32).map(|b| words.iter().filter(|(bank, _)| *bank == b).count());
+                        wavefronts += per_bank.max().unwrap_or(0) as u64;
+                        pos += 320;
+                    }
+                }
+            }
+            expected.push(wavefronts);
+        }
+    }
+    let counters: Vec<u64> = r
+        .instructions
+        .iter()
+        .filter(|i| i.op == "LDS.U8" && i.access.starts_with("s_ThreadBase"))
+        .map(|i| i.banks.as_ref().map_or(0, |b| b.wavefronts))
+        .collect();
+    assert_eq!(counters, expected);
+    // Each thread reads 16-byte words: 128 warp issues of 512 bytes, 16 sectors each.
+    let load = r.instructions.iter().find(|i| i.op == "LDG.E.128").expect("the uint4 load");
+    assert_eq!((load.warps, load.memory.as_ref().map(|m| m.sectors)), (128, Some(2048)));
+}
+
+/// llm.c's encoder_forward_kernel1 (verbatim, MIT): one thread per (b, t) walks its token's row of `wte`, C = 256
+/// bf16 values. Token ids: the first B * T = 128 characters of the text, each its index in the sorted set of the
+/// excerpt's characters (character-level ids, as nanoGPT's shakespeare_char numbers them). Each of the loop's 256
+/// issues per warp reads element i of the rows of its 32 tokens: rows are 512 bytes apart, so one sector per
+/// distinct token in the warp (docs/model.md#global-memory).
+#[test]
+fn encoder_forward_gathers_the_rows_of_real_token_ids() {
+    let text = shakespeare();
+    let mut vocab: Vec<u8> = text.clone();
+    vocab.sort_unstable();
+    vocab.dedup();
+    let ids: Vec<u8> = text[..128]
+        .iter()
+        .flat_map(|c| (vocab.binary_search(c).expect("in the vocabulary") as i32).to_le_bytes())
+        .collect();
+    let mut sc = published(
+        "karpathy__llm.c/encoder_forward.cu",
+        "128",
+        vec![file("inp", "ids.bin:int32", &ids)],
+        &["B=2", "T=64", "C=256"],
+    );
+    sc.kernel = Some("encoder_forward_kernel1".into());
+    let r = common::ok(&sc);
+    let wte = r.instructions.iter().find(|i| i.access == "wte_ix[i]").expect("the gather");
+    let distinct: u64 =
+        text[..128].chunks(32).map(|w| w.iter().collect::<std::collections::BTreeSet<_>>().len() as u64).sum();
+    assert_eq!((wte.warps, wte.memory.as_ref().map(|m| m.sectors)), (4 * 256, Some(256 * distinct)));
+}

@@ -466,6 +466,29 @@ impl Warp {
         Ok((got, values))
     }
 
+    /// The values of `elem` at the addresses in `addr` (lanes of `run` whose address is known) that given arrays
+    /// hold: the lanes and their values. The memory instruction that loaded the whole value checked its bounds.
+    #[cfg(feature = "data")]
+    fn peek_given(&self, given: &super::memory::Given, addr: u32, elem: super::memory::Elem, run: u32) -> (u32, Lanes) {
+        use super::memory::Found;
+        let (mut got, mut values) = (0u32, [0u64; 32]);
+        let bytes = elem.bytes().unwrap_or(0);
+        let known = run & !self.unk[addr as usize];
+        for (lane, value) in values.iter_mut().enumerate() {
+            if known >> lane & 1 == 0 {
+                continue;
+            }
+            if let Found::In(arr, off) = given.find(self.regs[addr as usize][lane], u64::from(bytes)) {
+                let at = off as usize;
+                if let Some(v) = elem.value(&arr.bytes[at..at + bytes as usize]) {
+                    *value = v;
+                    got |= 1 << lane;
+                }
+            }
+        }
+        (got, values)
+    }
+
     /// The lanes of register `r` whose value comes from given data.
     fn data_lanes(&self, r: u32) -> u32 {
         #[cfg(feature = "data")]
@@ -549,7 +572,7 @@ impl Warp {
             }
             let mut next = pc + 1;
             #[cfg(feature = "data")]
-            if prog.given.is_some() && !matches!(inst.op, Op::Mem { .. }) {
+            if prog.given.is_some() && !matches!(inst.op, Op::Mem { .. } | Op::Peek { .. }) {
                 if let Some((d, srcs)) = inst.op.value_flow() {
                     let t = srcs.iter().flatten().fold(0, |t, s| match s {
                         Src::Reg(r) => t | self.tainted[*r as usize],
@@ -669,6 +692,37 @@ impl Warp {
                     self.write(*dst, &r, run);
                     self.set_unk(*dst, run, 0, 0);
                     self.set_unk(*dst, unsure, unsure, gwhy);
+                }
+                Op::Peek { dst, addr, elem, why } => {
+                    #[cfg(feature = "data")]
+                    let (got, values) = match &prog.given {
+                        Some(g) => self.peek_given(g, *addr, *elem, run),
+                        None => (0, [0; 32]),
+                    };
+                    #[cfg(not(feature = "data"))]
+                    let (got, _) = (0u32, (elem, addr));
+                    if let Some(aff) = self.affine.as_deref_mut() {
+                        #[cfg(feature = "data")]
+                        if got != 0 {
+                            aff.loaded(*dst, *addr, run);
+                        } else {
+                            aff.clear(*dst, run);
+                        }
+                        #[cfg(not(feature = "data"))]
+                        aff.clear(*dst, run);
+                    }
+                    #[cfg(feature = "data")]
+                    {
+                        if got != 0 {
+                            self.write(*dst, &values, got);
+                        }
+                        let t = &mut self.tainted[*dst as usize];
+                        *t = (*t & !(run | unsure)) | got;
+                    }
+                    self.set_unk(*dst, run | unsure, (run | unsure) & !got, *why);
+                    if unsure != 0 {
+                        self.set_unk(*dst, unsure, unsure, gwhy);
+                    }
                 }
                 Op::Unknown { dst, why } => {
                     if let Some(aff) = self.affine.as_deref_mut() {

@@ -338,6 +338,19 @@ pub enum Op {
         /// Why.
         why: WhyId,
     },
+    /// dst = the `elem` at `addr` in the given arrays (docs/model.md#kernels-on-data), where a lane's address is in
+    /// one; elsewhere unknown for the reason `why`. A part of a value a memory instruction just loaded (a field of
+    /// a struct, a component of a `uint4`): it moves no memory of its own.
+    Peek {
+        /// Destination.
+        dst: Reg,
+        /// The part's address.
+        addr: Reg,
+        /// Its type.
+        elem: memory::Elem,
+        /// Why it is unknown where no given array holds it.
+        why: WhyId,
+    },
     /// dst = a cmp b, at width w, signed or unsigned.
     Setp {
         /// Destination predicate.
@@ -684,6 +697,7 @@ impl Op {
             Op::Shfl { dst, a, .. } => (*dst, [Some(*a), None, None]),
             Op::Special { dst, .. }
             | Op::Unknown { dst, .. }
+            | Op::Peek { dst, .. }
             | Op::PredToReg { dst, .. }
             | Op::Eval { dst, .. }
             | Op::Table { dst, .. } => (*dst, [None; 3]),
@@ -975,6 +989,7 @@ impl Program {
                 | Op::Sel { dst, .. }
                 | Op::Special { dst, .. }
                 | Op::Unknown { dst, .. }
+                | Op::Peek { dst, .. }
                 | Op::PredToReg { dst, .. }
                 | Op::Un { dst, .. } => (Some(*dst), None),
                 Op::Setp { dst, .. } | Op::PredLogic { dst, .. } => (None, Some(*dst)),
@@ -1431,6 +1446,7 @@ impl Program {
                 Op::Sel { dst, p, a, b } => format!("r{dst} = {} ? {} : {}", pred(p), src(a), src(b)),
                 Op::Special { dst, which } => format!("r{dst} = {which:?}"),
                 Op::Unknown { dst, why } => format!("r{dst} = unknown({})", self.whys[*why as usize]),
+                Op::Peek { dst, addr, .. } => format!("r{dst} = peek [r{addr}]"),
                 Op::Setp { dst, cmp, signed, w, a, b } => {
                     format!("p{dst} = {cmp:?}.{}{} {}, {}", if *signed { "s" } else { "u" }, w.bits(), src(a), src(b))
                 }

@@ -492,7 +492,7 @@ impl<'a> Lower<'a> {
     #[cold]
     pub(super) fn track(&mut self, op: &Op) {
         let (dst, unknown) = match op {
-            Op::Unknown { dst, .. } => (Some(*dst), true),
+            Op::Unknown { dst, .. } | Op::Peek { dst, .. } => (Some(*dst), true),
             Op::Mem { data: Some(l), .. } => (Some(l.dst), true),
             Op::Bin { dst, a, b, .. } => (Some(*dst), self.unknown_src(*a) || self.unknown_src(*b)),
             Op::Index { dst, base, idx, .. } => (Some(*dst), self.unknown_src(*base) || self.unknown_src(*idx)),

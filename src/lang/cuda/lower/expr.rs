@@ -101,7 +101,43 @@ impl<'a> Lower<'a> {
             });
         }
         self.access(&place, false, span)?;
+        if matches!(ty, Ty::Struct(_) | Ty::Vector { .. }) && place.space == MemSpace::Global {
+            // Each part of a struct or vector is read from given data where there is some.
+            return self.peek_temp(&ty, place.addr, 0, span, w);
+        }
         self.fresh_temp(&ty, span, w)
+    }
+
+    /// A value of type `ty` at `base + off`, read part by part from given data ([`Op::Peek`]), unknown for reason
+    /// `why` where none is given (and for floating-point parts, whose values are not followed).
+    #[cold]
+    fn peek_temp(&mut self, ty: &Ty, base: Src, off: u64, span: Span, why: u32) -> R<Val> {
+        let elem = match ty {
+            Ty::Int { bytes, signed } if *bytes <= 8 => Elem::Int { bytes: *bytes as u8, signed: *signed },
+            Ty::Ptr(_) => Elem::Ptr,
+            Ty::Struct(_) | Ty::Vector { .. } => {
+                let mut leaves = Vec::new();
+                for (o, t) in self.fields(ty) {
+                    leaves.push((o, self.peek_temp(&t, base, off + o, span, why)?));
+                }
+                return Ok(Val::Agg { ty: ty.clone(), leaves });
+            }
+            _ => return self.fresh_temp(ty, span, why),
+        };
+        let addr = match self.bin(BinOp::Add, Width::W64, base, Src::Imm(off), span) {
+            Src::Reg(r) => r,
+            imm => {
+                let r = self.temp();
+                self.emit(Op::Mov { dst: r, a: imm }, span);
+                r
+            }
+        };
+        let d = self.temp();
+        self.emit(Op::Peek { dst: d, addr, elem, why }, span);
+        Ok(match ty {
+            Ty::Ptr(to) => Val::Ptr { src: Src::Reg(d), to: (**to).clone(), space: MemSpace::Global, read_only: false },
+            _ => Val::Int(Src::Reg(d), IntTy::of(ty).unwrap_or(IntTy::INT)),
+        })
     }
 
     /// A value of type `ty` in fresh temporaries, unknown for reason `why`.

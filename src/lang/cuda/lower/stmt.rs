@@ -319,8 +319,9 @@ impl<'a> Lower<'a> {
         if self.arrays.iter().any(|a| a.name == name) {
             return;
         }
+        // An array of arrays or of vectors (`uint4`) holds its scalars one after another: data fills them so.
         let mut t = elem;
-        while let Ty::Array(inner, _) = t {
+        while let Ty::Array(inner, _) | Ty::Vector { elem: inner, .. } = t {
             t = inner;
         }
         let elem = match t {
