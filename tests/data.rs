@@ -51,6 +51,24 @@ fn a_histogram_of_text_counts_its_atomics_on_the_text() {
     assert_eq!((m.requests, m.lines, m.sectors), (1, 2, 5));
     let a = atom.atomic.expect("atomic");
     assert_eq!((a.ops, a.serial, a.max_serial), (32, 6, 6));
+    // Its chains: 15 letters once, 4 twice (e, r, t, u), o 3 times, the space 6 times; the most-hit bins, most
+    // first and then by address: the space (32), o (111), then e, r, t, u, then b and c once each.
+    let c = atom.contention.as_ref().expect("contention");
+    assert_eq!(c.chains, [(1, 15), (2, 4), (3, 1), (6, 1)]);
+    let hot: Vec<(Option<&str>, u64)> = c.hot.iter().map(|h| (h.at.as_deref(), h.ops)).collect();
+    assert_eq!(
+        hot,
+        [
+            (Some("bins[32]"), 6),
+            (Some("bins[111]"), 3),
+            (Some("bins[101]"), 2),
+            (Some("bins[114]"), 2),
+            (Some("bins[116]"), 2),
+            (Some("bins[117]"), 2),
+            (Some("bins[98]"), 1),
+            (Some("bins[99]"), 1)
+        ]
+    );
     let given = r.notes.iter().find(|n| n.id == "data-given").expect("the data is stated");
     assert_eq!(given.text, "Given data: `data` (uint8, 43 elements: pangram.txt:uint8).");
 }

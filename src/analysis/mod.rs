@@ -183,6 +183,10 @@ pub struct InstrResult {
     /// For an atomic or reduction: read-modify-writes and their serialization, summed (docs/model.md#atomics).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub atomic: Option<AtomicTotals>,
+    /// For an atomic: its chains of lanes on one address, and its most-hit addresses.
+    #[cfg(feature = "data")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub contention: Option<Contention>,
     /// For a constant-bank load: passes through the constant cache, summed (docs/model.md#constant-memory).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub constant: Option<ConstantTotals>,
@@ -293,6 +297,34 @@ pub struct AtomicTotals {
     pub max_serial: u64,
 }
 
+/// How an atomic's lanes met on addresses (docs/model.md#atomics): the chains of lanes on one address in an issue,
+/// done one after another, by length; and, where data is given, the most-hit addresses over the run.
+#[cfg(feature = "data")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contention {
+    /// (lanes on one address in one issue, how many times that occurred), for each length that did.
+    pub chains: Vec<(u32, u64)>,
+    /// The most-hit addresses, most first (at most 8), where data is given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hot: Vec<HotAddress>,
+    /// Why the most-hit addresses are not listed, where they were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot_missing: Option<String>,
+}
+
+/// One of an atomic's most-hit addresses.
+#[cfg(feature = "data")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HotAddress {
+    /// The address.
+    pub addr: u64,
+    /// Read-modify-writes at it over the run.
+    pub ops: u64,
+    /// Where it is, when the kernel names the array: `bins[32]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
 /// A constant-bank load's passes over its issues (docs/model.md#constant-memory).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConstantTotals {
@@ -394,6 +426,12 @@ pub struct Sums {
     space_issues: [u64; 3],
     /// Atomics: read-modify-writes, serial ones summed, the most serial in one issue.
     atomic: [u64; 3],
+    /// Atomics: how many times `k + 1` lanes of an issue met on one address (a chain of k + 1 done in series).
+    #[cfg(feature = "data")]
+    chains: [u64; 32],
+    /// Atomics, where addresses are counted (given data): the read-modify-writes per address.
+    #[cfg(feature = "data")]
+    hot: Option<Box<Hot>>,
     /// Constant loads: passes, 64-byte lines.
     constant: [u64; 2],
     /// Lanes whose address was aligned down, and lanes that moved no data (outside a window or allocation).
@@ -470,6 +508,57 @@ impl Sums {
         if times > 0 {
             self.atomic[2] = self.atomic[2].max(o.atomic[2]);
         }
+        #[cfg(feature = "data")]
+        self.add_contention(o, times);
+    }
+
+    /// [`Sums::add_scaled`] for the chains and most-hit addresses.
+    #[cfg(feature = "data")]
+    fn add_contention(&mut self, o: &Sums, times: u64) {
+        for k in 0..32 {
+            self.chains[k] += o.chains[k] * times;
+        }
+        if let Some(h) = &o.hot {
+            let mine = self.hot.get_or_insert_with(Default::default);
+            if times > 1 && !h.counts.is_empty() {
+                mine.lost = Some("blocks counted as translations of one that ran, whose addresses are not listed");
+                mine.counts = Default::default();
+            }
+            if let Some(why) = h.lost {
+                mine.lost.get_or_insert(why);
+            }
+            if times > 0 {
+                for (&a, &n) in &h.counts {
+                    mine.add(a, n);
+                }
+            }
+        }
+    }
+}
+
+/// Read-modify-writes per address for one atomic site, up to [`Hot::MAX`] addresses.
+#[cfg(feature = "data")]
+#[derive(Clone, Debug, Default)]
+struct Hot {
+    counts: rustc_hash::FxHashMap<u64, u64>,
+    /// More addresses than it keeps, or blocks counted as translations of one that ran: no list.
+    lost: Option<&'static str>,
+}
+
+#[cfg(feature = "data")]
+impl Hot {
+    const MAX: usize = 1 << 16;
+
+    fn add(&mut self, addr: u64, n: u64) {
+        if self.lost.is_some() {
+            return;
+        }
+        if self.counts.len() >= Self::MAX && !self.counts.contains_key(&addr) {
+            self.lost = Some("more than 65,536 addresses");
+            self.counts = Default::default();
+            return;
+        }
+        *self.counts.entry(addr).or_insert(0) += n;
     }
 }
 
@@ -506,6 +595,9 @@ pub struct Collector<'a> {
     /// The current block's distinct 4-byte words of constant memory, and the most any block read.
     const_words: std::collections::HashSet<u64>,
     max_const_words: usize,
+    /// Count each atomic's read-modify-writes per address (when data is given).
+    #[cfg(feature = "data")]
+    pub hot_addresses: bool,
 }
 
 impl<'a> Collector<'a> {
@@ -532,6 +624,8 @@ impl<'a> Collector<'a> {
             info: (0..sites.len()).map(|_| SiteInfo::default()).collect(),
             const_words: std::collections::HashSet::new(),
             max_const_words: 0,
+            #[cfg(feature = "data")]
+            hot_addresses: false,
         }
     }
 
@@ -654,6 +748,23 @@ impl Sink for Collector<'_> {
         }
         let c = count_lanes(self.cc, instr, addrs, mask, second, &self.cfg);
         self.issue_counts(site as usize, warp, pass, &c);
+        #[cfg(feature = "data")]
+        if instr.base.is_atomic() {
+            // The chains: lanes on one aligned address, done one after another (docs/model.md#atomics).
+            let align = !(u64::from(instr.size_bytes.max(1)) - 1);
+            let mut a: Vec<u64> = (0..32).filter(|l| mask >> l & 1 != 0).map(|l| addrs[l] & align).collect();
+            a.sort_unstable();
+            let s = &mut self.current[site as usize];
+            let mut k = 0;
+            while k < a.len() {
+                let n = a[k..].iter().take_while(|&&x| x == a[k]).count();
+                s.chains[n - 1] += 1;
+                if self.hot_addresses {
+                    s.hot.get_or_insert_with(Default::default).add(a[k], n as u64);
+                }
+                k += n;
+            }
+        }
         true
     }
 
@@ -683,6 +794,24 @@ impl Costing for Collector<'_> {
             t.add_scaled(s, times);
         }
     }
+}
+
+/// An atomic site's chains and most-hit addresses.
+#[cfg(feature = "data")]
+fn contention(t: &Sums) -> Contention {
+    let chains = (0..32).filter(|&k| t.chains[k] > 0).map(|k| (k as u32 + 1, t.chains[k])).collect();
+    let (mut hot, mut hot_missing) = (Vec::new(), None);
+    if let Some(h) = &t.hot {
+        match h.lost {
+            Some(why) => hot_missing = Some(why.to_string()),
+            None => {
+                let mut all: Vec<(u64, u64)> = h.counts.iter().map(|(&a, &n)| (a, n)).collect();
+                all.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+                hot = all.into_iter().take(8).map(|(addr, ops)| HotAddress { addr, ops, at: None }).collect();
+            }
+        }
+    }
+    Contention { chains, hot, hot_missing }
 }
 
 fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult {
@@ -799,6 +928,8 @@ fn instr_result(k: usize, site: &Site, t: &Sums, info: SiteInfo) -> InstrResult 
             serial: t.atomic[1],
             max_serial: t.atomic[2],
         }),
+        #[cfg(feature = "data")]
+        contention: (instr.base.is_atomic() && t.issues > 0).then(|| contention(t)),
         ncu,
         ncu_per_request: per_request,
         notes,
@@ -901,10 +1032,29 @@ impl Analysis {
             Blocks::All | Blocks::Each => Dim3 { x: 0, y: 0, z: 0 },
         };
         let mut c = Collector::new(self.cc, &self.config, &self.program.sites, self.lane_mask, listed, several);
+        #[cfg(feature = "data")]
+        {
+            c.hot_addresses = self.program.given.is_some();
+        }
         let launch = Launch { block_idx: listed, ..self.launch };
         let stats =
             grid::run(&self.program, &launch, blocks, &mut c, control, self.max_memory_bytes, &self.config.windows)?;
         let mut r = c.finish(launch, stats);
+        // The most-hit addresses, named by the array the kernel declares nearest below them.
+        #[cfg(feature = "data")]
+        for i in &mut r.instructions {
+            for h in i.contention.iter_mut().flat_map(|c| c.hot.iter_mut()) {
+                let below = self.program.arrays.iter().filter(|a| a.base <= h.addr).max_by_key(|a| a.base);
+                h.at = below.and_then(|a| {
+                    let (off, eb) = (h.addr - a.base, u64::from(a.elem.bytes()?));
+                    Some(if off % eb == 0 {
+                        format!("{}[{}]", a.name, off / eb)
+                    } else {
+                        format!("{} + {off} bytes", a.name)
+                    })
+                });
+            }
+        }
         r.kernel = self.program.kernel.clone();
         if self.program.kernels.len() > 1 {
             r.kernels =
@@ -1053,6 +1203,26 @@ impl ProgramResult {
                     "  atomic: {} read-modify-writes, {} in series (most lanes on one address, summed over issues), at most {} in one issue",
                     a.ops, a.serial, a.max_serial
                 );
+            }
+            #[cfg(feature = "data")]
+            if let Some(c) = &r.contention {
+                let chains: Vec<String> = c
+                    .chains
+                    .iter()
+                    .map(|(n, k)| format!("{n} lane{} x{k}", crate::text::ending(u64::from(*n), "s")))
+                    .collect();
+                let _ = writeln!(out, "  chains (lanes on one address in an issue): {}", chains.join(", "));
+                if !c.hot.is_empty() {
+                    let hot: Vec<String> = c
+                        .hot
+                        .iter()
+                        .map(|h| format!("{} x{}", h.at.clone().unwrap_or_else(|| format!("{:#x}", h.addr)), h.ops))
+                        .collect();
+                    let _ = writeln!(out, "  most hit: {}", hot.join(", "));
+                }
+                if let Some(why) = &c.hot_missing {
+                    let _ = writeln!(out, "  most hit: not listed ({why})");
+                }
             }
             for w in r.warnings.iter().take(4) {
                 let _ = writeln!(out, "  warning: {w}");
