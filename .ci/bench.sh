@@ -9,7 +9,9 @@
 #   6. whole grids: SGEMM 32x32 blocks (and brute force), and --grid 1024 on a 1024-thread block;
 #   7. the cache model over whole grids: the tiled SGEMM at N = 4096 against benches/cache_limit.c (figures checked
 #      equal, times as a ratio), and the lecture's naive SGEMM at N = 1024;
-#   8. the Python package: 1,000 small analyses, and a sweep of a template kernel's padding.
+#   8. the Python package: 1,000 small analyses, and a sweep of a template kernel's padding;
+#   9. kernels on data: the byte histogram of 16 MiB (65,536 blocks of 256 threads) against benches/data_limit.c,
+#      figures checked equal, times as a ratio.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source .ci/setup.sh
@@ -155,3 +157,65 @@ for pad in range(32):
 print(f"  32 analyses of transpose<32, PAD> (block 32x32, 4 memory instructions): {time.perf_counter() - t:.3f} s")
 PY
 )
+
+echo; echo "=== 9. kernels on data (docs/model.md#kernels-on-data): the byte histogram of 16 MiB against benches/data_limit.c"
+# The same 16 MiB of seeded random bytes for both; warpscope runs every block (the data decide the addresses). The
+# figures are checked equal first (sectors, atomics, chains, the most-hit bin); times as a ratio of medians of 3.
+gcc -O2 -march=native -o target/data_limit benches/data_limit.c
+python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(1).randbytes(16 << 20))' > target/bytes-16m.bin
+printf '__global__ void hist(const unsigned char *data, int n, unsigned int *bins) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) atomicAdd(&bins[data[i]], 1);\n}\n' > target/hist.cu
+HIST=(target/release/warpscope analyze --cuda target/hist.cu --block 256 --grid 65536 --set n=16777216 --data data=target/bytes-16m.bin:uint8 --format json)
+"${HIST[@]}" > target/hist-16m.json
+target/data_limit target/bytes-16m.bin > target/data-limit.txt
+node -e '
+  const fs = require("fs");
+  const lim = Object.fromEntries(fs.readFileSync("target/data-limit.txt", "utf8").trim().split("\n").map((l) => { const i = l.indexOf(" "); return [l.slice(0, i), l.slice(i + 1)]; }));
+  const [load, atom] = JSON.parse(fs.readFileSync("target/hist-16m.json", "utf8")).instructions;
+  const ours = { issues: atom.warps, load_sectors: load.sectors, ops: atom.atomic.ops, serial: atom.atomic.serial, max_serial: atom.atomic.max_serial,
+    atomic_sectors: atom.sectors, chains: atom.contention.chains.map(([k, n]) => `${k}:${n}`).join(" "), hot: `${atom.contention.hot[0].at} ${atom.contention.hot[0].ops}` };
+  for (const [k, v] of Object.entries(ours)) if (String(v) !== lim[k]) { console.error(`histogram ${k} ${v} != data_limit ${lim[k]}`); process.exit(1); }
+  console.log(`byte histogram of 16 MiB: figures agree with data_limit (${ours.ops} atomics, ${ours.serial} in series, ${ours.atomic_sectors} sectors, most hit ${ours.hot})`);'
+ours=(); lims=()
+for _ in 1 2 3; do
+  ours+=("$(ws_ms "${HIST[@]}")")
+  lims+=("$(ws_ms target/data_limit target/bytes-16m.bin)")
+done
+o=$(median "${ours[@]}"); l=$(median "${lims[@]}")
+awk -v o="$o" -v l="$l" -v c="$(nproc)" 'BEGIN { printf "  byte histogram, 16 MiB, 65,536 blocks: warpscope %.2f s, data_limit %.2f s (medians of 3, %d cores): %.2fx\n", o / 1000, l / 1000, c, o / l }'
+# The textbook CSR SpMV (one thread per row) over two matrices of 100,000 rows, written by a seeded script: banded
+# (10 entries a row, 1,000,000 in all) and power-law (Pareto row lengths, 1,111,697 entries, random columns). The
+# figures (every instruction's issues and sectors) are checked equal first; times as a ratio of medians of 3.
+python3 - <<'PY'
+import random, struct
+def save(name, rowptr, col):
+    open(f"target/{name}-rowptr.bin", "wb").write(struct.pack(f"<{len(rowptr)}i", *rowptr))
+    open(f"target/{name}-col.bin", "wb").write(struct.pack(f"<{len(col)}i", *col))
+R = 100000
+save("banded", [10 * r for r in range(R + 1)], [(r + 997 * k) % R for r in range(R) for k in range(10)])
+rng = random.Random(2)
+lens = [min(2000, int(rng.paretovariate(1.3) * 3)) for _ in range(R)]
+rowptr = [0]
+for n in lens:
+    rowptr.append(rowptr[-1] + n)
+save("powerlaw", rowptr, [rng.randrange(R) for _ in range(rowptr[-1])])
+PY
+printf '__global__ void spmv_csr(int rows, const int *rowptr, const int *col, const float *val, const float *x, float *y) {\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n    if (row < rows) {\n        float sum = 0.0f;\n        for (int j = rowptr[row]; j < rowptr[row + 1]; j++)\n            sum += val[j] * x[col[j]];\n        y[row] = sum;\n    }\n}\n' > target/csr.cu
+for m in banded powerlaw; do
+  CSR=(target/release/warpscope analyze --cuda target/csr.cu --block 256 --grid 391 --set rows=100000 --data rowptr=target/$m-rowptr.bin:int32 --data col=target/$m-col.bin:int32 --format json)
+  "${CSR[@]}" > target/csr-$m.json
+  target/data_limit --csr target/$m-rowptr.bin target/$m-col.bin 100000 > target/csr-limit-$m.txt
+  node -e '
+    const fs = require("fs");
+    const lim = fs.readFileSync(process.argv[2], "utf8").trim().split("\n").map((l) => l.split(" ").slice(1).join(" "));
+    const by = Object.fromEntries(JSON.parse(fs.readFileSync(process.argv[1], "utf8")).instructions.map((i) => [i.access, `${i.warps} ${i.sectors}`]));
+    const ours = ["rowptr[row]", "rowptr[row + 1]", "val[j]", "col[j]", "x[col[j]]", "y[row]"].map((a) => by[a]);
+    if (ours.join() !== lim.join()) { console.error(`CSR ${ours} != data_limit ${lim}`); process.exit(1); }
+    console.log(`CSR SpMV ${process.argv[3]}: figures agree with data_limit (x[col[j]]: ${by["x[col[j]]"]} issues and sectors)`);' target/csr-$m.json target/csr-limit-$m.txt $m
+  ours=(); lims=()
+  for _ in 1 2 3; do
+    ours+=("$(ws_ms "${CSR[@]}")")
+    lims+=("$(ws_ms target/data_limit --csr target/$m-rowptr.bin target/$m-col.bin 100000)")
+  done
+  o=$(median "${ours[@]}"); l=$(median "${lims[@]}")
+  awk -v o="$o" -v l="$l" -v m="$m" 'BEGIN { printf "  CSR SpMV, %s: warpscope %.3f s, data_limit %.3f s (medians of 3): %.1fx\n", m, o / 1000, l / 1000, o / l }'
+done

@@ -349,10 +349,26 @@ pub fn give(program: &mut Program, specs: &[DataSpec]) -> Result<Vec<String>, St
         };
         let ArrayDecl { name, base, elem } = decl.clone();
         let what = format!("the data for `{name}` ({})", spec.source);
+        let mut raw_as_is = None;
         let values = if spec.is_file() {
             let bytes = spec.file.as_ref().ok_or_else(|| format!("{what}: the file was not read"))?;
             let (path, ty) = spec.file_path();
-            if path.ends_with(".npy") {
+            if let Some(t) = ty.filter(|_| !path.ends_with(".npy")).map(parse_elem).transpose()? {
+                // A raw file of the array's own type: its bytes as they are.
+                if t == elem {
+                    let eb = elem.bytes().unwrap_or(1) as usize;
+                    if bytes.len() % eb != 0 {
+                        return Err(format!(
+                            "{what}: {} bytes is not a whole number of {eb}-byte elements",
+                            bytes.len()
+                        ));
+                    }
+                    raw_as_is = Some(bytes.to_vec());
+                }
+            }
+            if raw_as_is.is_some() {
+                Vec::new()
+            } else if path.ends_with(".npy") {
                 let (v, from) = read_npy(bytes, &what)?;
                 if from != elem {
                     said.push(format!(
@@ -371,7 +387,10 @@ pub fn give(program: &mut Program, specs: &[DataSpec]) -> Result<Vec<String>, St
         } else {
             generate(&spec.source)?
         };
-        let bytes = encode(&values, elem, &what)?;
+        let bytes = match raw_as_is {
+            Some(b) => b,
+            None => encode(&values, elem, &what)?,
+        };
         if bytes.len() as u64 > MAX_BYTES {
             return Err(format!("{what}: {} bytes is more than an array may hold here (256 MB)", bytes.len()));
         }

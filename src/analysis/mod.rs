@@ -520,7 +520,7 @@ impl Sums {
         }
         if let Some(h) = &o.hot {
             let mine = self.hot.get_or_insert_with(Default::default);
-            if times > 1 && !h.counts.is_empty() {
+            if times > 1 && !(h.counts.is_empty() && h.pending.is_empty()) {
                 mine.lost = Some("blocks counted as translations of one that ran, whose addresses are not listed");
                 mine.counts = Default::default();
             }
@@ -529,6 +529,9 @@ impl Sums {
             }
             if times > 0 {
                 for (&a, &n) in &h.counts {
+                    mine.add(a, n);
+                }
+                for &(a, n) in &h.pending {
                     mine.add(a, n);
                 }
             }
@@ -541,6 +544,8 @@ impl Sums {
 #[derive(Clone, Debug, Default)]
 struct Hot {
     counts: rustc_hash::FxHashMap<u64, u64>,
+    /// A block's chains as they came, (address, lanes): added into a run's `counts` when the block is.
+    pending: Vec<(u64, u64)>,
     /// More addresses than it keeps, or blocks counted as translations of one that ran: no list.
     lost: Option<&'static str>,
 }
@@ -750,17 +755,27 @@ impl Sink for Collector<'_> {
         self.issue_counts(site as usize, warp, pass, &c);
         #[cfg(feature = "data")]
         if instr.base.is_atomic() {
-            // The chains: lanes on one aligned address, done one after another (docs/model.md#atomics).
+            // The chains: lanes on one aligned address, done one after another (docs/model.md#atomics). The
+            // lanes' addresses in order (an insertion sort: 32 at most).
             let align = !(u64::from(instr.size_bytes.max(1)) - 1);
-            let mut a: Vec<u64> = (0..32).filter(|l| mask >> l & 1 != 0).map(|l| addrs[l] & align).collect();
-            a.sort_unstable();
+            let (mut a, mut len) = ([0u64; 32], 0);
+            for l in (0..32).filter(|l| mask >> l & 1 != 0) {
+                let x = addrs[l] & align;
+                let mut k = len;
+                while k > 0 && a[k - 1] > x {
+                    a[k] = a[k - 1];
+                    k -= 1;
+                }
+                a[k] = x;
+                len += 1;
+            }
             let s = &mut self.current[site as usize];
             let mut k = 0;
-            while k < a.len() {
-                let n = a[k..].iter().take_while(|&&x| x == a[k]).count();
+            while k < len {
+                let n = a[k..len].iter().take_while(|&&x| x == a[k]).count();
                 s.chains[n - 1] += 1;
                 if self.hot_addresses {
-                    s.hot.get_or_insert_with(Default::default).add(a[k], n as u64);
+                    s.hot.get_or_insert_with(Default::default).pending.push((a[k], n as u64));
                 }
                 k += n;
             }
