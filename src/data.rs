@@ -37,10 +37,28 @@ impl DataSpec {
             format!("`{text}`: give data as NAME=SOURCE, e.g. idx=uniform(0, 1024, n=4096) or col=col.npy")
         })?;
         let name = name.trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        // A sparse matrix fills several arrays: `rowptr,col,val=m.mtx`, `coo:row,col,val=m.mtx`, `ell:col,val=m.mtx`.
+        let names = match name.split_once(':') {
+            Some(("csr" | "coo" | "ell", rest)) => rest,
+            Some((format, _)) => {
+                return Err(format!("`{format}:` is not a sparse format: csr:, coo: or ell: (a Matrix Market file)"))
+            }
+            None => name,
+        };
+        let ok = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !names.split(',').all(|n| ok(n.trim())) {
             return Err(format!("`{name}` is not an array's name (data is given as NAME=SOURCE)"));
         }
         Ok(DataSpec { name: name.to_string(), source: source.trim().to_string(), file: None })
+    }
+
+    /// For a Matrix Market source: the format (`csr`, `coo`, `ell`) and the arrays it fills, in order.
+    pub fn matrix(&self) -> Option<(&str, Vec<&str>)> {
+        if !self.source.ends_with(".mtx") {
+            return None;
+        }
+        let (format, names) = self.name.split_once(':').unwrap_or(("csr", self.name.as_str()));
+        Some((format, names.split(',').map(str::trim).collect()))
     }
 
     /// Whether the source names a file (rather than a generator).
@@ -323,6 +341,114 @@ fn read_raw(bytes: &[u8], t: Elem, what: &str) -> Result<Vec<f64>, String> {
         .collect())
 }
 
+/// A Matrix Market file (SuiteSparse's form) as the arrays of `format` named `names`: CSR's row offsets, column
+/// indices and values; COO's row indices, column indices and values; or ELL's column indices and values, column-major
+/// (entry k of row r at k * rows + r), each row padded to the longest with column 0 and value 0. The values may be
+/// left out (the last name). Returns each array's spec and numbers, and a sentence for the result.
+#[cfg(feature = "data")]
+#[allow(clippy::type_complexity)]
+fn sparse(
+    spec: &DataSpec,
+    format: &str,
+    names: &[&str],
+) -> Result<(Vec<(DataSpec, Option<Vec<f64>>)>, String), String> {
+    use nalgebra_sparse::io::load_coo_from_matrix_market_str as load;
+    let what = format!("the matrix for `{}` ({})", spec.name, spec.source);
+    let bytes = spec.file.as_ref().ok_or_else(|| format!("{what}: the file was not read"))?;
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("{what}: not text ({e})"))?;
+    // Real, integer or pattern (every value 1).
+    let coo = match load::<f64>(text) {
+        Ok(m) => m,
+        Err(e) => match load::<i64>(text) {
+            Ok(m) => {
+                let (r, c, v) = m.disassemble();
+                nalgebra_sparse::CooMatrix::try_from_triplets(
+                    m_rows(text),
+                    m_cols(text),
+                    r,
+                    c,
+                    v.into_iter().map(|x| x as f64).collect(),
+                )
+                .map_err(|e| format!("{what}: {e}"))?
+            }
+            Err(_) => match load::<()>(text) {
+                Ok(m) => {
+                    let (r, c, v) = m.disassemble();
+                    let ones = vec![1.0; v.len()];
+                    nalgebra_sparse::CooMatrix::try_from_triplets(m_rows(text), m_cols(text), r, c, ones)
+                        .map_err(|e| format!("{what}: {e}"))?
+                }
+                Err(_) => return Err(format!("{what}: {e}")),
+            },
+        },
+    };
+    let (rows, cols) = (coo.nrows(), coo.ncols());
+    let csr = nalgebra_sparse::CsrMatrix::from(&coo);
+    let width = csr.row_offsets().windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    let f = |v: &[usize]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
+    let arrays: Vec<Vec<f64>> = match (format, names.len()) {
+        ("csr", 2 | 3) => vec![f(csr.row_offsets()), f(csr.col_indices()), csr.values().to_vec()],
+        ("coo", 2 | 3) => {
+            let mut r = Vec::with_capacity(csr.nnz());
+            for (row, w) in csr.row_offsets().windows(2).enumerate() {
+                r.extend(std::iter::repeat_n(row as f64, w[1] - w[0]));
+            }
+            vec![r, f(csr.col_indices()), csr.values().to_vec()]
+        }
+        ("ell", 1 | 2) => {
+            let (mut c, mut v) = (vec![0.0; width * rows], vec![0.0; width * rows]);
+            for (row, w) in csr.row_offsets().windows(2).enumerate() {
+                for (k, j) in (w[0]..w[1]).enumerate() {
+                    c[k * rows + row] = csr.col_indices()[j] as f64;
+                    v[k * rows + row] = csr.values()[j];
+                }
+            }
+            vec![c, v]
+        }
+        _ => {
+            return Err(format!(
+                "{what}: give csr's rowptr,col[,val], coo:'s row,col[,val] or ell:'s col[,val] names, not {}",
+                names.len()
+            ))
+        }
+    };
+    let parts = names
+        .iter()
+        .zip(arrays)
+        .map(|(n, v)| (DataSpec { name: n.to_string(), source: spec.source.clone(), file: None }, Some(v)))
+        .collect();
+    let form = match format {
+        "ell" => format!("ELL, {width} entries a row, column-major, {} of them padding", width * rows - csr.nnz()),
+        other => other.to_uppercase(),
+    };
+    Ok((
+        parts,
+        format!(
+            "`{}`: a {rows} x {cols} matrix with {} entries (a symmetric file's both triangles), as {form}.",
+            spec.source,
+            csr.nnz()
+        ),
+    ))
+}
+
+/// The rows and columns a Matrix Market text declares (its size line).
+#[cfg(feature = "data")]
+fn m_size(text: &str) -> (usize, usize) {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('%')).unwrap_or("");
+    let mut it = line.split_whitespace().map(|x| x.parse::<usize>().unwrap_or(0));
+    (it.next().unwrap_or(0), it.next().unwrap_or(0))
+}
+
+#[cfg(feature = "data")]
+fn m_rows(text: &str) -> usize {
+    m_size(text).0
+}
+
+#[cfg(feature = "data")]
+fn m_cols(text: &str) -> usize {
+    m_size(text).1
+}
+
 #[cfg(feature = "data")]
 /// Binds given data to the program's arrays: each source made or read as the array's element type. Returns
 /// what the result says about it (which arrays, from what; conversions).
@@ -338,7 +464,18 @@ pub fn give(program: &mut Program, specs: &[DataSpec]) -> Result<Vec<String>, St
     }
     let mut given = Given::default();
     let mut said = Vec::new();
+    let mut expanded = Vec::new();
     for spec in specs {
+        match spec.matrix() {
+            Some((format, names)) => {
+                let (parts, what) = sparse(spec, format, &names)?;
+                said.push(what);
+                expanded.extend(parts);
+            }
+            None => expanded.push((spec.clone(), None)),
+        }
+    }
+    for (spec, numbers) in &expanded {
         let Some(decl) = program.arrays.iter().find(|a| a.name == spec.name) else {
             let names: Vec<&str> = program.arrays.iter().map(|a| a.name.as_str()).collect();
             return Err(format!(
@@ -350,7 +487,9 @@ pub fn give(program: &mut Program, specs: &[DataSpec]) -> Result<Vec<String>, St
         let ArrayDecl { name, base, elem } = decl.clone();
         let what = format!("the data for `{name}` ({})", spec.source);
         let mut raw_as_is = None;
-        let values = if spec.is_file() {
+        let values = if let Some(v) = numbers {
+            v.clone()
+        } else if spec.is_file() {
             let bytes = spec.file.as_ref().ok_or_else(|| format!("{what}: the file was not read"))?;
             let (path, ty) = spec.file_path();
             if let Some(t) = ty.filter(|_| !path.ends_with(".npy")).map(parse_elem).transpose()? {

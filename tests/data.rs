@@ -373,3 +373,81 @@ fn encoder_forward_gathers_the_rows_of_real_token_ids() {
         text[..128].chunks(32).map(|w| w.iter().collect::<std::collections::BTreeSet<_>>().len() as u64).sum();
     assert_eq!((wte.warps, wte.memory.as_ref().map(|m| m.sectors)), (4 * 256, Some(256 * distinct)));
 }
+
+/// The entries of a Matrix Market file, read here on their own: (row, column) from 0, both triangles of a
+/// symmetric matrix, by row and then column.
+fn matrix_market(text: &str) -> (usize, Vec<(usize, usize)>) {
+    let symmetric = text.lines().next().is_some_and(|l| l.contains("symmetric"));
+    let mut lines = text.lines().filter(|l| !l.starts_with('%') && !l.trim().is_empty());
+    let rows: usize = lines.next().and_then(|l| l.split_whitespace().next()?.parse().ok()).expect("size");
+    let mut e: Vec<(usize, usize)> = Vec::new();
+    for l in lines {
+        let mut w = l.split_whitespace().map(|x| x.parse::<usize>().unwrap_or(0));
+        let (r, c) = (w.next().expect("row") - 1, w.next().expect("column") - 1);
+        e.push((r, c));
+        if symmetric && r != c {
+            e.push((c, r));
+        }
+    }
+    e.sort_unstable();
+    (rows, e)
+}
+
+/// Distinct 32-byte sectors of 4-byte elements at these indices of one array (docs/model.md#global-memory).
+fn sectors(idx: impl Iterator<Item = usize>) -> u64 {
+    idx.map(|i| i * 4 / 32).collect::<std::collections::BTreeSet<_>>().len() as u64
+}
+
+/// SuiteSparse's HB/1138_bus (as the Ginkgo project ships it, BSD-3-Clause; tests/data/published/data), a
+/// symmetric 1138 x 1138 matrix, given from its Matrix Market file as CSR to the textbook kernel and as ELL
+/// (column-major, padded with column 0) to the ELL kernel. The gather `x[col[...]]` is counted here from the file:
+/// per warp and pass, the distinct sectors of the columns of the lanes that have an entry (CSR: the lanes whose row
+/// has a j-th entry; ELL: every lane of a row below `rows`, padding included).
+#[test]
+fn a_suitesparse_matrix_from_its_matrix_market_file_as_csr_and_ell() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/published/data/1138_bus.mtx");
+    let bytes = std::fs::read(path).expect("matrix");
+    let (rows, entries) = matrix_market(std::str::from_utf8(&bytes).expect("text"));
+    let mut by_row = vec![Vec::new(); rows];
+    for &(r, c) in &entries {
+        by_row[r].push(c);
+    }
+    let width = by_row.iter().map(Vec::len).max().unwrap_or(0);
+    let (mut csr_issues, mut csr_sectors, mut ell_sectors) = (0u64, 0u64, 0u64);
+    for w in (0..rows).step_by(32) {
+        let lanes = w..(w + 32).min(rows);
+        for p in 0..width {
+            let cols: Vec<usize> = lanes.clone().filter_map(|r| by_row[r].get(p).copied()).collect();
+            if !cols.is_empty() {
+                csr_issues += 1;
+                csr_sectors += sectors(cols.into_iter());
+            }
+            ell_sectors += sectors(lanes.clone().map(|r| by_row[r].get(p).copied().unwrap_or(0)));
+        }
+    }
+    let spmv = |text: &str, names: &str, sets: &[&str]| {
+        let mut sc = cuda(text, "256", vec![file(names, "1138_bus.mtx", &bytes)], sets);
+        sc.grid = Dim3::linear(5);
+        common::ok(&sc)
+    };
+    let r = spmv(CSR, "rowptr,col,val", &["rows=1138"]);
+    let x = r.instructions.iter().find(|i| i.access == "x[col[j]]").expect("the gather");
+    assert_eq!((x.warps, x.memory.as_ref().map(|m| m.sectors)), (csr_issues, Some(csr_sectors)));
+    let note = r.notes.iter().filter(|n| n.id == "data-given").map(|n| n.text.as_str()).collect::<Vec<_>>().join(" ");
+    assert!(note.contains("a 1138 x 1138 matrix with 4054 entries"), "{note}");
+    let ell =
+        "__global__ void spmv_ell(int rows, int width, const int *col, const float *val, const float *x, float *y) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) {
+        float sum = 0.0f;
+        for (int k = 0; k < width; k++)
+            sum += val[k * rows + row] * x[col[k * rows + row]];
+        y[row] = sum;
+    }
+}
+";
+    let width_set = format!("width={width}");
+    let r = spmv(ell, "ell:col,val", &["rows=1138", &width_set]);
+    let x = r.instructions.iter().find(|i| i.access == "x[col[k * rows + row]]").expect("the gather");
+    assert_eq!((x.warps, x.memory.as_ref().map(|m| m.sectors)), (36 * width as u64, Some(ell_sectors)));
+}
