@@ -238,7 +238,16 @@ fn encode(values: &[f64], elem: Elem, what: &str) -> Result<Vec<u8>, String> {
             } else {
                 (0.0, 2f64.powi(bits as i32) - 1.0)
             };
+            // Values pass through f64: past 2^53 an integer may already be another one, so it is refused (a file of
+            // the array's own type keeps its bytes as they are).
+            let exact = 2f64.powi(53);
             for (i, &v) in values.iter().enumerate() {
+                if v.abs() >= exact {
+                    return Err(format!(
+                        "{what}: element {i} is 2^53 or beyond, where converting it to {} may change it; give a file of that type",
+                        elem.name()
+                    ));
+                }
                 if v.fract() != 0.0 || v < lo || v > hi {
                     return Err(format!("{what}: element {i} is {v}, which {} cannot hold", elem.name()));
                 }
@@ -361,10 +370,11 @@ fn sparse(
         Ok(m) => m,
         Err(e) => match load::<i64>(text) {
             Ok(m) => {
+                let (rows, cols) = (m.nrows(), m.ncols());
                 let (r, c, v) = m.disassemble();
                 nalgebra_sparse::CooMatrix::try_from_triplets(
-                    m_rows(text),
-                    m_cols(text),
+                    rows,
+                    cols,
                     r,
                     c,
                     v.into_iter().map(|x| x as f64).collect(),
@@ -373,9 +383,9 @@ fn sparse(
             }
             Err(_) => match load::<()>(text) {
                 Ok(m) => {
+                    let (rows, cols) = (m.nrows(), m.ncols());
                     let (r, c, v) = m.disassemble();
-                    let ones = vec![1.0; v.len()];
-                    nalgebra_sparse::CooMatrix::try_from_triplets(m_rows(text), m_cols(text), r, c, ones)
+                    nalgebra_sparse::CooMatrix::try_from_triplets(rows, cols, r, c, vec![1.0; v.len()])
                         .map_err(|e| format!("{what}: {e}"))?
                 }
                 Err(_) => return Err(format!("{what}: {e}")),
@@ -429,24 +439,6 @@ fn sparse(
             csr.nnz()
         ),
     ))
-}
-
-/// The rows and columns a Matrix Market text declares (its size line).
-#[cfg(feature = "data")]
-fn m_size(text: &str) -> (usize, usize) {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('%')).unwrap_or("");
-    let mut it = line.split_whitespace().map(|x| x.parse::<usize>().unwrap_or(0));
-    (it.next().unwrap_or(0), it.next().unwrap_or(0))
-}
-
-#[cfg(feature = "data")]
-fn m_rows(text: &str) -> usize {
-    m_size(text).0
-}
-
-#[cfg(feature = "data")]
-fn m_cols(text: &str) -> usize {
-    m_size(text).1
 }
 
 #[cfg(feature = "data")]

@@ -84,16 +84,7 @@ fn an_atomic_whose_address_is_data_is_never_aggregated() {
     assert_eq!(r.instructions[1].memory.as_ref().map(|m| m.sectors), Some(1));
 }
 
-const CSR: &str = "__global__ void spmv_csr(int rows, const int *rowptr, const int *col, const float *val, const float *x, float *y) {
-    int row = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row < rows) {
-        float sum = 0.0f;
-        for (int j = rowptr[row]; j < rowptr[row + 1]; j++)
-            sum += val[j] * x[col[j]];
-        y[row] = sum;
-    }
-}
-";
+use common::CSR;
 
 /// The textbook CSR kernel on a 4-row matrix with 2 nonzeros a row: rowptr = 0, 2, 4, 6, 8 and col = 0 1 | 2 3
 /// | 1 2 | 3 0. Four lanes run. The loop tests `rowptr[row + 1]` three times (two passes and the exit) and runs
@@ -450,4 +441,18 @@ fn a_suitesparse_matrix_from_its_matrix_market_file_as_csr_and_ell() {
     let r = spmv(ell, "ell:col,val", &["rows=1138", &width_set]);
     let x = r.instructions.iter().find(|i| i.access == "x[col[k * rows + row]]").expect("the gather");
     assert_eq!((x.warps, x.memory.as_ref().map(|m| m.sectors)), (36 * width as u64, Some(ell_sectors)));
+}
+
+/// Sources pass through f64: an int64 past 2^53 could come out as a neighbouring integer (2^53 + 1 rounds to
+/// 2^53), so a conversion past it is refused; a raw file of the array's own type keeps its bytes exactly.
+#[test]
+fn an_integer_past_2_to_the_53_is_not_rounded_into_another() {
+    let text =
+        "__global__ void k(const long long *ids, int *bins) {\n    atomicAdd(&bins[ids[threadIdx.x] & 7], 1);\n}\n";
+    let big: Vec<u8> = (0..32u64).flat_map(|i| ((1u64 << 53) + 1 + i).to_le_bytes()).collect();
+    let e = cuda(text, "32", vec![file("ids", "ids.bin:uint64", &big)], &[]).run().expect_err("refused").to_string();
+    assert!(e.contains("element 0 is 2^53 or beyond"), "{e}");
+    // As int64, its own type: exact. Ids 2^53 + 1 + i: bins (1 + i) & 7, four lanes on each of the 8 bins.
+    let r = common::ok(&cuda(text, "32", vec![file("ids", "ids.bin:int64", &big)], &[]));
+    assert_eq!(r.instructions[1].atomic.map(|a| (a.ops, a.serial)), Some((32, 4)));
 }

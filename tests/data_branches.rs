@@ -107,17 +107,7 @@ fn a_loop_on_data_tested_at_the_top_runs_its_body_once() {
     let n = note(&r, "data-branch-assumed").expect("the assumption is stated");
     assert!(n.contains("a loop does not repeat"), "{n}");
     // The textbook CSR kernel: its loop's loads index by the loaded `rowptr[row]`, and are refused (not dropped).
-    let csr = "__global__ void spmv_csr(int rows, const int *rowptr, const int *col, const float *val, const float *x, float *y) {
-    int row = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row < rows) {
-        float sum = 0.0f;
-        for (int j = rowptr[row]; j < rowptr[row + 1]; j++)
-            sum += val[j] * x[col[j]];
-        y[row] = sum;
-    }
-}
-";
-    let e = run(Lang::Cuda, csr, DataBranches::Runs).expect_err("refused");
+    let e = run(Lang::Cuda, common::CSR, DataBranches::Runs).expect_err("refused");
     assert!(e.starts_with("pattern 6:24: the index depends on data loaded from memory at 5:22"), "{e}");
 }
 

@@ -71,3 +71,15 @@ pub fn totals(r: &ProgramResult) -> BTreeMap<String, u64> {
     }
     t
 }
+
+/// The textbook CSR SpMV, one thread per row (tests of data-dependent loops and of kernels on data).
+pub const CSR: &str = "__global__ void spmv_csr(int rows, const int *rowptr, const int *col, const float *val, const float *x, float *y) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) {
+        float sum = 0.0f;
+        for (int j = rowptr[row]; j < rowptr[row + 1]; j++)
+            sum += val[j] * x[col[j]];
+        y[row] = sum;
+    }
+}
+";
