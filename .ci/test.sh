@@ -78,14 +78,18 @@ trunk build --release
 # an SM's wave from a translated one (docs/model.md#the-memory-system: the lecture's naive SGEMM at N = 1024
 # 1.80 s -> 0.44 s in the CLI, the tiled SGEMM grid at N = 4096 8.5 s -> 4.7 s) took the memory worker from
 # 644,269 to 654,080 bytes (the same measure): its budget rises to 656 KB.
-# Budgets: main module 336 KB, CUDA 475 KB, the other language workers 350 KB, the memory worker 656 KB; the
+# A PTX register range declared as the body names its registers (`.reg .b32 %r<1048576>;` cost a million
+# registers and their unknown values per warp, which held a busy page past a minute under load) took the PTX
+# worker from 348,985 to 350,070 bytes and the memory worker from 654,997 to 656,057 (the same pipeline on the
+# commit before and after): their budgets rise by 2 KB.
+# Budgets: main module 336 KB, CUDA 475 KB, the other language workers 352 KB, the memory worker 658 KB; the
 # lab and demangler workers stay at 300 KB.
 for wasm in dist/*.wasm; do
   BUDGET=300000
   case "$(basename "$wasm")" in
     warpscope-engine-cuda*) BUDGET=475000 ;;
-    warpscope-engine-memory*) BUDGET=656000 ;;
-    warpscope-engine*) BUDGET=350000 ;;
+    warpscope-engine-memory*) BUDGET=658000 ;;
+    warpscope-engine*) BUDGET=352000 ;;
     # The main module: its name is Trunk's 16-digit content hash.
     warpscope-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]_bg.wasm) BUDGET=336000 ;;
   esac

@@ -66,6 +66,15 @@ impl DataSpec {
         !self.source.contains('(')
     }
 
+    /// A generator's call and the element type written after it (`uniform(0, 256, n=64):uint8`): the type
+    /// an array gets where the kernel does not say it (a PTX or SASS kernel with an `extern "C"` name).
+    pub fn generator(&self) -> (&str, Option<&str>) {
+        match self.source.rsplit_once(':') {
+            Some((call, t)) if call.trim_end().ends_with(')') && !t.contains(')') => (call.trim_end(), Some(t.trim())),
+            _ => (self.source.as_str(), None),
+        }
+    }
+
     /// The file's path and the element type written after it (`corpus.txt:uint8`).
     pub fn file_path(&self) -> (&str, Option<&str>) {
         match self.source.rsplit_once(':') {
@@ -450,7 +459,7 @@ pub fn give(program: &mut Program, specs: &[DataSpec]) -> Result<Vec<String>, St
     }
     if program.arrays.is_empty() {
         return Err(
-            "data is given, but this input names no arrays: data fills a CUDA kernel's pointer parameters and global arrays (PTX and SASS loads do not read it yet)"
+            "data is given, but this input names no arrays: data fills a kernel's pointer parameters (param_0, param_1 ... in PTX and SASS) and global arrays"
                 .into(),
         );
     }
@@ -478,6 +487,38 @@ pub fn give(program: &mut Program, specs: &[DataSpec]) -> Result<Vec<String>, St
         };
         let ArrayDecl { name, base, elem } = decl.clone();
         let what = format!("the data for `{name}` ({})", spec.source);
+        // The type written with the source: a raw file's, a generator's; a .npy file's own.
+        let written = if spec.is_file() {
+            let (path, ty) = spec.file_path();
+            match ty.filter(|_| !path.ends_with(".npy")) {
+                Some(t) => Some(parse_elem(t)?),
+                None if path.ends_with(".npy") => match &spec.file {
+                    Some(bytes) if elem == Elem::Other => Some(read_npy(bytes, &what)?.1),
+                    _ => None,
+                },
+                None => None,
+            }
+        } else {
+            spec.generator().1.map(parse_elem).transpose()?
+        };
+        // Where the kernel does not say what its pointer points to, the source says it.
+        let elem = match (elem, written) {
+            (Elem::Other, Some(t)) => t,
+            (Elem::Other, None) => {
+                return Err(format!(
+                    "{what}: the kernel does not say the type of `{name}`'s elements (a PTX or SASS kernel's name carries its parameters' types only when it is a C++ name; a struct's fields are not filled one by one): write it after the source, e.g. {name}=uniform(0, 256, n=1024):uint8 or {name}=file.bin:int32, or give a .npy file"
+                ))
+            }
+            (e, Some(t)) if !spec.is_file() && t != e => {
+                return Err(format!(
+                    "{what}: the kernel reads `{name}` as {}, not {}; leave the type out, or write {}",
+                    e.name(),
+                    t.name(),
+                    e.name()
+                ))
+            }
+            (e, _) => e,
+        };
         let mut raw_as_is = None;
         let values = if let Some(v) = numbers {
             v.clone()
@@ -516,7 +557,7 @@ pub fn give(program: &mut Program, specs: &[DataSpec]) -> Result<Vec<String>, St
                 read_raw(bytes, parse_elem(t)?, &what)?
             }
         } else {
-            generate(&spec.source)?
+            generate(spec.generator().0)?
         };
         let bytes = match raw_as_is {
             Some(b) => b,

@@ -456,3 +456,46 @@ fn an_integer_past_2_to_the_53_is_not_rounded_into_another() {
     let r = common::ok(&cuda(text, "32", vec![file("ids", "ids.bin:int64", &big)], &[]));
     assert_eq!(r.instructions[1].atomic.map(|a| (a.ops, a.serial)), Some((32, 4)));
 }
+
+/// PTX reads given data too: an `extern "C"` kernel's name carries no parameter types, so the source says the
+/// element type (`:uint32`), and a vector load's second element is read at its offset. Lane l's pair of
+/// indices is (0, 8 l): the first gather reads x[0] in every lane (1 sector), the second x[8 l], 32 bytes apart
+/// (32 sectors; docs/model.md#global-memory).
+#[test]
+fn ptx_loads_read_given_data_with_the_type_the_source_says() {
+    let ptx = ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry gather(.param .u64 gather_param_0, .param .u64 gather_param_1)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<12>;\n.reg .f32 %f<2>;\nld.param.u64 %rd1, [gather_param_0];\nld.param.u64 %rd2, [gather_param_1];\ncvta.to.global.u64 %rd3, %rd1;\ncvta.to.global.u64 %rd4, %rd2;\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd5, %r1, 8;\nadd.s64 %rd6, %rd3, %rd5;\nld.global.v2.u32 {%r2, %r3}, [%rd6];\nmul.wide.u32 %rd7, %r2, 4;\nadd.s64 %rd8, %rd4, %rd7;\nld.global.f32 %f1, [%rd8];\nmul.wide.u32 %rd9, %r3, 4;\nadd.s64 %rd10, %rd4, %rd9;\nld.global.f32 %f1, [%rd10];\nret;\n}\n";
+    let pairs: Vec<u8> = (0..32u32).flat_map(|l| [0, 8 * l]).flat_map(u32::to_le_bytes).collect();
+    let run = |data: DataSpec| {
+        let mut sc = common::scenario(Lang::Ptx, ptx, "32", None);
+        sc.data = vec![data];
+        sc.run()
+    };
+    let r = run(file("param_0", "pairs.bin:uint32", &pairs)).expect("runs");
+    let sectors: Vec<u64> = r.instructions.iter().map(|i| i.memory.as_ref().map_or(0, |m| m.sectors)).collect();
+    // The pairs (256 bytes: 8 sectors), then the two gathers.
+    assert_eq!(sectors, [8, 1, 32]);
+    // A generator without a type: the kernel does not say it, so the error asks for it.
+    let e = run(spec("param_0=uniform(0, 4, n=64)")).expect_err("no type").error;
+    assert!(e.message.contains("the kernel does not say the type of `param_0`'s elements"), "{}", e.message);
+    assert!(e.message.contains("param_0=uniform(0, 256, n=1024):uint8"), "{}", e.message);
+    // With one, every lane's pair is in [0, 4): both gathers read the first 16 bytes, 1 sector each.
+    let r = run(spec("param_0=uniform(0, 4, n=64):uint32")).expect("runs");
+    let sectors: Vec<u64> = r.instructions.iter().map(|i| i.memory.as_ref().map_or(0, |m| m.sectors)).collect();
+    assert_eq!(sectors, [8, 1, 1]);
+}
+
+/// What a pointer parameter points to, from the type a demangler spells (cpp_demangle's spellings of
+/// `_Z1kPKhP5uint4PPfPv`: `unsigned char const*`, `uint4*`, `float**`, `void*`).
+#[test]
+fn a_pointer_parameters_element_type_comes_from_its_c_type() {
+    use warpscope::program::memory::Elem;
+    let of = Elem::of_pointer;
+    assert_eq!(of("unsigned char const*"), Some(Elem::Int { bytes: 1, signed: false }));
+    assert_eq!(of("int const* restrict"), Some(Elem::Int { bytes: 4, signed: true }));
+    assert_eq!(of("uint4*"), Some(Elem::Int { bytes: 4, signed: false }));
+    assert_eq!(of("long*"), Some(Elem::Int { bytes: 8, signed: true }));
+    assert_eq!(of("__nv_bfloat16 const*"), Some(Elem::Float { bytes: 2 }));
+    assert_eq!(of("float**"), Some(Elem::Ptr));
+    assert_eq!(of("void*"), None);
+    assert_eq!(of("unsigned int"), None);
+}

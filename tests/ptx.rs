@@ -417,3 +417,23 @@ fn line_information_names_the_cuda_line() {
     assert_eq!(from, vec![Some("vectorAdd.cu:63".to_string()); 3]);
     assert!(corpus("vectorAdd", "vectorAdd.cu").lines().nth(62).unwrap().contains("C[i] = A[i] + B[i]"));
 }
+
+/// A range declares the registers the body names, not its whole count: `.reg .b32 %r<1048576>` (the most the
+/// parser takes) with two of them used costs a handful of registers, and the last of the range is still one.
+#[cfg(feature = "lang-ptx")]
+#[test]
+fn a_register_range_costs_only_the_registers_the_body_names() {
+    let text = ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n.reg .b32 %r<1048576>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1048575, %tid.x;\nmul.wide.u32 %rd3, %r1048575, 4;\nadd.s64 %rd3, %rd2, %rd3;\nld.global.u32 %r7, [%rd3];\nret;\n}\n";
+    let launch = warpscope::program::launch::Launch::new(
+        warpscope::program::launch::Dim3::linear(32),
+        warpscope::program::launch::Dim3::linear(1),
+    )
+    .expect("launch");
+    let opts = warpscope::lang::ptx::Options { kernel: None, sm: 80 };
+    let p = warpscope::lang::ptx::lower(text, launch, &Default::default(), opts).expect("lowers");
+    // %r7, %r1048575 and %rd1-%rd3, with the temporaries of four instructions.
+    assert!(p.n_regs < 16, "{} registers", p.n_regs);
+    // tid * 4 from the pointer's base: 128 contiguous bytes, 4 sectors.
+    let r = ok(&scenario(Lang::Ptx, text, "32", None, &[]));
+    assert_eq!(r.instructions[0].memory.as_ref().map(|m| m.sectors), Some(4));
+}

@@ -33,6 +33,10 @@ struct Kernel {
     symbol: String,
     ptx_sets: Vec<String>,
     sass_sets: Vec<String>,
+    /// Data given to the CUDA kernel (column 11, `NAME=SOURCE;...`, files under this folder), and to its PTX
+    /// and SASS, whose pointer parameters are `param_0`, `param_1` ... (column 12).
+    cuda_data: Vec<String>,
+    asm_data: Vec<String>,
 }
 
 fn kernels() -> Vec<Kernel> {
@@ -53,6 +57,8 @@ fn kernels() -> Vec<Kernel> {
                 symbol: f[6].into(),
                 ptx_sets: list(f[7]),
                 sass_sets: list(f[8]),
+                cuda_data: f.get(10).map_or(Vec::new(), |d| d.split(';').map(str::to_string).collect()),
+                asm_data: f.get(11).map_or(Vec::new(), |d| d.split(';').map(str::to_string).collect()),
             }
         })
         .collect()
@@ -216,6 +222,7 @@ fn run(
     k: &Kernel,
     kernel: &str,
     sets: &[String],
+    data: &[String],
     launch: Option<(Dim3, Dim3)>,
 ) -> Result<ProgramResult, String> {
     let (block, grid) = match launch {
@@ -236,6 +243,19 @@ fn run(
         sets: sets.to_vec(),
         ..Scenario::default()
     };
+    #[cfg(not(feature = "data"))]
+    if let Some(d) = data.first() {
+        return Err(format!("this build does not read data ({d})"));
+    }
+    #[cfg(feature = "data")]
+    for d in data {
+        let mut spec = warpscope::data::DataSpec::parse(d)?;
+        if spec.is_file() {
+            let path = format!("{DIR}/{}", spec.file_path().0);
+            spec.file = Some(std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?.into());
+        }
+        sc.data.push(spec);
+    }
     if lang == Lang::Cuda {
         let path = format!("{DIR}/{}", k.file);
         sc.headers = warpscope::cli::headers(&sc.text, Some(&path), &[])?;
@@ -246,15 +266,40 @@ fn run(
 /// The outcome of one kernel: a heading, then what each pair of languages does on its lines.
 fn compare(k: &Kernel, out: &mut String) -> BTreeSet<&'static str> {
     let read = |f: &str| std::fs::read_to_string(format!("{DIR}/{f}")).unwrap_or_else(|e| panic!("{f}: {e}"));
-    let cuda = run(Lang::Cuda, read(&k.file), k, &k.kernel, &k.cuda_sets, None);
+    let cuda = run(Lang::Cuda, read(&k.file), k, &k.kernel, &k.cuda_sets, &k.cuda_data, None);
     // Where the file's host code launches the kernel with constants, that launch is the one PTX and SASS run.
     let launch = cuda.as_ref().ok().map(|r| (r.launch.block, r.launch.grid));
     let results = [
         ("cuda", cuda),
-        ("ptx", run(Lang::Ptx, read(&format!("{}/nvrtc_sm_80.ptx", k.build)), k, &k.symbol, &k.ptx_sets, launch)),
-        ("sass", run(Lang::Sass, read(&format!("{}/nvrtc_sm_80.sass", k.build)), k, &k.symbol, &k.sass_sets, launch)),
+        (
+            "ptx",
+            run(
+                Lang::Ptx,
+                read(&format!("{}/nvrtc_sm_80.ptx", k.build)),
+                k,
+                &k.symbol,
+                &k.ptx_sets,
+                &k.asm_data,
+                launch,
+            ),
+        ),
+        (
+            "sass",
+            run(
+                Lang::Sass,
+                read(&format!("{}/nvrtc_sm_80.sass", k.build)),
+                k,
+                &k.symbol,
+                &k.sass_sets,
+                &k.asm_data,
+                launch,
+            ),
+        ),
     ];
     let _ = writeln!(out, "\n== {} {} (block {}, grid {})", k.file, k.kernel, k.block, k.grid);
+    if !k.cuda_data.is_empty() {
+        let _ = writeln!(out, "data: {} (PTX and SASS: {})", k.cuda_data.join("; "), k.asm_data.join("; "));
+    }
     let stmts = statements(&read(&k.file));
     let mut lines = Vec::new();
     for (name, r) in &results {

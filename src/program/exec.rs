@@ -405,6 +405,9 @@ impl Warp {
         use super::memory::Found;
         let Some(s) = prog.sites.get(site as usize) else { return Ok((0, [0; 32])) };
         let writes = s.instr.base.writes();
+        // The whole access is checked against the array's end; the load's register takes its first element (a
+        // vector's others are read as parts, `Op::Peek`).
+        let size = u64::from(s.instr.size_bytes);
         let bytes = match load {
             Some(l) => l.elem.bytes().unwrap_or(s.instr.size_bytes),
             None => s.instr.size_bytes,
@@ -422,7 +425,7 @@ impl Warp {
                 continue;
             }
             let a = self.regs[addr as usize][lane];
-            match given.find(a, u64::from(bytes)) {
+            match given.find(a, size.max(u64::from(bytes))) {
                 Found::Nowhere => {}
                 Found::Past(arr, off) => {
                     let eb = u64::from(arr.elem.bytes().unwrap_or(1));

@@ -50,6 +50,46 @@ impl Elem {
         }
     }
 
+    /// The element type a pointer parameter points to, from its C type as a demangler spells it
+    /// (`unsigned char const*`, `float4*`, `int const* restrict`): vector types hold their scalars (`uint4` is
+    /// `uint32`s), a pointer to a pointer holds pointers; `None` for another type (a struct) or not a pointer.
+    pub fn of_pointer(ty: &str) -> Option<Elem> {
+        let spaced = ty.replace('*', " * ").replace('&', " & ");
+        let mut words: Vec<&str> = spaced
+            .split_whitespace()
+            .filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "__restrict__" | "__restrict"))
+            .collect();
+        if !matches!(words.pop(), Some("*" | "&")) {
+            return None;
+        }
+        if matches!(words.last(), Some(&"*" | &"&")) {
+            return Some(Elem::Ptr);
+        }
+        let t = words.join(" ");
+        let int = |bytes, signed| Some(Elem::Int { bytes, signed });
+        // CUDA's vector types (char4, uint2, float4, longlong2, __half2 ...) hold their scalars one after another.
+        let (scalar, vector) = match t.strip_suffix(['1', '2', '3', '4']) {
+            Some(s) if t != "__nv_bfloat16" => (s, true),
+            _ => (t.as_str(), false),
+        };
+        match (scalar, vector) {
+            ("char" | "signed char", false) | ("char", true) => int(1, true),
+            ("unsigned char" | "bool", false) | ("uchar", true) => int(1, false),
+            ("short", _) => int(2, true),
+            ("unsigned short", false) | ("ushort", true) => int(2, false),
+            ("int", _) => int(4, true),
+            ("unsigned int", false) | ("uint", true) => int(4, false),
+            ("long" | "long long", false) | ("long" | "longlong", true) => int(8, true),
+            ("unsigned long" | "unsigned long long", false) | ("ulong" | "ulonglong", true) => int(8, false),
+            ("float", _) => Some(Elem::Float { bytes: 4 }),
+            ("double", _) => Some(Elem::Float { bytes: 8 }),
+            ("__half" | "half" | "__nv_bfloat16", false) | ("__half" | "__nv_bfloat16", true) => {
+                Some(Elem::Float { bytes: 2 })
+            }
+            _ => None,
+        }
+    }
+
     /// The register value of an element's little-endian bytes: integers sign- or zero-extended to 64 bits as
     /// the machine's conversions extend them, pointers as they are; `None` for a floating-point element, whose
     /// value the machine does not follow.

@@ -1138,6 +1138,16 @@ impl Builder {
         self.n_regs - 1
     }
 
+    /// How many registers were handed out so far (the next one's number).
+    pub fn reg_count(&self) -> Reg {
+        self.n_regs
+    }
+
+    /// How many predicates were handed out so far (the next one's number).
+    pub fn pred_count(&self) -> Pred {
+        self.n_preds
+    }
+
     /// A register for a temporary value: it can be handed out again after [`Builder::release`].
     #[cold]
     pub fn temp(&mut self) -> Reg {

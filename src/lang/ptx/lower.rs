@@ -17,6 +17,8 @@ use crate::model::access::Instr;
 use crate::model::access::{DEFAULT_LOCAL_WINDOW, DEFAULT_SHARED_WINDOW, WINDOW_BYTES};
 use crate::model::note::Note;
 use crate::program::launch::Launch;
+#[cfg(feature = "data")]
+use crate::program::memory::{ArrayDecl, Elem};
 use crate::program::{
     BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SiteId, SourceLine, Special,
     Src, UnOp, Width,
@@ -30,7 +32,9 @@ mod compute;
 mod memory;
 
 use compute::{arith, bits_op, cvt, setp, unary};
-use memory::{atomic, cp_async, matrix, memory};
+#[cfg(feature = "data")]
+use memory::ptx_elem;
+use memory::{atomic, cp_async, matrix, memory, pointer_params};
 
 /// Every instruction name of the PTX ISA (9.0), without modifiers. A name outside it is an error, as `ptxas`
 /// would make it, rather than an unknown value: a typo (`mvo.u32`) is named where it is.
@@ -332,15 +336,38 @@ impl<'a> Lw<'a> {
     // ---- names ----
 
     /// Declares the names of a `.reg` declaration in the current frame; each starts unknown.
+    #[cold]
     fn declare_regs(&mut self, d: &Decl) -> R<()> {
         let pred = d.ty == "pred";
         for n in &d.names {
-            let count = n.range.map_or(1, |c| c.max(1));
-            if n.range.is_some() {
-                self.frame_mut().ranges.push((n.name.clone(), count, pred));
-            }
-            for i in 0..count {
-                let name = if n.range.is_some() { format!("{}{i}", n.name) } else { n.name.clone() };
+            let names: Vec<String> = match n.range {
+                None => vec![n.name.clone()],
+                Some(c) => {
+                    let count = c.max(1);
+                    self.frame_mut().ranges.push((n.name.clone(), count, pred));
+                    // Only the members the body names (`%r7` of `%r<13>`, written as the range writes it), so that
+                    // `.reg .b32 %r<1048576>;` costs the registers a kernel uses, not a million.
+                    let mut names = Vec::new();
+                    each_name(self.frame().func, &mut |u: &str| {
+                        let i = u.strip_prefix(n.name.as_str()).unwrap_or("");
+                        let canonical = i == "0" || !i.starts_with('0');
+                        if canonical && i.bytes().all(|b| b.is_ascii_digit()) && i.parse().is_ok_and(|v: u32| v < count)
+                        {
+                            names.push(u.to_string());
+                        }
+                    });
+                    names
+                }
+            };
+            // Registers and predicates made from here on belong to this declaration: a name already among them is
+            // named again further on in the body.
+            let (first_reg, first_pred) = (self.b.reg_count(), self.b.pred_count());
+            for name in names {
+                let again = self.frame().regs.get(&name).is_some_and(|&r| r >= first_reg)
+                    || self.frame().preds.get(&name).is_some_and(|&p| p >= first_pred);
+                if again {
+                    continue;
+                }
                 let why = self.b.why(format!("{name} is read before any instruction writes it"));
                 self.span = n.span;
                 if pred {
@@ -804,6 +831,8 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
     let mut offset = 0u64;
     let mut n_pointers = 0u64;
     let mut defaulted = Vec::new();
+    #[cfg(feature = "data")]
+    let mut arrays: Vec<ArrayDecl> = Vec::new();
     let threads = u64::from(launch.threads()) * launch.grid.volume();
     for (idx, d) in kernel.params.iter().enumerate() {
         let Some(n) = d.names.first() else { continue };
@@ -852,6 +881,14 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
         };
         if is_pointer {
             n_pointers += 1;
+            // A pointer parameter is an array that data can be given for, under its short name (`param_0`),
+            // of the type the kernel's name says it points to (none for an `extern "C"` kernel's).
+            #[cfg(feature = "data")]
+            if let Ok(base) = value {
+                let ty = sig.as_ref().and_then(|s| s.params.iter().find(|p| p.index == idx)).map(|p| p.ty.as_str());
+                let elem = ty.and_then(crate::program::memory::Elem::of_pointer);
+                arrays.push(ArrayDecl { name: shown.clone(), base, elem: elem.unwrap_or(Elem::Other) });
+            }
         }
         lw.kparams.push((n.name.clone(), KParam { size, value }));
         offset += size;
@@ -872,7 +909,10 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
     for d in &m.vars {
         if d.space == Space::Global {
             for n in &d.names {
-                lw.globals.insert(n.name.clone(), params::POINTER_BASE + k * params::GLOBAL_STRIDE);
+                let base = params::POINTER_BASE + k * params::GLOBAL_STRIDE;
+                lw.globals.insert(n.name.clone(), base);
+                #[cfg(feature = "data")]
+                arrays.push(ArrayDecl { name: n.name.clone(), base, elem: ptx_elem(&d.ty) });
                 k += 1;
             }
         }
@@ -886,40 +926,13 @@ pub(super) fn lower_module(src: &str, m: &Module, launch: Launch, vars: &Vars, o
     body(&mut lw, kernel, 0)?;
     lw.frames.pop();
     lw.b.note_uncosted("ptx-not-costed", "instructions", &lw.uncosted);
-    Ok(lw.b.finish())
-}
-
-/// Parameters that hold pointers, read from the code: a `ld.param.u64` whose register `cvta.to.global`
-/// converts or that addresses memory directly (how nvcc and clang use every pointer parameter).
-fn pointer_params(k: &Func) -> HashSet<String> {
-    let mut loaded: HashMap<String, String> = HashMap::new();
-    let mut out = HashSet::new();
-    for s in k.body.iter().flatten() {
-        let Stmt::Inst(i) = s else { continue };
-        match (i.parts[0].as_str(), i.ops.as_slice()) {
-            ("ld", [(Opnd::Name { name: r, .. }, _), (Opnd::Addr { base: Some(p), off: 0 }, _)])
-                if i.has("param") && (i.has("u64") || i.has("b64") || i.has("s64")) =>
-            {
-                loaded.insert(r.clone(), p.clone());
-            }
-            ("cvta", [_, (Opnd::Name { name: r, .. }, _)]) if i.has("to") && i.has("global") => {
-                if let Some(p) = loaded.get(r) {
-                    out.insert(p.clone());
-                }
-            }
-            ("ld" | "st", ops) if !i.has("param") => {
-                for (o, _) in ops {
-                    if let Opnd::Addr { base: Some(r), .. } = o {
-                        if let Some(p) = loaded.get(r) {
-                            out.insert(p.clone());
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
+    #[allow(unused_mut)]
+    let mut program = lw.b.finish();
+    #[cfg(feature = "data")]
+    {
+        program.arrays = arrays;
     }
-    out
+    Ok(program)
 }
 
 fn new_frame<'a>(lw: &mut Lw<'a>, f: &'a Func, ret: Option<Label>) -> Frame<'a> {
@@ -937,6 +950,34 @@ fn new_frame<'a>(lw: &mut Lw<'a>, f: &'a Func, ret: Option<Label>) -> Frame<'a> 
         labels,
         slots: HashMap::new(),
         ret,
+    }
+}
+
+/// Calls `each` with every name a function's instructions write: operands (inside addresses, vectors and lists
+/// too) and guards.
+#[cold]
+fn each_name(f: &Func, each: &mut impl FnMut(&str)) {
+    let mut stack: Vec<&Opnd> = Vec::new();
+    for s in f.body.iter().flatten() {
+        if let Stmt::Inst(i) = s {
+            if let Some((g, _)) = &i.guard {
+                each(g);
+            }
+            stack.extend(i.ops.iter().map(|(o, _)| o));
+            while let Some(o) = stack.pop() {
+                match o {
+                    Opnd::Name { name, .. } | Opnd::NameOff(name, _) | Opnd::Addr { base: Some(name), .. } => {
+                        each(name)
+                    }
+                    Opnd::Pair(a, b) => {
+                        each(a);
+                        each(b);
+                    }
+                    Opnd::Vec(v) | Opnd::List(v) => stack.extend(v),
+                    Opnd::Addr { base: None, .. } | Opnd::Imm(_) | Opnd::Float(..) | Opnd::Sink => {}
+                }
+            }
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use crate::model::access::DEFAULT_SHARED_WINDOW;
 use crate::model::access::{Base, Instr};
 use crate::model::note::Note;
 use crate::program::launch::Launch;
+use crate::program::memory::Elem;
 use crate::program::{
     BinOp, Builder, Cmp, Label, Op, Pred, PredOp, PredRef, Program, Reg, ShflMode, Site, SourceLine, Special, Src,
     UnOp, Width,
@@ -764,7 +765,27 @@ pub(super) fn lower_listing(
     lw.b.place(end_label);
     let uncosted = std::mem::take(&mut lw.uncosted);
     lw.b.note_uncosted("sass-not-costed", "instructions", &uncosted);
-    Ok(lw.b.finish())
+    #[allow(unused_mut)]
+    let mut program = lw.b.finish();
+    // Pointer parameters are arrays that data can be given for, under their short names (`param_0`), of the type
+    // the kernel's name says they point to; each starts where the parameter points (its default or `--set`).
+    #[cfg(feature = "data")]
+    if let Some(pb) = lw.param_base {
+        let word = |o: u32| wide_var(vars, &cbank_key(0, o), o.checked_sub(4).map(|p| cbank_key(0, p))).map(u64::from);
+        for (p, v) in &lw.params {
+            let (params::Kind::Pointer, Some(v)) = (&p.kind, v) else { continue };
+            let at = pb + p.offset;
+            let lo = word(at).unwrap_or(v & 0xFFFF_FFFF);
+            let hi = word(at + 4).unwrap_or(v >> 32);
+            let elem = Elem::of_pointer(&p.ty).unwrap_or(Elem::Other);
+            program.arrays.push(crate::program::memory::ArrayDecl {
+                name: format!("param_{}", p.index),
+                base: lo | hi << 32,
+                elem,
+            });
+        }
+    }
+    Ok(program)
 }
 
 /// How a default shows in the note: pointers in hex.
@@ -1062,20 +1083,62 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
         }
     };
     let ctx = lw.b.ctx(format!("the address of this {} depends on a value warpscope does not know: ", l.opcode));
+    let first = match l.ops.first() {
+        Some((Operand::Reg { idx: Some(i), .. }, _)) if !store => Some(*i),
+        _ => None,
+    };
+    // LDSM writes one register per matrix (each lane's 2 halves of one row).
+    let regs = if instr.base.is_matrix() { u32::from(instr.matrices) } else { instr.size_bytes.div_ceil(4) };
+    // A global (or generic) load reads given arrays (docs/model.md#kernels-on-data): its registers get the
+    // bytes at its address, 32 bits each, a sub-word load's extended as its type says (`.S8`). The addresses
+    // of the registers after the first are taken before the load, which may overwrite its address register.
+    let given =
+        cfg!(feature = "data") && first.is_some() && matches!(instr.base, Base::Ldg | Base::Ld) && plg.is_none();
+    let parts: Vec<Reg> = if given {
+        (1..regs)
+            .map(|r| {
+                let at = lw.tmp();
+                lw.emit(Op::Bin {
+                    op: BinOp::Add,
+                    w: Width::W64,
+                    dst: at,
+                    a: Src::Reg(addr),
+                    b: Src::Imm(4 * u64::from(r)),
+                });
+                at
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     lw.emit(Op::Mem { site, addr, plg, src, ctx, data: None });
-    if !store {
-        if let Some((Operand::Reg { idx: Some(i), .. }, _)) = l.ops.first() {
-            // LDSM writes one register per matrix (each lane's 2 halves of one row).
-            let regs = if instr.base.is_matrix() { u32::from(instr.matrices) } else { instr.size_bytes.div_ceil(4) };
-            for r in 0..regs {
-                let w = lw.b.data_why(format!("R{} holds data loaded at line {}", i + r, l.no));
-                let d = lw.reg(i + r);
+    if let Some(i) = first {
+        let signed = l.mods.iter().any(|m| m == "S8" || m == "S16");
+        let elem = Elem::Int { bytes: instr.size_bytes.min(4) as u8, signed };
+        for r in 0..regs {
+            let hint = if matches!(instr.base, Base::Ldg | Base::Ld) { DATA_HINT } else { "" };
+            let w = lw.b.data_why(format!("R{} holds data loaded at line {}{hint}", i + r, l.no));
+            let d = lw.reg(i + r);
+            if !given {
                 lw.emit(Op::Unknown { dst: d, why: w });
+                continue;
             }
+            match r.checked_sub(1).and_then(|k| parts.get(k as usize)) {
+                None => {
+                    if let Some(crate::program::Inst { op: Op::Mem { data, .. }, .. }) = lw.b.last_mut() {
+                        *data = Some(crate::program::Load { dst: d, why: w, elem });
+                    }
+                }
+                Some(&at) => lw.emit(Op::Peek { dst: d, addr: at, elem, why: w }),
+            }
+            lw.emit(Op::Conv { dst: d, a: Src::Reg(d), bits: 32, signed: false });
         }
     }
     Ok(())
 }
+
+/// What a value loaded from global memory says where it reaches an address: how to give the data.
+const DATA_HINT: &str = "; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096)), a pointer parameter's NAME being param_0, param_1 ...";
 
 /// The memory site of listing line `k` (one per line, also when a subroutine is inlined twice).
 fn line_site(lw: &mut Lower, l: &Line, k: usize, access: String, instr: &Instr) -> crate::program::SiteId {

@@ -1,5 +1,6 @@
 //! PTX's memory instructions lowered: `ld`/`st` in every state space with the SASS instruction each becomes,
-//! atomics and reductions, `ldmatrix`/`stmatrix`, `cp.async`, and the address arithmetic they share.
+//! atomics and reductions, `ldmatrix`/`stmatrix`, `cp.async`, and the address arithmetic they share; which
+//! kernel parameters are pointers, and how a global load reads given data (docs/model.md#kernels-on-data).
 
 use super::*;
 
@@ -132,11 +133,79 @@ pub(super) fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     }
     let instr = Instr::parse(&name).map_err(|e| lw.err(i.op_span, format!("{}: {}", i.opcode(), e.message)))?;
     let addr = address(lw, base.as_deref(), *off, addr_span, instr.address_bits(), 0)?;
+    // A global (or generic) load reads given arrays (docs/model.md#kernels-on-data).
+    #[cfg(feature = "data")]
+    let given = (!store && matches!(space.as_deref(), Some("global") | None)).then(|| given_parts(lw, data, addr, ty));
     mem_site(lw, i, addr_span, instr, addr, None);
     if !store {
-        lw.set_data(data, data_span, &format!("data loaded at line {}", i.line))?;
+        let why = match space.as_deref() {
+            Some("global") | None => format!("data loaded at line {}{}", i.line, DATA_HINT),
+            _ => format!("data loaded at line {}", i.line),
+        };
+        #[cfg(feature = "data")]
+        if let Some((regs, parts, elem)) = given.flatten() {
+            load_given(lw, &regs, &parts, elem, &why);
+            return Ok(());
+        }
+        lw.set_data(data, data_span, &why)?;
     }
     Ok(())
+}
+
+#[cfg(feature = "data")]
+/// For a global load into `data` (a register, or a vector of them) of type `ty`: its registers, the addresses of
+/// the elements after the first (taken before the load, which may overwrite its address register) and the element
+/// type; `None` where the destination is not registers of an integer or floating-point type.
+fn given_parts(lw: &mut Lw, data: &Opnd, addr: Reg, ty: &str) -> Option<(Vec<Reg>, Vec<Reg>, Elem)> {
+    let elem = ptx_elem(ty);
+    let eb = elem.bytes()?;
+    let items: Vec<&Opnd> = match data {
+        Opnd::Vec(v) => v.iter().collect(),
+        o => vec![o],
+    };
+    let regs = items
+        .iter()
+        .map(|o| match o {
+            Opnd::Name { name, neg: false } => lw.reg_of(name),
+            _ => None,
+        })
+        .collect::<Option<Vec<Reg>>>()?;
+    let parts = (1..regs.len())
+        .map(|k| {
+            let at = lw.tmp();
+            lw.emit(Op::Bin {
+                op: BinOp::Add,
+                w: Width::W64,
+                dst: at,
+                a: Src::Reg(addr),
+                b: Src::Imm(k as u64 * u64::from(eb)),
+            });
+            at
+        })
+        .collect();
+    Some((regs, parts, elem))
+}
+
+#[cfg(feature = "data")]
+/// The registers of a global load read what given arrays hold at its address (the memory instruction just
+/// emitted): the first element through the instruction itself, the others as parts at `parts`. Each holds its
+/// element as the PTX type says (`.s8` sign-extended), cut to the register's width.
+fn load_given(lw: &mut Lw, regs: &[Reg], parts: &[Reg], elem: Elem, why: &str) {
+    let why = lw.b.data_why(why.to_string());
+    for (k, &r) in regs.iter().enumerate() {
+        match k.checked_sub(1).and_then(|k| parts.get(k)) {
+            None => {
+                if let Some(crate::program::Inst { op: Op::Mem { data, .. }, .. }) = lw.b.last_mut() {
+                    *data = Some(crate::program::Load { dst: r, why, elem });
+                }
+            }
+            Some(&at) => lw.emit(Op::Peek { dst: r, addr: at, elem, why }),
+        }
+        let bits = lw.reg_bits.get(&r).copied().unwrap_or(64);
+        if bits < 64 {
+            lw.emit(Op::Conv { dst: r, a: Src::Reg(r), bits: bits as u8, signed: false });
+        }
+    }
 }
 
 /// `atom` and `red` (docs/model.md#atomics): `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and
@@ -338,4 +407,53 @@ pub(super) fn cp_async(lw: &mut Lw, i: &Inst) -> R<()> {
         *plg = Some(r);
     }
     Ok(())
+}
+
+/// What a value loaded from global memory says where it reaches an address: how to give the data.
+const DATA_HINT: &str = "; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096)), a pointer parameter's NAME being param_0, param_1 ...";
+
+/// Parameters that hold pointers, read from the code: a `ld.param.u64` whose register `cvta.to.global`
+/// converts or that addresses memory directly (how nvcc and clang use every pointer parameter).
+pub(super) fn pointer_params(k: &Func) -> HashSet<String> {
+    let mut loaded: HashMap<String, String> = HashMap::new();
+    let mut out = HashSet::new();
+    for s in k.body.iter().flatten() {
+        let Stmt::Inst(i) = s else { continue };
+        match (i.parts[0].as_str(), i.ops.as_slice()) {
+            ("ld", [(Opnd::Name { name: r, .. }, _), (Opnd::Addr { base: Some(p), off: 0 }, _)])
+                if i.has("param") && (i.has("u64") || i.has("b64") || i.has("s64")) =>
+            {
+                loaded.insert(r.clone(), p.clone());
+            }
+            ("cvta", [_, (Opnd::Name { name: r, .. }, _)]) if i.has("to") && i.has("global") => {
+                if let Some(p) = loaded.get(r) {
+                    out.insert(p.clone());
+                }
+            }
+            ("ld" | "st", ops) if !i.has("param") => {
+                for (o, _) in ops {
+                    if let Opnd::Addr { base: Some(r), .. } = o {
+                        if let Some(p) = loaded.get(r) {
+                            out.insert(p.clone());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(feature = "data")]
+/// The element a PTX type names, as data is given and loaded: `.u8`/`.b8` unsigned, `.s32` signed, `.f32`
+/// floating point; a predicate or a 128-bit type is none that data fills.
+pub(super) fn ptx_elem(ty: &str) -> Elem {
+    let (bits, signed, float) = kind(ty);
+    let bytes = (bits / 8) as u8;
+    match (bits, float) {
+        (16 | 32 | 64, true) => Elem::Float { bytes },
+        (8 | 16 | 32 | 64, false) if type_bits(ty).is_some() => Elem::Int { bytes, signed },
+        _ => Elem::Other,
+    }
 }
