@@ -459,7 +459,7 @@ pub fn give(program: &mut Program, specs: &[DataSpec]) -> Result<Vec<String>, St
     }
     if program.arrays.is_empty() {
         return Err(
-            "data is given, but this input names no arrays: data fills a kernel's pointer parameters (param_0, param_1 ... in PTX and SASS) and global arrays"
+            "data is given, but this input names no arrays: data fills a kernel's pointer parameters (param_0, param_1 ... in PTX, and in SASS where the kernel's C++ name gives its parameters) and global arrays"
                 .into(),
         );
     }

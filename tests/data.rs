@@ -499,3 +499,26 @@ fn a_pointer_parameters_element_type_comes_from_its_c_type() {
     assert_eq!(of("void*"), None);
     assert_eq!(of("unsigned int"), None);
 }
+
+/// MoE routing as it is often written: one thread takes the token's slot in its expert with `atomicAdd` and
+/// shares it through shared memory. The slot is a value the kernel wrote, not data that can be given, so the
+/// refusal says that, and does not ask for data (docs/model.md#kernels-on-data).
+#[test]
+fn a_value_the_kernel_stored_in_shared_memory_is_named_as_such() {
+    let moe = "__global__ void moe_permute(const float* in, float* out, const int* expert_of, int* expert_count,\n                            const int* expert_offset, int n_tokens, int d) {\n    int t = blockIdx.x;\n    if (t >= n_tokens) return;\n    int e = expert_of[t];\n    __shared__ int slot;\n    if (threadIdx.x == 0) slot = atomicAdd(&expert_count[e], 1);\n    __syncthreads();\n    int row = expert_offset[e] + slot;\n    for (int c = threadIdx.x; c < d; c += blockDim.x)\n        out[row * d + c] = in[t * d + c];\n}\n";
+    let mut sc = cuda(
+        moe,
+        "64",
+        vec![spec("expert_of=uniform(0, 4, n=8)"), spec("expert_offset=arange(0, 2, n=4)")],
+        &["n_tokens=8", "d=64"],
+    );
+    sc.grid = Dim3::linear(8);
+    let e = sc.run().expect_err("the slot is not followed").error;
+    assert_eq!((e.line, e.column), (11, 13));
+    assert!(
+        e.message.contains("a value read from shared memory at 9:34, which the kernel wrote there"),
+        "{}",
+        e.message
+    );
+    assert!(!e.message.contains("--data"), "{}", e.message);
+}

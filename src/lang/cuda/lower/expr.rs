@@ -68,6 +68,21 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// Why a value read from `space` at `span` is unknown: global memory's can be given as data; what is in
+    /// shared or local memory the kernel wrote there itself, which is not followed yet.
+    #[cold]
+    fn loaded_why(&mut self, space: MemSpace, span: Span) -> u32 {
+        let at = self.pos(span);
+        let why = match space {
+            MemSpace::Shared | MemSpace::Local | MemSpace::Reg => format!(
+                "a value read from {} memory at {at}, which the kernel wrote there; warpscope does not yet follow the values a kernel stores (docs/model.md#kernels-on-data)",
+                if space == MemSpace::Shared { "shared" } else { "local" }
+            ),
+            MemSpace::Global | MemSpace::Const => format!("data loaded from memory at {at}; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))"),
+        };
+        self.b.data_why(why)
+    }
+
     /// Reads a place: arrays decay to a pointer to their first element; anything else is a load, whose value
     /// is data.
     #[cold]
@@ -80,8 +95,7 @@ impl<'a> Lower<'a> {
                 read_only: place.read_only,
             });
         }
-        let why = format!("data loaded from memory at {}; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))", self.pos(span));
-        let w = self.b.data_why(why);
+        let w = self.loaded_why(place.space, span);
         let ty = place.ty.clone();
         if matches!(ty, Ty::Int { .. } | Ty::Float { .. } | Ty::Ptr(_)) && self.units(&place, false, span)?.len() == 1 {
             // One access: the memory operation itself receives the (unknown) data.
@@ -441,11 +455,7 @@ impl<'a> Lower<'a> {
                     LRef::Mem(p) => {
                         self.access(&p, false, a.span)?;
                         self.access(&p, true, a.span)?;
-                        let why = format!(
-                            "data loaded from memory at {}; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))",
-                            self.pos(a.span)
-                        );
-                        let w = self.b.data_why(why);
+                        let w = self.loaded_why(p.space, a.span);
                         self.fresh_temp(&p.ty, e.span, w)
                     }
                 }
@@ -949,9 +959,7 @@ impl<'a> Lower<'a> {
                     let ty = p.ty.clone();
                     return self.convert(&ty, v, e.span);
                 }
-                let why =
-                    format!("data loaded from memory at {}; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))", self.pos(lhs.span));
-                let w = self.b.data_why(why);
+                let w = self.loaded_why(p.space, lhs.span);
                 self.fresh_temp(&p.ty, lhs.span, w)
             }
         }
