@@ -121,13 +121,17 @@ node -e '
   for (const [k, v] of Object.entries(ours)) if (String(v) !== lim[k]) { console.error(`cache model ${k} ${v} != cache_limit ${lim[k]}`); process.exit(1); }
   console.log(`tiled SGEMM N=4096 figures agree with cache_limit: L1 load hits ${ours.l1_ld_hits}, L2 load hits ${ours.l2_ld_hits}, DRAM read ${ours.dram_read_bytes} bytes`);'
 ws_ms() { local t0 t1; t0=$(date +%s%N); "$@" > /dev/null; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
-ours=(); lims=()
-for _ in 1 2 3; do
-  ours+=("$(ws_ms target/release/warpscope analyze --cuda benches/sgemm.cu --block 32x32 --grid 128x128 --set N=4096 --caches --format json)")
-  lims+=("$(ws_ms target/cache_limit 4096 -s)")
-done
 median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
-o=$(median "${ours[@]}"); l=$(median "${lims[@]}")
+# Two commands (arrays named by $1 and $2) run in turn 3 times: "median_ms_of_first median_ms_of_second".
+paired() {
+  local -n first=$1 second=$2
+  local a=() b=()
+  for _ in 1 2 3; do a+=("$(ws_ms "${first[@]}")"); b+=("$(ws_ms "${second[@]}")"); done
+  echo "$(median "${a[@]}") $(median "${b[@]}")"
+}
+SGEMM=(target/release/warpscope analyze --cuda benches/sgemm.cu --block 32x32 --grid 128x128 --set N=4096 --caches --format json)
+SGEMM_LIMIT=(target/cache_limit 4096 -s)
+read -r o l < <(paired SGEMM SGEMM_LIMIT)
 awk -v o="$o" -v l="$l" -v c="$(nproc)" 'BEGIN { printf "  tiled SGEMM grid N=4096 with caches: warpscope %.2f s, cache_limit -s %.2f s (medians of 3, %d cores): %.2fx\n", o / 1000, l / 1000, c, o / l }'
 printf '__global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {\n    int r = blockIdx.y * blockDim.y + threadIdx.y;\n    int c = blockIdx.x * blockDim.x + threadIdx.x;\n    float sum = 0.0f;\n    for (int k = 0; k < K; k++)\n        sum += A[r * K + k] * B[k * N + c];\n    C[r * N + c] = sum;\n}\n' > target/naive.cu
 ns=()
@@ -175,12 +179,8 @@ node -e '
     atomic_sectors: atom.sectors, chains: atom.contention.chains.map(([k, n]) => `${k}:${n}`).join(" "), hot: `${atom.contention.hot[0].at} ${atom.contention.hot[0].ops}` };
   for (const [k, v] of Object.entries(ours)) if (String(v) !== lim[k]) { console.error(`histogram ${k} ${v} != data_limit ${lim[k]}`); process.exit(1); }
   console.log(`byte histogram of 16 MiB: figures agree with data_limit (${ours.ops} atomics, ${ours.serial} in series, ${ours.atomic_sectors} sectors, most hit ${ours.hot})`);'
-ours=(); lims=()
-for _ in 1 2 3; do
-  ours+=("$(ws_ms "${HIST[@]}")")
-  lims+=("$(ws_ms target/data_limit target/bytes-16m.bin)")
-done
-o=$(median "${ours[@]}"); l=$(median "${lims[@]}")
+HIST_LIMIT=(target/data_limit target/bytes-16m.bin)
+read -r o l < <(paired HIST HIST_LIMIT)
 awk -v o="$o" -v l="$l" -v c="$(nproc)" 'BEGIN { printf "  byte histogram, 16 MiB, 65,536 blocks: warpscope %.2f s, data_limit %.2f s (medians of 3, %d cores): %.2fx\n", o / 1000, l / 1000, c, o / l }'
 # The textbook CSR SpMV (one thread per row) over two matrices of 100,000 rows, written by a seeded script: banded
 # (10 entries a row, 1,000,000 in all) and power-law (Pareto row lengths, 1,111,697 entries, random columns). The
@@ -211,11 +211,7 @@ for m in banded powerlaw; do
     const ours = ["rowptr[row]", "rowptr[row + 1]", "val[j]", "col[j]", "x[col[j]]", "y[row]"].map((a) => by[a]);
     if (ours.join() !== lim.join()) { console.error(`CSR ${ours} != data_limit ${lim}`); process.exit(1); }
     console.log(`CSR SpMV ${process.argv[3]}: figures agree with data_limit (x[col[j]]: ${by["x[col[j]]"]} issues and sectors)`);' target/csr-$m.json target/csr-limit-$m.txt $m
-  ours=(); lims=()
-  for _ in 1 2 3; do
-    ours+=("$(ws_ms "${CSR[@]}")")
-    lims+=("$(ws_ms target/data_limit --csr target/$m-rowptr.bin target/$m-col.bin 100000)")
-  done
-  o=$(median "${ours[@]}"); l=$(median "${lims[@]}")
+  CSR_LIMIT=(target/data_limit --csr target/$m-rowptr.bin target/$m-col.bin 100000)
+  read -r o l < <(paired CSR CSR_LIMIT)
   awk -v o="$o" -v l="$l" -v m="$m" 'BEGIN { printf "  CSR SpMV, %s: warpscope %.3f s, data_limit %.3f s (medians of 3): %.1fx\n", m, o / 1000, l / 1000, o / l }'
 done

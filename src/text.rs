@@ -219,6 +219,11 @@ mod tests {
     }
 }
 
+/// How a message that meets data the model was not given says how to give it (`page_words` rewrites it for the
+/// page, which does not take arrays yet).
+pub const GIVE_DATA: &str =
+    "warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))";
+
 /// A message written in the command line's words, in the page's: a value given with `--set NAME=VALUE` on the
 /// command line is typed as `NAME=VALUE` in the page's values field.
 pub fn page_words(text: &str) -> String {
@@ -243,7 +248,7 @@ pub fn page_words(text: &str) -> String {
         .replace(", or give them with --include", "")
         // Data is given on the command line (and in Python); the page does not take arrays yet.
         .replace(
-            "(--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))",
+            &GIVE_DATA["warpscope reads data only where it is given ".len()..],
             "(on the command line, `warpscope analyze --data NAME=SOURCE` with a .npy file or a generator such as uniform(0, 1024, n=4096); this page does not take arrays yet)",
         );
     // `(--data-branches runs; …)` names the command line's option: the page has a menu for it.

@@ -32,6 +32,10 @@ pub enum Kind {
     Other,
 }
 
+/// How PTX and SASS name a kernel's pointer parameters where data is given (docs/model.md#kernels-on-data),
+/// added to the hint of a message that meets data.
+pub const PARAM_NAMES: &str = ", a pointer parameter's NAME being param_0, param_1 ...";
+
 /// One parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {

@@ -5,8 +5,12 @@
 //! region the array's base opens, up to the next array's default base) is an error that names the array, the
 //! element and the thread; a store or an atomic into one is an error too, since the values a kernel writes are
 //! not followed yet (a later load would read the old element). Loads anywhere else keep the rules of a launch
-//! without data: their values are unknown.
+//! without data: their values are unknown. A load of several elements (a PTX vector, a SASS register pair)
+//! reads its first through the memory instruction and the others as parts at their addresses
+//! ([`Builder::part_addresses`], [`Builder::load_parts`]).
 
+use super::{BinOp, Builder, Inst, Load, Op, PredRef, Reg, Src, WhyId, Width};
+use crate::text::Span;
 use std::sync::Arc;
 
 /// An element type, as the kernel declares the pointer or array.
@@ -191,5 +195,36 @@ impl Given {
             .map(|a| format!("`{}` ({}, {} elements: {})", a.name, a.elem.name(), a.len(), a.origin))
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+/// Loads of several elements: the later ones read as parts of given data.
+impl Builder {
+    /// The addresses `addr + k * stride`, k from 1 to `n - 1`, in temporaries: where a load's elements after
+    /// its first are read as parts ([`Builder::load_parts`]). Taken before the load, which may overwrite `addr`.
+    #[cold]
+    pub fn part_addresses(&mut self, addr: Reg, n: usize, stride: u64, guard: Option<PredRef>, span: Span) -> Vec<Reg> {
+        (1..n as u64)
+            .map(|k| {
+                let at = self.temp();
+                let op = Op::Bin { op: BinOp::Add, w: Width::W64, dst: at, a: Src::Reg(addr), b: Src::Imm(k * stride) };
+                self.emit(op, guard, span);
+                at
+            })
+            .collect()
+    }
+
+    /// The memory instruction just emitted loads `regs` (each with why it is unknown where no given array
+    /// holds it): the first through the instruction itself, the others as parts at `parts`
+    /// ([`Builder::part_addresses`]), each an `elem` (docs/model.md#kernels-on-data).
+    #[cold]
+    pub fn load_parts(&mut self, regs: &[(Reg, WhyId)], parts: &[Reg], elem: Elem, guard: Option<PredRef>, span: Span) {
+        if let (Some(&(dst, why)), Some(Inst { op: Op::Mem { data, .. }, .. })) = (regs.first(), self.insts.last_mut())
+        {
+            *data = Some(Load { dst, why, elem });
+        }
+        for (&(dst, why), &addr) in regs.iter().skip(1).zip(parts) {
+            self.emit(Op::Peek { dst, addr, elem, why }, guard, span);
+        }
     }
 }

@@ -1094,51 +1094,32 @@ fn memory(lw: &mut Lower, l: &Line, k: usize) -> R<()> {
     // of the registers after the first are taken before the load, which may overwrite its address register.
     let given =
         cfg!(feature = "data") && first.is_some() && matches!(instr.base, Base::Ldg | Base::Ld) && plg.is_none();
-    let parts: Vec<Reg> = if given {
-        (1..regs)
-            .map(|r| {
-                let at = lw.tmp();
-                lw.emit(Op::Bin {
-                    op: BinOp::Add,
-                    w: Width::W64,
-                    dst: at,
-                    a: Src::Reg(addr),
-                    b: Src::Imm(4 * u64::from(r)),
-                });
-                at
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let parts = if given { lw.b.part_addresses(addr, regs as usize, 4, lw.guard, lw.span) } else { Vec::new() };
     lw.emit(Op::Mem { site, addr, plg, src, ctx, data: None });
     if let Some(i) = first {
-        let signed = l.mods.iter().any(|m| m == "S8" || m == "S16");
-        let elem = Elem::Int { bytes: instr.size_bytes.min(4) as u8, signed };
-        for r in 0..regs {
-            let hint = if matches!(instr.base, Base::Ldg | Base::Ld) { DATA_HINT } else { "" };
-            let w = lw.b.data_why(format!("R{} holds data loaded at line {}{hint}", i + r, l.no));
-            let d = lw.reg(i + r);
-            if !given {
-                lw.emit(Op::Unknown { dst: d, why: w });
-                continue;
+        let hint = if matches!(instr.base, Base::Ldg | Base::Ld) {
+            format!("; {}{}", crate::text::GIVE_DATA, params::PARAM_NAMES)
+        } else {
+            String::new()
+        };
+        let loads: Vec<(Reg, u32)> = (0..regs)
+            .map(|r| (lw.reg(i + r), lw.b.data_why(format!("R{} holds data loaded at line {}{hint}", i + r, l.no))))
+            .collect();
+        if given {
+            let signed = l.mods.iter().any(|m| m == "S8" || m == "S16");
+            let elem = Elem::Int { bytes: instr.size_bytes.min(4) as u8, signed };
+            lw.b.load_parts(&loads, &parts, elem, lw.guard, lw.span);
+            for &(d, _) in &loads {
+                lw.emit(Op::Conv { dst: d, a: Src::Reg(d), bits: 32, signed: false });
             }
-            match r.checked_sub(1).and_then(|k| parts.get(k as usize)) {
-                None => {
-                    if let Some(crate::program::Inst { op: Op::Mem { data, .. }, .. }) = lw.b.last_mut() {
-                        *data = Some(crate::program::Load { dst: d, why: w, elem });
-                    }
-                }
-                Some(&at) => lw.emit(Op::Peek { dst: d, addr: at, elem, why: w }),
+        } else {
+            for &(d, why) in &loads {
+                lw.emit(Op::Unknown { dst: d, why });
             }
-            lw.emit(Op::Conv { dst: d, a: Src::Reg(d), bits: 32, signed: false });
         }
     }
     Ok(())
 }
-
-/// What a value loaded from global memory says where it reaches an address: how to give the data.
-const DATA_HINT: &str = "; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096)), a pointer parameter's NAME being param_0, param_1 ...";
 
 /// The memory site of listing line `k` (one per line, also when a subroutine is inlined twice).
 fn line_site(lw: &mut Lower, l: &Line, k: usize, access: String, instr: &Instr) -> crate::program::SiteId {

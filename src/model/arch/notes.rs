@@ -435,7 +435,8 @@ pub fn atomics_not_counted(items: &[(String, usize)]) -> Note {
     Note::new(
         "atomics-not-costed",
         format!(
-            "Atomics whose address is data are listed but not counted, since warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096)): {}. The model reference expects (docs/model.md#atomics), for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
+            "Atomics whose address is data are listed but not counted, since {}: {}. The model reference expects (docs/model.md#atomics), for 256 bins over uniformly random bytes, 20.41 distinct sectors per request; for all-equal data, 1 sector with 32 lanes in series.",
+            crate::text::GIVE_DATA,
             list.join(", ")
         ),
         "docs/model.md#atomics",

@@ -78,7 +78,7 @@ impl<'a> Lower<'a> {
                 "a value read from {} memory at {at}, which the kernel wrote there; warpscope does not yet follow the values a kernel stores (docs/model.md#kernels-on-data)",
                 if space == MemSpace::Shared { "shared" } else { "local" }
             ),
-            MemSpace::Global | MemSpace::Const => format!("data loaded from memory at {at}; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096))"),
+            MemSpace::Global | MemSpace::Const => format!("data loaded from memory at {at}; {}", crate::text::GIVE_DATA),
         };
         self.b.data_why(why)
     }

@@ -3,6 +3,8 @@
 //! kernel parameters are pointers, and how a global load reads given data (docs/model.md#kernels-on-data).
 
 use super::*;
+use crate::lang::params::PARAM_NAMES;
+use crate::text::GIVE_DATA;
 
 /// `ld`, `ldu` and `st`: parameters, call storage, or a costed memory site.
 pub(super) fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
@@ -139,7 +141,7 @@ pub(super) fn memory(lw: &mut Lw, i: &Inst, root: &str) -> R<()> {
     mem_site(lw, i, addr_span, instr, addr, None);
     if !store {
         let why = match space.as_deref() {
-            Some("global") | None => format!("data loaded at line {}{}", i.line, DATA_HINT),
+            Some("global") | None => format!("data loaded at line {}; {}{}", i.line, GIVE_DATA, PARAM_NAMES),
             _ => format!("data loaded at line {}", i.line),
         };
         #[cfg(feature = "data")]
@@ -170,19 +172,7 @@ fn given_parts(lw: &mut Lw, data: &Opnd, addr: Reg, ty: &str) -> Option<(Vec<Reg
             _ => None,
         })
         .collect::<Option<Vec<Reg>>>()?;
-    let parts = (1..regs.len())
-        .map(|k| {
-            let at = lw.tmp();
-            lw.emit(Op::Bin {
-                op: BinOp::Add,
-                w: Width::W64,
-                dst: at,
-                a: Src::Reg(addr),
-                b: Src::Imm(k as u64 * u64::from(eb)),
-            });
-            at
-        })
-        .collect();
+    let parts = lw.b.part_addresses(addr, regs.len(), u64::from(eb), lw.guard, lw.span);
     Some((regs, parts, elem))
 }
 
@@ -192,15 +182,9 @@ fn given_parts(lw: &mut Lw, data: &Opnd, addr: Reg, ty: &str) -> Option<(Vec<Reg
 /// element as the PTX type says (`.s8` sign-extended), cut to the register's width.
 fn load_given(lw: &mut Lw, regs: &[Reg], parts: &[Reg], elem: Elem, why: &str) {
     let why = lw.b.data_why(why.to_string());
-    for (k, &r) in regs.iter().enumerate() {
-        match k.checked_sub(1).and_then(|k| parts.get(k)) {
-            None => {
-                if let Some(crate::program::Inst { op: Op::Mem { data, .. }, .. }) = lw.b.last_mut() {
-                    *data = Some(crate::program::Load { dst: r, why, elem });
-                }
-            }
-            Some(&at) => lw.emit(Op::Peek { dst: r, addr: at, elem, why }),
-        }
+    let loads: Vec<(Reg, u32)> = regs.iter().map(|&r| (r, why)).collect();
+    lw.b.load_parts(&loads, parts, elem, lw.guard, lw.span);
+    for &r in regs {
         let bits = lw.reg_bits.get(&r).copied().unwrap_or(64);
         if bits < 64 {
             lw.emit(Op::Conv { dst: r, a: Src::Reg(r), bits: bits as u8, signed: false });
@@ -408,9 +392,6 @@ pub(super) fn cp_async(lw: &mut Lw, i: &Inst) -> R<()> {
     }
     Ok(())
 }
-
-/// What a value loaded from global memory says where it reaches an address: how to give the data.
-const DATA_HINT: &str = "; warpscope reads data only where it is given (--data NAME=SOURCE: a .npy file or a generator such as uniform(0, 1024, n=4096)), a pointer parameter's NAME being param_0, param_1 ...";
 
 /// Parameters that hold pointers, read from the code: a `ld.param.u64` whose register `cvta.to.global`
 /// converts or that addresses memory directly (how nvcc and clang use every pointer parameter).
